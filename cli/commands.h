@@ -1,0 +1,8 @@
+/* The subcommands of the flysim command; each parses its own arguments (argv[0] is the
+ * subcommand's name) and returns the process exit code. */
+#ifndef FSIM_CLI_COMMANDS_H
+#define FSIM_CLI_COMMANDS_H
+
+int fsim_cmd_arch(int argc, char **argv);
+
+#endif

@@ -1,0 +1,112 @@
+/* Helpers shared by the flysim subcommands: see common.h. */
+#include "config.h"
+
+#include "cli/common.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fsim_cli_usage_error(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "flysim %s: ", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return FSIM_EXIT_USAGE;
+}
+
+int fsim_cli_report(const char *cmd, const fsim_err *e) {
+  fprintf(stderr, "flysim %s: %s\n", cmd, e->msg[0] ? e->msg : fsim_strerror(e->code));
+  return fsim_status_exit_code(e->code);
+}
+
+int fsim_cli_sets_add(fsim_cli_sets *s, const char *cmd, const char *value) {
+  if (s->n == (int)(sizeof s->items / sizeof s->items[0]))
+    return fsim_cli_usage_error(cmd, "--set: at most %d overrides", s->n);
+  s->items[s->n++] = value;
+  return 0;
+}
+
+int fsim_cli_load_arch(const char *cmd, const char *name, const fsim_cli_sets *sets, fsim_arch *out) {
+  fsim_err e;
+  fsim_err_clear(&e);
+  if (name == NULL) return fsim_cli_usage_error(cmd, "--arch NAME is required (see 'flysim arch list')");
+  if (fsim_arch_load(out, name, &e) != FSIM_OK) {
+    if (e.code == FSIM_ENOENT) fsim_err_prefix(&e, "--arch");
+    return fsim_cli_report(cmd, &e);
+  }
+  for (int i = 0; sets && i < sets->n; i++)
+    if (fsim_arch_set(out, sets->items[i], &e) != FSIM_OK) return fsim_cli_report(cmd, &e);
+  return 0;
+}
+
+int fsim_cli_bad_option(const char *cmd, int argc, char **argv) {
+  const char *arg = (optind - 1 < argc && optind >= 1) ? argv[optind - 1] : "?";
+  if (optopt != 0 && strncmp(arg, "--", 2) != 0)
+    return fsim_cli_usage_error(cmd, "option '-%c': unknown or missing its value (see --help)", optopt);
+  return fsim_cli_usage_error(cmd, "option '%s': unknown or missing its value (see --help)", arg);
+}
+
+int fsim_cli_print_json(json_t *root) {
+  if (root == NULL) {
+    fprintf(stderr, "flysim: out of memory building JSON\n");
+    return FSIM_EXIT_FAIL;
+  }
+  int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+  fputc('\n', stdout);
+  json_decref(root);
+  return rc == 0 ? FSIM_EXIT_OK : FSIM_EXIT_FAIL;
+}
+
+json_t *fsim_cli_provenance(const fsim_arch *a) {
+  json_t *o = json_object();
+  json_object_set_new(o, "tool", json_string("flysim"));
+  json_object_set_new(o, "version", json_string(PACKAGE_VERSION));
+  if (a != NULL) {
+    json_object_set_new(o, "arch_file", json_string(a->file));
+    json_t *ov = json_array();
+    /* overrides are stored space-separated; each is one SECTION.KEY=VALUE */
+    char buf[sizeof a->overrides];
+    strcpy(buf, a->overrides);
+    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
+      json_array_append_new(ov, json_string(t));
+    json_object_set_new(o, "overrides", ov);
+  }
+  return o;
+}
+
+void fsim_cli_print_provenance(FILE *f, const fsim_arch *a) {
+  fprintf(f, "# flysim %s", PACKAGE_VERSION);
+  if (a != NULL)
+    fprintf(f, "  arch %s (%s)  file %s  overrides %s", a->device.name, a->device.gfx, a->file,
+            a->overrides[0] ? a->overrides : "none");
+  fputc('\n', f);
+}
+
+int fsim_cli_parse_long(const char *cmd, const char *flag, const char *text, long lo, long hi, long *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (*text == '\0' || *end != '\0' || errno == ERANGE)
+    return fsim_cli_usage_error(cmd, "%s: '%s' is not an integer", flag, text);
+  if (v < lo || v > hi) return fsim_cli_usage_error(cmd, "%s: %ld is out of range [%ld, %ld]", flag, v, lo, hi);
+  *out = v;
+  return 0;
+}
+
+int fsim_cli_parse_double(const char *cmd, const char *flag, const char *text, double lo, double hi,
+                          double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (*text == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v))
+    return fsim_cli_usage_error(cmd, "%s: '%s' is not a number", flag, text);
+  if (v < lo || v > hi) return fsim_cli_usage_error(cmd, "%s: %g is out of range [%g, %g]", flag, v, lo, hi);
+  *out = v;
+  return 0;
+}

@@ -1,0 +1,47 @@
+/* Helpers shared by the subcommands of the flysim command: option errors, loading the
+ * arch with its --set overrides, JSON printing and the "produced by" header that every
+ * report starts with.  Only the command line prints; the library returns errors. */
+#ifndef FSIM_CLI_COMMON_H
+#define FSIM_CLI_COMMON_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "model/arch.h"
+#include "util/status.h"
+
+#define FSIM_EXIT_OK 0
+#define FSIM_EXIT_FAIL 1
+#define FSIM_EXIT_USAGE 2
+
+/* Prints "flysim CMD: message" to stderr and returns 2 (invalid input). */
+int fsim_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints an error record as "flysim CMD: msg" and returns its exit code. */
+int fsim_cli_report(const char *cmd, const fsim_err *e);
+
+/* Collected --set overrides. */
+typedef struct fsim_cli_sets {
+  const char *items[64];
+  int n;
+} fsim_cli_sets;
+int fsim_cli_sets_add(fsim_cli_sets *s, const char *cmd, const char *value);
+
+/* Loads the arch NAME and applies the overrides; on error prints and returns the exit code. */
+int fsim_cli_load_arch(const char *cmd, const char *name, const fsim_cli_sets *sets, fsim_arch *out);
+
+/* The getopt_long error for the option just rejected (argv[optind-1] or optopt). */
+int fsim_cli_bad_option(const char *cmd, int argc, char **argv);
+
+/* Writes JSON to stdout, deterministic (insertion order, 12 significant digits). Steals root. */
+int fsim_cli_print_json(json_t *root);
+/* The "produced_by" object: tool, version, arch file and overrides, plus extra items. */
+json_t *fsim_cli_provenance(const fsim_arch *a);
+/* The same as one comment line for text reports. */
+void fsim_cli_print_provenance(FILE *f, const fsim_arch *a);
+
+/* Parses a positive integer argument; returns 0 or prints and returns 2. */
+int fsim_cli_parse_long(const char *cmd, const char *flag, const char *text, long lo, long hi, long *out);
+int fsim_cli_parse_double(const char *cmd, const char *flag, const char *text, double lo, double hi,
+                          double *out);
+
+#endif

@@ -1,0 +1,56 @@
+/* The flysim command: dispatches to the subcommands.  The contract for subcommands, flags
+ * and JSON keys is in docs/cli.md; scripts depend on it, so spellings never change. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+
+static const struct {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  const char *summary;
+} commands[] = {
+    {"arch", fsim_cmd_arch, "hardware descriptions: list, show, diff"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: flysim COMMAND [ARGS]\n"
+          "\n"
+          "flysim models AMD MI350-series GPUs (gfx950) and predicts, tunes and emits\n"
+          "FlyDSL-style kernel schedules.  'flysim COMMAND --help' describes a command.\n"
+          "\n"
+          "commands:\n");
+  for (size_t i = 0; i < N_COMMANDS; i++) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f,
+          "\n"
+          "options:\n"
+          "  --help     this text\n"
+          "  --version  the version\n"
+          "\n"
+          "exit status: 0 success, 1 the work failed, 2 invalid input\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return FSIM_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    usage(stdout);
+    return FSIM_EXIT_OK;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("flysim %s\n", PACKAGE_VERSION);
+    return FSIM_EXIT_OK;
+  }
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    if (strcmp(cmd, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "flysim: '%s' is not a command (see 'flysim --help')\n", cmd);
+  return FSIM_EXIT_USAGE;
+}

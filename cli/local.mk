@@ -1,0 +1,5 @@
+# cli/: the flysim command; it parses arguments and prints, nothing more.
+flysim_SOURCES += \
+	cli/flysim.c cli/commands.h \
+	cli/common.c cli/common.h \
+	cli/cmd_arch.c

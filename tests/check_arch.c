@@ -1,0 +1,357 @@
+/* Tests of model/arch: every part loads, derived peaks match the datasheets within 1%,
+ * aliases resolve, overrides work and are checked, and every loader error path gives its
+ * message with file, line, section and key.  Error cases are made by editing one line of
+ * the real MI355X file, so they stay in step with it. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/arch.h"
+#include "tests/testutil.h"
+
+static double peak(const fsim_arch *a, const char *cls) {
+  fsim_arch_derived d;
+  fsim_arch_derive(a, &d);
+  int i = fsim_arch_peak_class_index(cls);
+  ck_assert_int_ge(i, 0);
+  return d.peak_tflops[i];
+}
+
+static void load_ok(fsim_arch *a, const char *name) {
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_status st = fsim_arch_load(a, name, &e);
+  ck_assert_msg(st == FSIM_OK, "loading %s: %s", name, e.msg);
+}
+
+#define ck_assert_within_1pct(x, want) \
+  ck_assert_msg(fabs((x) - (want)) <= 0.01 * (want), "%s = %.2f, datasheet %.2f", #x, (double)(x), (double)(want))
+
+START_TEST(test_datasheet_peaks) {
+  fsim_arch a;
+  load_ok(&a, "mi355x");
+  ck_assert_within_1pct(peak(&a, "bf16"), 2516.6);
+  ck_assert_within_1pct(peak(&a, "fp16"), 2516.6);
+  ck_assert_within_1pct(peak(&a, "fp8"), 5033.2);
+  ck_assert_within_1pct(peak(&a, "fp4"), 10066.3);
+  ck_assert_within_1pct(peak(&a, "fp6"), 10066.3);
+  ck_assert_within_1pct(peak(&a, "fp64"), 78.6);
+  ck_assert_within_1pct(peak(&a, "fp32"), 157.3);
+  ck_assert_within_1pct(peak(&a, "int8"), 5033.2);
+  load_ok(&a, "mi350x");
+  ck_assert_within_1pct(peak(&a, "bf16"), 2306.9);
+  ck_assert_within_1pct(peak(&a, "fp4"), 9227.5);
+  load_ok(&a, "mi300x");
+  ck_assert_within_1pct(peak(&a, "bf16"), 1307.4);
+  ck_assert_within_1pct(peak(&a, "fp8"), 2614.9);
+  ck_assert_within_1pct(peak(&a, "fp64"), 163.4);
+  ck_assert_within_1pct(peak(&a, "fp32"), 163.4);
+  load_ok(&a, "rx9070xt");
+  ck_assert_within_1pct(peak(&a, "fp16"), 194.6);
+  ck_assert_within_1pct(peak(&a, "fp8"), 389.3);
+  ck_assert_within_1pct(peak(&a, "fp32"), 48.7);
+}
+END_TEST
+
+START_TEST(test_derived_bandwidth) {
+  fsim_arch a;
+  fsim_arch_derived d;
+  load_ok(&a, "mi355x");
+  fsim_arch_derive(&a, &d);
+  ck_assert_within_1pct(d.lds_tbps, 157.3);  /* 256 B/clk x 256 CUs x 2.4 GHz */
+  ck_assert_within_1pct(d.dram_tbps, 8.192); /* 8192 pins x 8 Gb/s */
+  ck_assert_within_1pct(d.l2_tbps, 39.3);
+  ck_assert_int_eq(d.max_waves_per_cu, 32);
+  load_ok(&a, "mi300x");
+  fsim_arch_derive(&a, &d);
+  ck_assert_within_1pct(d.dram_tbps, 5.3);
+  ck_assert_within_1pct(d.lds_tbps, 81.7);
+  load_ok(&a, "rx9070xt");
+  fsim_arch_derive(&a, &d);
+  ck_assert_within_1pct(d.dram_tbps, 0.640);
+}
+END_TEST
+
+START_TEST(test_aliases) {
+  fsim_arch a;
+  load_ok(&a, "gfx950");
+  ck_assert_str_eq(a.device.name, "MI355X");
+  load_ok(&a, "GFX942");
+  ck_assert_str_eq(a.device.name, "MI300X");
+  load_ok(&a, "gfx1201");
+  ck_assert_str_eq(a.device.name, "RX 9070 XT");
+  load_ok(&a, "MI350X");
+  ck_assert_str_eq(a.device.gfx, "gfx950");
+  load_ok(&a, tu_src_path("model/arch/mi300x.ini"));
+  ck_assert_str_eq(a.device.gfx, "gfx942");
+  fsim_err e;
+  ck_assert_int_eq(fsim_arch_load(&a, "mi999", &e), FSIM_ENOENT);
+  ck_assert_msg(strstr(e.msg, "'mi999': no such part (known: mi300x mi350x mi355x rx9070xt") != NULL, "%s",
+                e.msg);
+  ck_assert_int_eq(fsim_arch_load(&a, "/nonexistent/x.ini", &e), FSIM_ENOENT);
+  ck_assert_msg(strstr(e.msg, "/nonexistent/x.ini: cannot open") != NULL, "%s", e.msg);
+}
+END_TEST
+
+START_TEST(test_overrides) {
+  fsim_arch a;
+  fsim_err e;
+  load_ok(&a, "mi355x");
+  double bf16 = peak(&a, "bf16");
+  ck_assert_int_eq(fsim_arch_set(&a, "device.clock_ghz=4.8", &e), FSIM_OK);
+  ck_assert_double_eq_tol(peak(&a, "bf16"), bf16 * 2, 1e-6);
+  ck_assert_int_eq(fsim_arch_set(&a, "mfma.v_mfma_f32_16x16x32_bf16.passes=2", &e), FSIM_OK);
+  ck_assert_double_eq_tol(peak(&a, "bf16"), bf16 * 4, 1e-6);
+  ck_assert_int_eq(fsim_arch_set(&a, "lds.banks=32", &e), FSIM_OK);
+  ck_assert_int_eq(a.lds.banks, 32);
+  ck_assert_str_eq(a.overrides,
+                   "device.clock_ghz=4.8 mfma.v_mfma_f32_16x16x32_bf16.passes=2 lds.banks=32");
+
+  static const struct {
+    const char *set, *msg;
+  } bad[] = {
+      {"lds.banks=x", "--set lds.banks=x: [lds] banks: 'x' is not an integer"},
+      {"lds.banks=0", "--set lds.banks=0: [lds] banks: 0 is out of range [1, 1024]"},
+      {"lds.banks=48", "--set lds.banks=48: [lds] banks: 48 is not a power of two"},
+      {"lds.bogus=1", "--set lds.bogus=1: [lds] bogus: unknown key"},
+      {"nosuch.key=1", "--set nosuch.key=1: [nosuch]: unknown section"},
+      {"banks=1", "--set banks=1: expected SECTION.KEY=VALUE"},
+      {"lds.banks", "--set lds.banks: expected SECTION.KEY=VALUE"},
+      {"device.sustained_clock_ghz=9",
+       "--set device.sustained_clock_ghz=9: [device] sustained_clock_ghz: 9 GHz is above the peak clock_ghz 4.8"},
+      {"mfma.v_nope.passes=1", "--set mfma.v_nope.passes=1: [mfma.v_nope]: no such MFMA entry"},
+      {"mfma.v_mfma_f32_16x16x32_bf16.a_type=f99",
+       "--set mfma.v_mfma_f32_16x16x32_bf16.a_type=f99: [mfma.v_mfma_f32_16x16x32_bf16] a_type: 'f99' is not a data type"},
+      {"dispatch.policy=random", "--set dispatch.policy=random: [dispatch] policy: 'random' is not one of round-robin|blocked"},
+      {"device.clock_ghz=nan", "--set device.clock_ghz=nan: [device] clock_ghz: 'nan' is not a number"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    fsim_arch before = a;
+    fsim_err_clear(&e);
+    ck_assert_int_eq(fsim_arch_set(&a, bad[i].set, &e), FSIM_EINVAL);
+    ck_assert_msg(strncmp(e.msg, bad[i].msg, strlen(bad[i].msg)) == 0, "got '%s'\nwant '%s'", e.msg, bad[i].msg);
+    ck_assert_msg(memcmp(&before, &a, sizeof a) == 0, "a failed --set %s changed the arch", bad[i].set);
+  }
+}
+END_TEST
+
+/* Loads the MI355X file with `old` replaced by `rep` and checks the error message. */
+/* line_delta: the reported line relative to the mutated one, or NO_LINE when none is given. */
+#define NO_LINE (-99)
+static void expect_file_error(const char *old, const char *rep, const char *want_fmt, int line_delta) {
+  char *text = tu_read_file(tu_src_path("model/arch/mi355x.ini"));
+  ck_assert(text != NULL);
+  int line = tu_line_of(text, old);
+  ck_assert_msg(line > 0, "'%s' not in mi355x.ini", old);
+  char *mut = tu_replace(text, old, rep);
+  const char *path = tu_write_temp(mut, ".ini");
+  char want[1024], tail[512];
+  snprintf(tail, sizeof tail, want_fmt, line);
+  if (line_delta != NO_LINE)
+    snprintf(want, sizeof want, "%s:%d: %s", path, line + line_delta, tail);
+  else
+    snprintf(want, sizeof want, "%s: %s", path, tail);
+  fsim_arch a;
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_status st = fsim_arch_load_file(&a, path, &e);
+  ck_assert_msg(st != FSIM_OK, "mutation '%s' -> '%s' was accepted", old, rep);
+  ck_assert_int_eq(fsim_status_exit_code(st), 2);
+  ck_assert_msg(strncmp(e.msg, want, strlen(want)) == 0, "got  '%s'\nwant '%s'", e.msg, want);
+  remove(path);
+  free(text);
+  free(mut);
+}
+
+START_TEST(test_loader_errors) {
+  expect_file_error("[lds]\n", "[ldss]\n", "[ldss]: unknown section", 1);
+  expect_file_error("banks = 64", "bankz = 64", "[lds] bankz: unknown key", 0);
+  expect_file_error("banks = 64", "banks = 6x4", "[lds] banks: '6x4' is not an integer", 0);
+  expect_file_error("banks = 64", "banks = 0", "[lds] banks: 0 is out of range [1, 1024]", 0);
+  expect_file_error("banks = 64", "banks = 96", "[lds] banks: 96 is not a power of two", 0);
+  expect_file_error("clock_ghz = 2.4", "clock_ghz = fast", "[device] clock_ghz: 'fast' is not a number", 0);
+  expect_file_error("clock_ghz = 2.4", "clock_ghz = 99", "[device] clock_ghz: 99 is out of range [0.1, 10]", 0);
+  expect_file_error("isa = cdna4", "isa = cdna9", "[device] isa: 'cdna9' is not one of cdna3|cdna4|rdna4", 0);
+  expect_file_error("a_type = bf16", "a_type = bf17", "[mfma.v_mfma_f32_16x16x32_bf16] a_type: 'bf17' is not a data type", 0);
+  expect_file_error("latency = 28", "latency = 8",
+                    "[mfma] latency: [mfma.v_mfma_f32_16x16x32_bf16] latency 8 is shorter than its 16 pipe cycles", NO_LINE);
+  expect_file_error("xcds = 8\n", "xcds = 8\nxcds = 4\n", "[device] xcds: given twice (first on line %d)", 1);
+  expect_file_error("simds = 4\n", "simds = 4\nthis is not ini\n", "syntax error: expected '[section]' or 'key = value'", 1);
+  expect_file_error("l2_ways = 16\n", "", "[memory] l2_ways: missing (L2 associativity)", NO_LINE);
+  expect_file_error("[mfma.v_mfma_f32_16x16x32_bf16]\ninst = v_mfma_f32_16x16x32_bf16\n",
+                    "[mfma.v_mfma_f32_16x16x32_bf16]\n", "[mfma.v_mfma_f32_16x16x32_bf16] inst: missing (ISA mnemonic)", 1);
+  expect_file_error("[mfma.v_mfma_f32_16x16x32_bf16]", "[mfma.bad id!]",
+                    "[mfma.bad id!]: an MFMA id may hold letters, digits, '_' and '.'", 1);
+  expect_file_error("sustained_clock_ghz = 1.65", "sustained_clock_ghz = 2.5",
+                    "[device] sustained_clock_ghz: 2.5 GHz is above the peak clock_ghz 2.4", 0);
+  expect_file_error("l1_ways = 16", "l1_ways = 3",
+                    "[memory] l1_ways: l1_bytes 32768 is not a whole number of sets of 3 lines of 128 bytes", 0);
+  expect_file_error("name = MI355X",
+                    "name = MI355X_with_a_very_long_name_that_goes_on_and_on_past_sixty_four_characters",
+                    "[device] name: longer than 63 characters", 0);
+}
+END_TEST
+
+START_TEST(test_loader_errors_by_position) {
+  /* Mutations where the reported line is not the mutated one. */
+  fsim_arch a;
+  fsim_err e;
+  const char *path = tu_write_temp("", ".ini");
+  ck_assert_int_eq(fsim_arch_load_file(&a, path, &e), FSIM_EINVAL);
+  char want[512];
+  snprintf(want, sizeof want, "%s: [device] name: missing", path);
+  ck_assert_msg(strncmp(e.msg, want, strlen(want)) == 0, "%s", e.msg);
+
+  path = tu_write_temp("cus = 4\n[device]\n", ".ini");
+  ck_assert_int_eq(fsim_arch_load_file(&a, path, &e), FSIM_EINVAL);
+  snprintf(want, sizeof want, "%s:1: [] cus: key outside any section", path);
+  ck_assert_msg(strcmp(e.msg, want) == 0, "%s", e.msg);
+
+  char longline[400];
+  memset(longline, 'x', sizeof longline);
+  memcpy(longline, "[device]\nname = ", 16);
+  longline[sizeof longline - 2] = '\n';
+  longline[sizeof longline - 1] = '\0';
+  path = tu_write_temp(longline, ".ini");
+  ck_assert_int_eq(fsim_arch_load_file(&a, path, &e), FSIM_EINVAL);
+  snprintf(want, sizeof want, "%s:2: line too long", path);
+  ck_assert_msg(strncmp(e.msg, want, strlen(want)) == 0, "%s", e.msg);
+}
+END_TEST
+
+START_TEST(test_every_key_required) {
+  /* Dropping any one top-level key line of the real file must be an error naming that key. */
+  char *text = tu_read_file(tu_src_path("model/arch/mi355x.ini"));
+  int nk;
+  const fsim_arch_key *keys = fsim_arch_keys(&nk);
+  for (int i = 0; i < nk; i++) {
+    if (strcmp(keys[i].section, "mfma") == 0 || keys[i].optional) continue;
+    char needle[96];
+    snprintf(needle, sizeof needle, "\n%s = ", keys[i].key);
+    const char *at = strstr(text, needle);
+    ck_assert_msg(at != NULL, "key %s not in mi355x.ini", keys[i].key);
+    const char *eol = strchr(at + 1, '\n');
+    char *mut = malloc(strlen(text) + 1);
+    size_t pre = (size_t)(at - text);
+    memcpy(mut, text, pre);
+    strcpy(mut + pre, eol);
+    const char *path = tu_write_temp(mut, ".ini");
+    fsim_arch a;
+    fsim_err e;
+    ck_assert_int_eq(fsim_arch_load_file(&a, path, &e), FSIM_EINVAL);
+    char want[256];
+    snprintf(want, sizeof want, "[%s] %s: missing", keys[i].section, keys[i].key);
+    ck_assert_msg(strstr(e.msg, want) != NULL, "dropping %s gave '%s'", keys[i].key, e.msg);
+    remove(path);
+    free(mut);
+  }
+  free(text);
+}
+END_TEST
+
+START_TEST(test_cli_arch) {
+  tu_run r = tu_flysim("arch show gfx950 --json");
+  ck_assert_int_eq(r.status, 0);
+  json_t *j = tu_json(&r);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "name")), "MI355X");
+  ck_assert_str_eq(json_string_value(json_object_get(j, "gfx")), "gfx950");
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "cus")), 256);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "xcds")), 8);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "lds_bytes_per_cu")), 163840);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "lds_banks")), 64);
+  ck_assert(json_real_value(json_object_get(j, "clock_ghz")) == 2.4);
+  ck_assert(json_is_real(json_object_get(j, "sustained_clock_ghz")));
+  ck_assert(json_real_value(json_object_get(j, "hbm_tbps")) > 8.0);
+  json_t *p = json_object_get(j, "peak_tflops");
+  const char *want[] = {"fp64", "fp32", "fp16", "bf16", "fp8", "fp6", "fp4", "int8"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    ck_assert_msg(json_is_real(json_object_get(p, want[i])), "peak_tflops.%s missing", want[i]);
+  ck_assert_within_1pct(json_real_value(json_object_get(p, "bf16")), 2516.6);
+  json_decref(j);
+  tu_run_free(&r);
+
+  r = tu_flysim("arch show mi355x --set lds.banks=32 --json");
+  ck_assert_int_eq(r.status, 0);
+  j = tu_json(&r);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "lds_banks")), 32);
+  json_decref(j);
+  tu_run_free(&r);
+
+  r = tu_flysim("arch show mi355x --set lds.banks=33");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.out, "");
+  ck_assert_msg(strstr(r.err, "--set lds.banks=33: [lds] banks: 33 is not a power of two") != NULL, "%s", r.err);
+  tu_run_free(&r);
+
+  r = tu_flysim("arch show nosuch");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "flysim arch: --arch: 'nosuch': no such part") != NULL, "%s", r.err);
+  tu_run_free(&r);
+
+  r = tu_flysim("arch show mi355x --bogus");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "option '--bogus'") != NULL, "%s", r.err);
+  tu_run_free(&r);
+
+  r = tu_flysim("arch list --json");
+  ck_assert_int_eq(r.status, 0);
+  j = tu_json(&r);
+  ck_assert_int_eq(json_array_size(json_object_get(j, "parts")), 4);
+  json_decref(j);
+  tu_run_free(&r);
+
+  r = tu_flysim("arch diff mi355x mi350x --json");
+  ck_assert_int_eq(r.status, 0);
+  j = tu_json(&r);
+  json_t *rows = json_object_get(j, "differences");
+  int saw_clock = 0;
+  for (size_t i = 0; i < json_array_size(rows); i++) {
+    json_t *row = json_array_get(rows, i);
+    if (strcmp(json_string_value(json_object_get(row, "key")), "[device] clock_ghz") == 0) {
+      saw_clock = 1;
+      ck_assert_str_eq(json_string_value(json_object_get(row, "a")), "2.4");
+      ck_assert_str_eq(json_string_value(json_object_get(row, "b")), "2.2");
+    }
+  }
+  ck_assert(saw_clock);
+  json_decref(j);
+  tu_run_free(&r);
+
+  r = tu_flysim("arch diff mi355x mi355x --set lds.banks=32");
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_msg(strstr(r.out, "[lds] banks") != NULL && strstr(r.out, "64") && strstr(r.out, "32"), "%s", r.out);
+  tu_run_free(&r);
+
+  /* Output is deterministic: two runs are byte-identical. */
+  tu_run r1 = tu_flysim("arch show mi300x"), r2 = tu_flysim("arch show mi300x");
+  ck_assert_int_eq(r1.status, 0);
+  ck_assert_str_eq(r1.out, r2.out);
+  tu_run_free(&r1);
+  tu_run_free(&r2);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("arch");
+  TCase *tc = tcase_create("arch");
+  tcase_add_test(tc, test_datasheet_peaks);
+  tcase_add_test(tc, test_derived_bandwidth);
+  tcase_add_test(tc, test_aliases);
+  tcase_add_test(tc, test_overrides);
+  tcase_add_test(tc, test_loader_errors);
+  tcase_add_test(tc, test_loader_errors_by_position);
+  tcase_add_test(tc, test_every_key_required);
+  tcase_add_test(tc, test_cli_arch);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}

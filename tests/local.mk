@@ -1,0 +1,20 @@
+# tests/: one Check program per module (tests/check_<module>.c), run by `make check`.
+TU_CPPFLAGS = $(AM_CPPFLAGS) -DTU_TOP_SRCDIR='"$(abs_top_srcdir)"' \
+	-DTU_FLYSIM='"$(abs_top_builddir)/flysim$(EXEEXT)"'
+TU_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+TU_LDADD = $(FLYSIM_LIBS) $(CHECK_LIBS)
+TU_SOURCES = tests/testutil.c tests/testutil.h
+
+AM_TESTS_ENVIRONMENT = \
+	FLYSIM_ARCH_PATH='$(abs_top_srcdir)/model/arch'; export FLYSIM_ARCH_PATH; \
+	FLYSIM='$(abs_top_builddir)/flysim$(EXEEXT)'; export FLYSIM; \
+	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
+	CK_DEFAULT_TIMEOUT=600; export CK_DEFAULT_TIMEOUT;
+
+check_PROGRAMS += tests/check_arch
+tests_check_arch_SOURCES = tests/check_arch.c $(TU_SOURCES)
+tests_check_arch_CPPFLAGS = $(TU_CPPFLAGS)
+tests_check_arch_CFLAGS = $(TU_CFLAGS)
+tests_check_arch_LDADD = $(TU_LDADD)
+
+TESTS += $(check_PROGRAMS)

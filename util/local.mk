@@ -1,0 +1,4 @@
+# util/: status codes and errors, data types and small shared helpers.
+libflysim_a_SOURCES += \
+	util/status.c util/status.h \
+	util/dtype.c util/dtype.h
