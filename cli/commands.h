@@ -4,5 +4,6 @@
 #define FSIM_CLI_COMMANDS_H
 
 int fsim_cmd_arch(int argc, char **argv);
+int fsim_cmd_layout(int argc, char **argv);
 
 #endif

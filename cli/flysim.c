@@ -14,6 +14,7 @@ static const struct {
   const char *summary;
 } commands[] = {
     {"arch", fsim_cmd_arch, "hardware descriptions: list, show, diff"},
+    {"layout", fsim_cmd_layout, "evaluate layout algebra expressions"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

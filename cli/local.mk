@@ -2,4 +2,5 @@
 flysim_SOURCES += \
 	cli/flysim.c cli/commands.h \
 	cli/common.c cli/common.h \
-	cli/cmd_arch.c
+	cli/cmd_arch.c \
+	cli/cmd_layout.c

@@ -1,0 +1,1 @@
+# kernels/: the layout algebra, atoms, schedules, wave-program generation and HIP emission.

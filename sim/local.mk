@@ -1,0 +1,1 @@
+# sim/: the cycle-level simulator, one struct and one .c/.h pair per hardware unit.
