@@ -15,6 +15,8 @@ static const struct {
 } commands[] = {
     {"arch", fsim_cmd_arch, "hardware descriptions: list, show, diff"},
     {"layout", fsim_cmd_layout, "evaluate layout algebra expressions"},
+    {"sim", fsim_cmd_sim, "simulate a wave-program file cycle by cycle"},
+    {"micro", fsim_cmd_micro, "microbenchmarks of the model: mfma, lds, latency, bandwidth"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

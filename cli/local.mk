@@ -3,4 +3,7 @@ flysim_SOURCES += \
 	cli/flysim.c cli/commands.h \
 	cli/common.c cli/common.h \
 	cli/cmd_arch.c \
-	cli/cmd_layout.c
+	cli/cmd_layout.c \
+	cli/cmd_sim.c \
+	cli/cmd_micro.c \
+	cli/report.c cli/report.h

@@ -1,0 +1,139 @@
+/* flysim micro: microbenchmarks of the model (MFMA rate and latency, LDS bank conflicts,
+ * memory latency and bandwidth), each beside what the arch file implies. */
+#include "config.h"
+
+#include <getopt.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "sim/micro.h"
+
+static const char *const CMD = "micro";
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: flysim micro mfma --inst NAME [--waves-per-simd N] [--dependent] --arch NAME [--json]\n"
+          "       flysim micro lds --stride BYTES --width (32|64|128) --arch NAME [--json]\n"
+          "       flysim micro latency --level (l1|l2|mall|hbm) --arch NAME [--json]\n"
+          "       flysim micro bandwidth --level (lds|l1|l2|mall|hbm) --arch NAME [--json]\n"
+          "\n"
+          "Runs a small program through the simulator and prints what it measured beside what the\n"
+          "arch file implies ('expected'), so a what-if change (--set S.K=V) shows its effect.\n"
+          "  mfma       FLOP/clk/CU and cycles per instruction; --dependent chains each MFMA on the\n"
+          "             previous result (latency) instead of independent accumulators (throughput)\n"
+          "  lds        bank-conflict degree and cycles per ds_read at a lane stride\n"
+          "  latency    pointer-chase latency in cycles at a level of the memory hierarchy\n"
+          "  bandwidth  whole-GPU streaming bandwidth in TB/s at the sustained clock\n");
+}
+
+int fsim_cmd_micro(int argc, char **argv) {
+  static const struct option opts[] = {{"arch", required_argument, NULL, 'a'},
+                                       {"set", required_argument, NULL, 's'},
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"inst", required_argument, NULL, 'i'},
+                                       {"waves-per-simd", required_argument, NULL, 'w'},
+                                       {"dependent", no_argument, NULL, 'd'},
+                                       {"stride", required_argument, NULL, 'S'},
+                                       {"width", required_argument, NULL, 'W'},
+                                       {"level", required_argument, NULL, 'l'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  const char *arch = NULL, *inst = NULL, *level = NULL;
+  long wps = 1, stride = -1, width = -1;
+  int json = 0, dependent = 0, c;
+  fsim_cli_sets sets = {.n = 0};
+  optind = 0;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'a': arch = optarg; break;
+    case 's':
+      if (fsim_cli_sets_add(&sets, CMD, optarg)) return FSIM_EXIT_USAGE;
+      break;
+    case 'j': json = 1; break;
+    case 'i': inst = optarg; break;
+    case 'w':
+      if (fsim_cli_parse_long(CMD, "--waves-per-simd", optarg, 1, 32, &wps)) return FSIM_EXIT_USAGE;
+      break;
+    case 'd': dependent = 1; break;
+    case 'S':
+      if (fsim_cli_parse_long(CMD, "--stride", optarg, 4, 65536, &stride)) return FSIM_EXIT_USAGE;
+      break;
+    case 'W':
+      if (fsim_cli_parse_long(CMD, "--width", optarg, 32, 128, &width)) return FSIM_EXIT_USAGE;
+      break;
+    case 'l': level = optarg; break;
+    case 'h': usage(stdout); return FSIM_EXIT_OK;
+    default: return fsim_cli_bad_option(CMD, argc, argv);
+    }
+  }
+  if (optind + 1 != argc) return fsim_cli_usage_error(CMD, "expected one benchmark: mfma, lds, latency or bandwidth");
+  const char *what = argv[optind];
+  int kind = strcmp(what, "mfma") == 0 ? 0 : strcmp(what, "lds") == 0 ? 1 : strcmp(what, "latency") == 0 ? 2
+           : strcmp(what, "bandwidth") == 0 ? 3 : -1;
+  if (kind < 0) return fsim_cli_usage_error(CMD, "'%s' is not a benchmark (mfma, lds, latency, bandwidth)", what);
+  if (kind == 0 && inst == NULL) return fsim_cli_usage_error(CMD, "mfma: --inst NAME is required");
+  if (kind == 1 && (stride < 0 || width < 0)) return fsim_cli_usage_error(CMD, "lds: --stride and --width are required");
+  if (kind >= 2 && level == NULL) return fsim_cli_usage_error(CMD, "%s: --level is required", what);
+  fsim_arch a;
+  int rc = fsim_cli_load_arch(CMD, arch, &sets, &a);
+  if (rc) return rc;
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_micro_result m;
+  fsim_status st = kind == 0   ? fsim_micro_mfma(&a, inst, (int)wps, dependent, &m, &e)
+                   : kind == 1 ? fsim_micro_lds(&a, (int)stride, (int)width, &m, &e)
+                   : kind == 2 ? fsim_micro_latency(&a, level, &m, &e)
+                               : fsim_micro_bandwidth(&a, level, &m, &e);
+  if (st != FSIM_OK) return fsim_cli_report(CMD, &e);
+  if (json) {
+    json_t *o = json_object();
+    json_object_set_new(o, "produced_by", fsim_cli_provenance(&a));
+    json_object_set_new(o, "benchmark", json_string(what));
+    switch (kind) {
+    case 0:
+      json_object_set_new(o, "inst", json_string(inst));
+      json_object_set_new(o, "dependent", json_boolean(dependent));
+      json_object_set_new(o, "waves_per_simd", json_integer(wps));
+      json_object_set_new(o, "flops_per_clk_per_cu", json_real(m.value));
+      json_object_set_new(o, "cycles_per_instr", json_real(m.cycles_per_instr));
+      break;
+    case 1:
+      json_object_set_new(o, "stride", json_integer(stride));
+      json_object_set_new(o, "width", json_integer(width));
+      json_object_set_new(o, "conflict_degree", json_integer(m.degree));
+      json_object_set_new(o, "bank_cycles", json_real(m.value));
+      json_object_set_new(o, "cycles_per_instr", json_real(m.cycles_per_instr));
+      break;
+    case 2:
+      json_object_set_new(o, "level", json_string(level));
+      json_object_set_new(o, "latency_cycles", json_real(m.value));
+      break;
+    default:
+      json_object_set_new(o, "level", json_string(level));
+      json_object_set_new(o, "tbps", json_real(m.value));
+      break;
+    }
+    json_object_set_new(o, "expected", json_real(m.expected));
+    json_object_set_new(o, "cycles", json_integer(m.cycles));
+    return fsim_cli_print_json(o);
+  }
+  fsim_cli_print_provenance(stdout, &a);
+  switch (kind) {
+  case 0:
+    printf("mfma %s, %ld wave(s)/SIMD, %s: %.1f FLOP/clk/CU, %.2f cycles per instruction per wave (arch: %.0f)\n", inst,
+           wps, dependent ? "dependent" : "independent", m.value, m.cycles_per_instr, m.expected);
+    break;
+  case 1:
+    printf("lds b%ld, lane stride %ld B: conflict degree %d, %.0f bank cycles, %.2f cycles per read (expected %.0f)\n",
+           width, stride, m.degree, m.value, m.cycles_per_instr, m.expected);
+    break;
+  case 2: printf("latency %s: %.1f cycles (arch: %.0f)\n", level, m.value, m.expected); break;
+  default:
+    printf("bandwidth %s: %.2f TB/s at %.3g GHz (arch: %.2f TB/s)\n", level, m.value, a.device.sustained_clock_ghz,
+           m.expected);
+    break;
+  }
+  return FSIM_EXIT_OK;
+}

@@ -1,0 +1,85 @@
+/* Printing simulation results (text and JSON), shared by sim, micro and predict. */
+#include "config.h"
+
+#include "cli/report.h"
+
+#include <string.h>
+
+json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
+  json_t *o = json_object();
+  json_object_set_new(o, "cycles", json_integer(r->cycles));
+  json_object_set_new(o, "time_us", json_real(r->time_us));
+  json_object_set_new(o, "kernel_us", json_real(r->kernel_us));
+  json_object_set_new(o, "clock_ghz", json_real(r->clock_ghz));
+  json_object_set_new(o, "wave_instructions", json_integer(r->wave_instructions));
+  json_object_set_new(o, "simulated_wave_instructions", json_integer(r->simulated_wave_instructions));
+  json_object_set_new(o, "workgroups", json_integer(r->workgroups));
+  json_object_set_new(o, "sampled", json_boolean(r->sampled));
+  if (r->sampled) json_object_set_new(o, "sample_period_cycles", json_real(r->sample_period_cycles));
+  json_t *occ = json_object();
+  json_object_set_new(occ, "workgroups_per_cu", json_integer(r->wgs_per_cu));
+  json_object_set_new(occ, "waves_per_simd", json_integer(r->waves_per_simd));
+  json_object_set_new(occ, "limit", json_string(r->occupancy_limit));
+  json_object_set_new(o, "occupancy", occ);
+  json_t *u = json_object();
+  json_object_set_new(u, "mfma", json_real(r->util_mfma));
+  json_object_set_new(u, "valu", json_real(r->util_valu));
+  json_object_set_new(u, "lds", json_real(r->util_lds));
+  json_object_set_new(u, "l1", json_real(r->util_l1));
+  json_object_set_new(u, "l2", json_real(r->util_l2));
+  json_object_set_new(u, "mall", json_real(r->util_mall));
+  json_object_set_new(u, "hbm", json_real(r->util_dram));
+  json_object_set_new(o, "utilisation", u);
+  json_t *m = json_object();
+  json_object_set_new(m, "l1_hits", json_integer(r->l1_hits));
+  json_object_set_new(m, "l1_misses", json_integer(r->l1_misses));
+  json_object_set_new(m, "l2_hits", json_integer(r->l2_hits));
+  json_object_set_new(m, "l2_misses", json_integer(r->l2_misses));
+  json_object_set_new(m, "mall_hits", json_integer(r->mall_hits));
+  json_object_set_new(m, "mall_misses", json_integer(r->mall_misses));
+  json_object_set_new(m, "hbm_read_bytes", json_integer(r->dram_read_bytes));
+  json_object_set_new(m, "hbm_write_bytes", json_integer(r->dram_write_bytes));
+  json_object_set_new(m, "lds_accesses", json_integer(r->lds_accesses));
+  json_object_set_new(m, "lds_bank_cycles", json_integer(r->lds_bank_cycles));
+  json_object_set_new(o, "memory", m);
+  json_t *st = json_object();
+  double per_wave = r->waves > 0 ? 1.0 / (double)r->waves : 0;
+  for (int i = 0; i < FSIM_STALL_COUNT; i++)
+    json_object_set_new(st, fsim_stall_name((fsim_stall)i), json_real(r->stall[i] * per_wave));
+  json_object_set_new(st, "issue", json_real(r->issue_cycles * per_wave));
+  json_object_set_new(st, "wave_lifetime", json_real(r->wave_cycles * per_wave));
+  json_object_set_new(o, "stalls_per_wave_cycles", st);
+  json_object_set_new(o, "host_seconds", json_real(r->host_seconds));
+  return o;
+}
+
+static const char *pct(double x, char *buf, size_t n) {
+  snprintf(buf, n, "%.1f%%", 100.0 * x);
+  return buf;
+}
+
+void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
+  char a[16], b[16], c[16], d[16], e[16], g[16], h[16];
+  fprintf(f, "time         %.3f us = %lld cycles at %.3g GHz (%.3f us) + %.3g us launch%s\n", r->time_us,
+          (long long)r->cycles, r->clock_ghz, r->kernel_us, r->time_us - r->kernel_us,
+          r->sampled ? "  [sampled: extrapolated]" : "");
+  fprintf(f, "occupancy    %d workgroups/CU, %d waves/SIMD (limited by %s); %lld workgroups\n", r->wgs_per_cu,
+          r->waves_per_simd, r->occupancy_limit, (long long)r->workgroups);
+  fprintf(f, "utilisation  MFMA %s  VALU %s  LDS %s  L1 %s  L2 %s  MALL %s  HBM %s\n", pct(r->util_mfma, a, sizeof a),
+          pct(r->util_valu, b, sizeof b), pct(r->util_lds, c, sizeof c), pct(r->util_l1, d, sizeof d),
+          pct(r->util_l2, e, sizeof e), pct(r->util_mall, g, sizeof g), pct(r->util_dram, h, sizeof h));
+  double l1 = (double)(r->l1_hits + r->l1_misses), l2 = (double)(r->l2_hits + r->l2_misses),
+         ml = (double)(r->mall_hits + r->mall_misses);
+  fprintf(f, "memory       L1 hits %s  L2 hits %s  MALL hits %s  HBM read %.3g MB  written %.3g MB\n",
+          pct(l1 > 0 ? r->l1_hits / l1 : 0, a, sizeof a), pct(l2 > 0 ? r->l2_hits / l2 : 0, b, sizeof b),
+          pct(ml > 0 ? r->mall_hits / ml : 0, c, sizeof c), r->dram_read_bytes / 1e6, r->dram_write_bytes / 1e6);
+  double life = r->wave_cycles > 0 ? r->wave_cycles : 1;
+  fprintf(f, "stalls       per wave, share of its lifetime (%.0f cycles): issued %s", r->waves ? life / r->waves : 0,
+          pct(r->issue_cycles / life, a, sizeof a));
+  for (int i = 0; i < FSIM_STALL_COUNT; i++)
+    if (r->stall[i] / life >= 0.0005) fprintf(f, "  %s %s", fsim_stall_name((fsim_stall)i), pct(r->stall[i] / life, b, sizeof b));
+  fputc('\n', f);
+  fprintf(f, "host         %lld wave instructions (%lld simulated) in %.3f s = %.1f M/s\n",
+          (long long)r->wave_instructions, (long long)r->simulated_wave_instructions, r->host_seconds,
+          r->host_seconds > 0 ? r->simulated_wave_instructions / r->host_seconds / 1e6 : 0);
+}

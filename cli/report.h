@@ -1,0 +1,13 @@
+/* Printing simulation results as text and JSON; shared by sim, micro and predict. */
+#ifndef FSIM_CLI_REPORT_H
+#define FSIM_CLI_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "sim/sim.h"
+
+json_t *fsim_cli_sim_json(const fsim_sim_result *r);
+void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r);
+
+#endif

@@ -1,0 +1,506 @@
+/* One compute unit: its waves, the issue rules of its SIMDs, waitcnt counters, barriers and
+ * the effects of each instruction class on the CU's units and the memory system.
+ *
+ * A SIMD is stepped at its issue slots (every issue_period cycles, at cycles congruent to its
+ * index).  In a step it walks its waves in arbitration order (priority, then age) and lets
+ * each wave whose ready time has come try its next instruction.  An instruction issues when
+ * its source registers are ready (a register scoreboard of times, so dependences cost the
+ * producer's latency), its unit can take it (VALU cadence, MFMA pipe, counter capacity) and
+ * its issue type is still free in this slot; otherwise the wave's ready time moves to the
+ * earliest cycle it could issue and the wait is charged to the reason that set it.  Memory
+ * instructions compute their completion time at issue from the LDS and memory models, so the
+ * only events are SIMD wake-ups: about one per issued instruction.
+ *
+ * s_waitcnt and s_setprio take no issue slot; s_waitcnt waits until the counters allow.
+ * Vector memory and LDS operations complete in issue order (the counters decrement in
+ * order).  s_barrier releases the workgroup barrier_latency cycles after its last wave
+ * arrives. */
+#include "config.h"
+
+#include <string.h>
+
+#include "sim/internal.h"
+
+static inline int64_t slot_align(const fsim__gpu *g, int s, int64_t t) {
+  int p = g->period;
+  int64_t r = ((int64_t)s - t) % p;
+  if (r < 0) r += p;
+  return t + r;
+}
+
+static inline int64_t ceil_cycle(double t) {
+  int64_t c = (int64_t)t;
+  return (double)c < t ? c + 1 : c;
+}
+
+static int issue_type(int op) {
+  switch (op) {
+  case FSIM_OP_VALU:
+  case FSIM_OP_MFMA: return FSIM__IT_VALU;
+  case FSIM_OP_SALU:
+  case FSIM_OP_SMEM: return FSIM__IT_SALU;
+  case FSIM_OP_LOAD:
+  case FSIM_OP_STORE:
+  case FSIM_OP_LOAD_LDS: return FSIM__IT_VMEM;
+  case FSIM_OP_LDS_READ:
+  case FSIM_OP_LDS_WRITE: return FSIM__IT_LDS;
+  default: return FSIM__IT_BRANCH;
+  }
+}
+
+static const int dep_reason[] = {
+    [FSIM__P_NONE] = FSIM_STALL_DEP_VALU, [FSIM__P_VALU] = FSIM_STALL_DEP_VALU, [FSIM__P_MFMA] = FSIM_STALL_DEP_MFMA,
+    [FSIM__P_LDS] = FSIM_STALL_DEP_LDS,   [FSIM__P_VMEM] = FSIM_STALL_DEP_VMEM, [FSIM__P_SMEM] = FSIM_STALL_DEP_SMEM,
+    [FSIM__P_SALU] = FSIM_STALL_DEP_VALU,
+};
+
+/* ---- the front end: loops ----------------------------------------------------------------- */
+
+static void skip_markers(fsim__wave *w) {
+  const fsim_wp_program *p = w->prog;
+  while (w->pc < p->ninst) {
+    const fsim_wp_inst *in = &p->inst[w->pc];
+    if (in->op == FSIM_OP_LOOP) {
+      w->loop[w->depth] = in->arg;
+      w->iter[w->depth] = 0;
+      w->depth++;
+      w->pc++;
+    } else if (in->op == FSIM_OP_END) {
+      int d = w->depth - 1;
+      const fsim_wp_loop *l = &p->loops[w->loop[d]];
+      if (++w->iter[d] < l->trip) {
+        w->pc = l->begin + 1;
+      } else {
+        w->depth--;
+        w->pc++;
+      }
+    } else {
+      return;
+    }
+  }
+}
+
+/* ---- counters ------------------------------------------------------------------------------ */
+
+static inline void ring_push(int64_t *ring, int mask, int head, int *n, int64_t done) {
+  if (*n > 0) {
+    int64_t last = ring[(head + *n - 1) & mask];
+    if (done < last) done = last; /* in-order completion */
+  }
+  ring[(head + *n) & mask] = done;
+  (*n)++;
+}
+
+static inline void ring_retire(const int64_t *ring, int mask, int *head, int *n, int64_t t) {
+  while (*n > 0 && ring[*head] <= t) {
+    *head = (*head + 1) & mask;
+    (*n)--;
+  }
+}
+
+/* When at most `allow` operations will be outstanding. */
+static inline int64_t ring_wait(const int64_t *ring, int mask, int head, int n, int allow) {
+  if (n <= allow) return 0;
+  return ring[(head + n - allow - 1) & mask];
+}
+
+/* ---- addresses ----------------------------------------------------------------------------- */
+
+static int64_t addr_base(const fsim__cu *cu, const fsim__wave *w, const fsim_wp_addr *ad) {
+  const fsim__wg *wg = &cu->wgs[w->wg];
+  int64_t b = ad->base + ad->wave_stride * w->wave_in_wg + ad->wg_stride[0] * wg->coord[0] +
+              ad->wg_stride[1] * wg->coord[1] + ad->wg_stride[2] * wg->coord[2];
+  for (int i = 0; i < ad->nterms; i++) {
+    int lv = ad->term[i].level;
+    if (lv >= w->depth) continue;
+    int64_t it = w->iter[lv] + ad->term[i].phase;
+    if (ad->term[i].mod > 0) it %= ad->term[i].mod;
+    b += it * ad->term[i].stride;
+  }
+  return b;
+}
+
+static int width_class(int width) {
+  switch (width) {
+  case 1: return 0;
+  case 2: return 1;
+  case 4: return 2;
+  case 8: return 3;
+  case 12: return 4;
+  default: return 5;
+  }
+}
+
+static fsim__pattern *pattern_of(fsim__gpu *g, const fsim_wp_addr *ad, int row, int width) {
+  return &g->patterns[(g->row_base[ad->lanes] + row) * 6 + width_class(width)];
+}
+
+static int lane_row(const fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w) {
+  return g->wp->lanes[ad->lanes].rows > 1 ? w->wave_in_wg : 0;
+}
+
+static int lds_cost(fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w, int width, int64_t base, int *bytes) {
+  const fsim_wp_lanes *l = &g->wp->lanes[ad->lanes];
+  int row = lane_row(g, ad, w);
+  const int32_t *off = &l->offset[row * g->wp->wave_size];
+  uint64_t act = l->active[row];
+  *bytes = __builtin_popcountll(act) * width;
+  int period = g->a->lds.banks * g->a->lds.bank_bytes;
+  if (base % period != 0) return fsim_lds_bank_cycles(g->a, off, act, base, width, NULL);
+  fsim__pattern *p = pattern_of(g, ad, row, width);
+  if (p->lds_cycles < 0) p->lds_cycles = fsim_lds_bank_cycles(g->a, off, act, 0, width, NULL);
+  return p->lds_cycles;
+}
+
+/* The lines a global access touches; returns a pointer to n line addresses. */
+static const uint64_t *global_lines(fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w, int width,
+                                    int64_t base, int *n) {
+  const fsim_wp_lanes *l = &g->wp->lanes[ad->lanes];
+  int row = lane_row(g, ad, w);
+  const int32_t *off = &l->offset[row * g->wp->wave_size];
+  int shift = g->mem.line_shift;
+  int64_t line = (int64_t)1 << shift;
+  if (base % line != 0) {
+    *n = fsim_vmem_coalesce(off, l->active[row], g->wp->wave_size, base, width, shift, g->scratch_lines);
+    return g->scratch_lines;
+  }
+  fsim__pattern *p = pattern_of(g, ad, row, width);
+  if (p->nlines < 0) {
+    int k = fsim_vmem_coalesce(off, l->active[row], g->wp->wave_size, 0, width, shift, g->scratch_lines);
+    if (g->line_pool_n + k > g->line_pool_cap) {
+      /* no room to memoize (the pool is sized for every pattern; this is a safety net) */
+      *n = fsim_vmem_coalesce(off, l->active[row], g->wp->wave_size, base, width, shift, g->scratch_lines);
+      return g->scratch_lines;
+    }
+    memcpy(&g->line_pool[g->line_pool_n], g->scratch_lines, (size_t)k * sizeof(uint64_t));
+    p->lines_at = g->line_pool_n;
+    p->nlines = k;
+    g->line_pool_n += k;
+  }
+  uint64_t first = (uint64_t)base >> shift;
+  for (int i = 0; i < p->nlines; i++) g->scratch_lines[i] = first + g->line_pool[p->lines_at + i];
+  *n = p->nlines;
+  return g->scratch_lines;
+}
+
+/* ---- registers ----------------------------------------------------------------------------- */
+
+static inline void write_reg(fsim__wave *w, const fsim_wp_reg *r, int64_t ready, int64_t acc, int producer) {
+  for (int i = 0; i < r->count; i++) {
+    w->reg_ready[r->first + i] = ready;
+    w->reg_acc[r->first + i] = acc;
+    w->reg_producer[r->first + i] = (uint8_t)producer;
+  }
+}
+
+/* Computes when the current instruction's sources are ready.  Those times are final once it
+ * is current: only the wave's own earlier instructions write its registers. */
+static void decode(const fsim__gpu *g, fsim__wave *w) {
+  w->dep_ready = 0;
+  w->dep_reason = FSIM_STALL_ISSUE;
+  if (w->pc >= w->prog->ninst) return;
+  const fsim_wp_inst *in = &w->prog->inst[w->pc];
+  int fwd = in->op == FSIM_OP_MFMA && g->a->issue.mfma_srcc_forwarding;
+  for (int k = 0; k < in->nsrc; k++) {
+    const fsim_wp_reg *r = &in->src[k];
+    int acc = fwd && k == 2 && r->first == in->dst.first;
+    for (int i = 0; i < r->count; i++) {
+      int64_t rr = acc ? w->reg_acc[r->first + i] : w->reg_ready[r->first + i];
+      if (rr > w->dep_ready) {
+        w->dep_ready = rr;
+        w->dep_reason = dep_reason[w->reg_producer[r->first + i]];
+      }
+    }
+  }
+}
+
+/* ---- waves --------------------------------------------------------------------------------- */
+
+static inline void block(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, int64_t t, int64_t until, int reason) {
+  w->ready_at = until;
+  w->stall[reason] += (double)(until - t);
+  if (g->timeline && cu->index == 0 && until > t)
+    fsim__timeline_span(g, cu, (int)(w - cu->waves), fsim_stall_name((fsim_stall)reason), "stall", t, until);
+}
+
+static void sort_simd(fsim__cu *cu, fsim__simd *sd) {
+  for (int i = 1; i < sd->nwaves; i++) {
+    int32_t x = sd->waves[i];
+    const fsim__wave *wx = &cu->waves[x];
+    int j = i;
+    while (j > 0) {
+      const fsim__wave *wy = &cu->waves[sd->waves[j - 1]];
+      if (wy->prio > wx->prio || (wy->prio == wx->prio && wy->age < wx->age)) break;
+      sd->waves[j] = sd->waves[j - 1];
+      j--;
+    }
+    sd->waves[j] = x;
+  }
+}
+
+static void release_barrier(fsim__gpu *g, fsim__cu *cu, fsim__wg *wg, int64_t t) {
+  int64_t when = t + g->a->issue.barrier_latency;
+  for (int i = 0; i < g->wp->waves_per_wg; i++) {
+    fsim__wave *w = &cu->waves[wg->wave_slot[i]];
+    if (w->state != FSIM__W_BARRIER) continue;
+    w->state = FSIM__W_READY;
+    int64_t at = slot_align(g, w->simd, when);
+    w->stall[FSIM_STALL_BARRIER] += (double)(at - w->ready_at);
+    if (g->timeline && cu->index == 0 && at > w->ready_at)
+      fsim__timeline_span(g, cu, (int)(w - cu->waves), "barrier", "stall", w->ready_at, at);
+    w->ready_at = at;
+    fsim__gpu_schedule_simd(g, cu, w->simd, at);
+  }
+  wg->arrived = 0;
+}
+
+static void wave_finish(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, int64_t t) {
+  w->state = FSIM__W_DONE;
+  fsim_sim_result *r = g->r;
+  r->wave_cycles += (double)(t - w->start);
+  r->issue_cycles += (double)w->issued * g->period;
+  for (int k = 0; k < FSIM_STALL_COUNT; k++) r->stall[k] += w->stall[k];
+  r->waves++;
+  fsim__wg *wg = &cu->wgs[w->wg];
+  wg->waves_left--;
+  if (wg->waves_left == 0) cu->wgs_finished++;
+  if (wg->waves_left > 0 && wg->arrived == wg->waves_left) release_barrier(g, cu, wg, t);
+  if (t > g->end_cycle) g->end_cycle = t;
+}
+
+static inline void consume(fsim__gpu *g, fsim__wave *w) {
+  g->wave_instructions++;
+  w->pc++;
+  skip_markers(w);
+  decode(g, w);
+}
+
+/* Issues the wave's regular instruction at slot t if it can; otherwise moves its ready time. */
+static void issue_regular(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const fsim_wp_inst *in, int64_t t) {
+  const fsim_arch *a = g->a;
+  fsim__simd *sd = &cu->simd[s];
+  const fsim_mfma_entry *mf = in->op == FSIM_OP_MFMA ? &a->mfma[in->arg] : NULL;
+  int64_t e = t;
+  int reason = FSIM_STALL_ISSUE;
+  if (w->dep_ready > e) e = w->dep_ready, reason = w->dep_reason;
+  switch (in->op) {
+  case FSIM_OP_VALU:
+    if (sd->valu_free > e) e = sd->valu_free, reason = FSIM_STALL_PIPE_VALU;
+    break;
+  case FSIM_OP_MFMA:
+    if (sd->mfma.free > e) e = sd->mfma.free, reason = FSIM_STALL_PIPE_MFMA;
+    break;
+  case FSIM_OP_LDS_READ:
+  case FSIM_OP_LDS_WRITE:
+  case FSIM_OP_SMEM:
+    ring_retire(w->lgkm_done, 15, &w->lgkm_head, &w->lgkm_n, t);
+    if (w->lgkm_n >= 15 && w->lgkm_done[w->lgkm_head] > e) e = w->lgkm_done[w->lgkm_head], reason = FSIM_STALL_QUEUE_FULL;
+    break;
+  case FSIM_OP_LOAD:
+  case FSIM_OP_STORE:
+  case FSIM_OP_LOAD_LDS:
+    ring_retire(w->vm_done, 63, &w->vm_head, &w->vm_n, t);
+    if (w->vm_n >= 63 && w->vm_done[w->vm_head] > e) e = w->vm_done[w->vm_head], reason = FSIM_STALL_QUEUE_FULL;
+    break;
+  default: break;
+  }
+  if (e > t) {
+    block(g, cu, w, t, slot_align(g, s, e), reason);
+    return;
+  }
+  int type = issue_type(in->op);
+  if (sd->slot_used[type] == t) {
+    block(g, cu, w, t, t + g->period, FSIM_STALL_ISSUE);
+    return;
+  }
+  sd->slot_used[type] = t;
+  int64_t next = t + g->period;
+  int64_t dur = g->period;
+  switch (in->op) {
+  case FSIM_OP_SALU: write_reg(w, &in->dst, t + a->issue.salu_latency, t + a->issue.salu_latency, FSIM__P_SALU); break;
+  case FSIM_OP_VALU: {
+    int cyc = a->issue.valu_cycles * (in->arg > 1 ? in->arg : 1);
+    sd->valu_free = t + cyc;
+    sd->valu_busy += cyc;
+    int64_t ready = t + a->issue.valu_latency + cyc - a->issue.valu_cycles;
+    write_reg(w, &in->dst, ready, ready, FSIM__P_VALU);
+    dur = cyc;
+    break;
+  }
+  case FSIM_OP_MFMA: {
+    int cyc = fsim_mfma_cycles(a, mf);
+    fsim__mfma_issue(&sd->mfma, t, cyc, 2.0 * mf->m * mf->n * mf->k);
+    int64_t acc = a->issue.mfma_srcc_forwarding ? t + cyc : t + mf->latency;
+    write_reg(w, &in->dst, t + mf->latency, acc, FSIM__P_MFMA);
+    dur = cyc;
+    break;
+  }
+  case FSIM_OP_SMEM: {
+    int64_t done = t + a->issue.smem_latency;
+    ring_push(w->lgkm_done, 15, w->lgkm_head, &w->lgkm_n, done);
+    write_reg(w, &in->dst, done, done, FSIM__P_SMEM);
+    break;
+  }
+  case FSIM_OP_LDS_READ:
+  case FSIM_OP_LDS_WRITE: {
+    const fsim_wp_addr *ad = &g->wp->addrs[in->addr];
+    int64_t base = addr_base(cu, w, ad);
+    int bytes;
+    int cyc = lds_cost(g, ad, w, in->width, base, &bytes);
+    int64_t done = fsim__lds_access(&cu->lds, s, t, bytes, cyc);
+    ring_push(w->lgkm_done, 15, w->lgkm_head, &w->lgkm_n, done);
+    if (in->op == FSIM_OP_LDS_READ) write_reg(w, &in->dst, done, done, FSIM__P_LDS);
+    break;
+  }
+  case FSIM_OP_LOAD:
+  case FSIM_OP_STORE:
+  case FSIM_OP_LOAD_LDS: {
+    const fsim_wp_addr *ad = &g->wp->addrs[in->addr];
+    int64_t base = addr_base(cu, w, ad);
+    int n;
+    const uint64_t *lines = global_lines(g, ad, w, in->width, base, &n);
+    double d = in->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t)
+                                       : fsim__vmem_load(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t);
+    int64_t done = ceil_cycle(d);
+    if (in->op == FSIM_OP_LOAD_LDS) {
+      const fsim_wp_addr *ld = &g->wp->addrs[in->addr2];
+      int bytes;
+      int cyc = lds_cost(g, ld, w, in->width, addr_base(cu, w, ld), &bytes);
+      fsim__lds_dma_write(&cu->lds, t, bytes, cyc);
+    }
+    ring_push(w->vm_done, 63, w->vm_head, &w->vm_n, done);
+    if (in->op == FSIM_OP_LOAD) write_reg(w, &in->dst, done, done, FSIM__P_VMEM);
+    break;
+  }
+  case FSIM_OP_BRANCH: next = t + (a->issue.branch_cycles > g->period ? a->issue.branch_cycles : g->period); break;
+  default: break;
+  }
+  if (g->timeline && cu->index == 0) {
+    const char *name = mf ? mf->inst : fsim_op_name((fsim_op)in->op);
+    fsim__timeline_span(g, cu, (int)(w - cu->waves), name, "issue", t, t + dur);
+  }
+  w->issued++;
+  consume(g, w);
+  if (next > t + g->period) w->stall[FSIM_STALL_FIXED] += (double)(next - t - g->period);
+  w->ready_at = slot_align(g, s, next);
+}
+
+/* Lets wave w act at its SIMD's slot t. */
+static void wave_step(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
+  for (;;) {
+    if (w->pc >= w->prog->ninst) {
+      wave_finish(g, cu, w, t);
+      return;
+    }
+    const fsim_wp_inst *in = &w->prog->inst[w->pc];
+    switch (in->op) {
+    case FSIM_OP_WAITCNT: {
+      ring_retire(w->vm_done, 63, &w->vm_head, &w->vm_n, t);
+      ring_retire(w->lgkm_done, 15, &w->lgkm_head, &w->lgkm_n, t);
+      int64_t tv = in->arg != 0xffff ? ring_wait(w->vm_done, 63, w->vm_head, w->vm_n, in->arg) : 0;
+      int64_t tl = in->arg2 != 0xffff ? ring_wait(w->lgkm_done, 15, w->lgkm_head, w->lgkm_n, in->arg2) : 0;
+      int64_t e = tv > tl ? tv : tl;
+      if (e > t) {
+        block(g, cu, w, t, slot_align(g, s, e), tv >= tl ? FSIM_STALL_WAIT_VMCNT : FSIM_STALL_WAIT_LGKMCNT);
+        return;
+      }
+      consume(g, w);
+      continue;
+    }
+    case FSIM_OP_SETPRIO:
+      w->prio = (uint8_t)in->arg;
+      sort_simd(cu, &cu->simd[s]);
+      consume(g, w);
+      continue;
+    case FSIM_OP_BARRIER: {
+      consume(g, w);
+      fsim__wg *wg = &cu->wgs[w->wg];
+      w->state = FSIM__W_BARRIER;
+      w->ready_at = t; /* arrival, for the stall account */
+      if (++wg->arrived == wg->waves_left) release_barrier(g, cu, wg, t);
+      return;
+    }
+    case FSIM_OP_NOP: {
+      consume(g, w);
+      int64_t until = slot_align(g, s, t + (in->arg > 0 ? in->arg : 1));
+      block(g, cu, w, t, until, FSIM_STALL_FIXED);
+      return;
+    }
+    default: issue_regular(g, cu, s, w, in, t); return;
+    }
+  }
+}
+
+void fsim__cu_simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
+  fsim__simd *sd = &cu->simd[s];
+  int n0 = sd->nwaves;
+  for (int i = 0; i < n0 && i < sd->nwaves; i++) {
+    fsim__wave *w = &cu->waves[sd->waves[i]];
+    if (w->state == FSIM__W_READY && w->ready_at <= t) wave_step(g, cu, s, w, t);
+  }
+  /* drop finished waves; free finished workgroups (after the walk, so slots are not reused in it) */
+  int k = 0;
+  for (int i = 0; i < sd->nwaves; i++)
+    if (cu->waves[sd->waves[i]].state != FSIM__W_DONE) sd->waves[k++] = sd->waves[i];
+  sd->nwaves = k;
+  for (int wi = 0; cu->wgs_finished > 0 && wi < cu->nwg_slots; wi++) {
+    fsim__wg *wg = &cu->wgs[wi];
+    if (!wg->active || wg->waves_left > 0) continue;
+    cu->wgs_finished--;
+    for (int i = 0; i < g->wp->waves_per_wg; i++) cu->waves[wg->wave_slot[i]].state = FSIM__W_FREE;
+    wg->active = 0;
+    cu->wgs_active--;
+    fsim__gpu_wg_done(g, cu, t);
+  }
+  int64_t next = INT64_MAX;
+  for (int i = 0; i < sd->nwaves; i++) {
+    const fsim__wave *w = &cu->waves[sd->waves[i]];
+    if (w->state == FSIM__W_READY && w->ready_at < next) next = w->ready_at;
+  }
+  if (next != INT64_MAX) fsim__gpu_schedule_simd(g, cu, s, slot_align(g, s, next > t ? next : t + 1));
+}
+
+void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {
+  const fsim_wprog *wp = g->wp;
+  int wi = 0;
+  while (cu->wgs[wi].active) wi++;
+  fsim__wg *wg = &cu->wgs[wi];
+  memset(wg, 0, sizeof *wg);
+  wg->active = 1;
+  wg->id = id;
+  wg->start = t;
+  wg->waves_left = wp->waves_per_wg;
+  fsim_wprog_wg_coords(wp, id, wg->coord);
+  cu->wgs_active++;
+  int slot = 0;
+  for (int i = 0; i < wp->waves_per_wg; i++) {
+    while (cu->waves[slot].state != FSIM__W_FREE) slot++;
+    fsim__wave *w = &cu->waves[slot];
+    int64_t *rr = w->reg_ready, *ra = w->reg_acc;
+    uint8_t *rp = w->reg_producer;
+    memset(w, 0, sizeof *w);
+    w->reg_ready = rr;
+    w->reg_acc = ra;
+    w->reg_producer = rp;
+    memset(rr, 0, (size_t)wp->nregs * sizeof *rr);
+    memset(ra, 0, (size_t)wp->nregs * sizeof *ra);
+    memset(rp, 0, (size_t)wp->nregs);
+    w->state = FSIM__W_READY;
+    w->wg = (int16_t)wi;
+    w->wave_in_wg = (int16_t)i;
+    w->prog = &wp->programs[wp->wave_program[i]];
+    w->age = g->age++;
+    w->start = t;
+    int s = (cu->next_simd + i) % g->a->cu.simds;
+    w->simd = (uint8_t)s;
+    skip_markers(w);
+    decode(g, w);
+    w->ready_at = slot_align(g, s, t);
+    wg->wave_slot[i] = (int16_t)slot;
+    fsim__simd *sd = &cu->simd[s];
+    sd->waves[sd->nwaves++] = slot;
+    sort_simd(cu, sd);
+    fsim__gpu_schedule_simd(g, cu, s, w->ready_at);
+  }
+  cu->next_simd = (cu->next_simd + wp->waves_per_wg) % g->a->cu.simds;
+}

@@ -1,0 +1,472 @@
+/* The whole GPU: occupancy, dispatch of workgroups to XCDs and CUs, the run loop, results,
+ * and the sampled mode.
+ *
+ * Dispatch follows the arch's policy (round-robin: workgroup i to XCD i mod xcds), fills each
+ * XCD's CUs breadth-first up to the occupancy the resources allow, spaced wg_launch_cycles
+ * apart per XCD, and refills a CU as soon as one of its workgroups ends.  The kernel's time
+ * is the end of its last workgroup.
+ *
+ * Sampled mode simulates the steady state of a representative subset and extrapolates.  The
+ * subset is XCD 0 with its share of the workgroups (round-robin gives it the most) and a
+ * 1/xcds share of the Infinity Cache and DRAM; the steady state comes from running the main
+ * loop (the loop with the largest share of executed instructions) with two short trip counts
+ * and extrapolating linearly in the trip count.  bench/ measures its deviation from full
+ * runs; docs/simulator.md reports it. */
+#include "config.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim/internal.h"
+
+static const char *stall_names[] = {
+#define FSIM__STALL_NAME(id, name) name,
+    FSIM_STALL_TABLE(FSIM__STALL_NAME)
+#undef FSIM__STALL_NAME
+};
+
+const char *fsim_stall_name(fsim_stall s) { return (unsigned)s < FSIM_STALL_COUNT ? stall_names[s] : "?"; }
+
+static int round_up(int v, int g) { return g > 0 ? (v + g - 1) / g * g : v; }
+
+int fsim_sim_occupancy(const fsim_arch *a, const fsim_wprog *wp, int *waves_per_simd, const char **limit) {
+  int vg = round_up(round_up(wp->vgprs, 4) + wp->agprs, a->cu.vgpr_granule);
+  if (vg < a->cu.vgpr_granule) vg = a->cu.vgpr_granule;
+  int sg = round_up(wp->sgprs > 0 ? wp->sgprs : 1, a->cu.sgpr_granule);
+  int wps = a->cu.waves_per_simd;
+  const char *lim = "waves";
+  if (a->cu.vgprs_per_lane / vg < wps) wps = a->cu.vgprs_per_lane / vg, lim = "vgprs";
+  if (a->cu.sgprs_per_simd / sg < wps) wps = a->cu.sgprs_per_simd / sg, lim = "sgprs";
+  int wgs = wps * a->cu.simds / wp->waves_per_wg;
+  if (a->cu.workgroups_per_cu < wgs) wgs = a->cu.workgroups_per_cu, lim = "workgroups";
+  if (wp->lds_bytes > 0) {
+    int by_lds = a->lds.bytes_per_cu / round_up(wp->lds_bytes, a->lds.alloc_granule);
+    if (by_lds < wgs) wgs = by_lds, lim = "lds";
+  }
+  if (waves_per_simd) *waves_per_simd = wgs > 0 ? (wgs * wp->waves_per_wg + a->cu.simds - 1) / a->cu.simds : 0;
+  if (limit) *limit = lim;
+  return wgs;
+}
+
+void fsim__gpu_schedule_simd(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
+  int32_t id = cu->index * g->a->cu.simds + s;
+  int64_t when = fsim__evq_when(&g->q, id);
+  if (when < 0 || when > t) fsim__evq_push(&g->q, id, t);
+}
+
+/* Dispatches XCD x's next workgroup to cu at the earliest allowed cycle >= t. */
+static int dispatch_next(fsim__gpu *g, fsim__cu *cu, int64_t t) {
+  int x = cu->xcd;
+  if (g->xcd_next[x] < 0) return 0;
+  int64_t id = g->xcd_next[x];
+  int64_t at = t > g->xcd_launch[x] ? t : g->xcd_launch[x];
+  g->xcd_launch[x] = at + g->a->dispatch.wg_launch_cycles;
+  int64_t nxt = id + g->xcd_stride;
+  g->xcd_next[x] = nxt < g->xcd_end_id[x] ? nxt : -1;
+  fsim__cu_launch_wg(g, cu, id, at);
+  return 1;
+}
+
+void fsim__gpu_wg_done(fsim__gpu *g, fsim__cu *cu, int64_t t) {
+  g->wgs_done++;
+  dispatch_next(g, cu, t);
+}
+
+static void gpu_free(fsim__gpu *g) {
+  for (int c = 0; g->cus && c < g->ncus; c++) {
+    fsim__cu *cu = &g->cus[c];
+    for (int w = 0; cu->waves && w < cu->nwave_slots; w++) {
+      free(cu->waves[w].reg_ready);
+      free(cu->waves[w].reg_acc);
+      free(cu->waves[w].reg_producer);
+    }
+    free(cu->waves);
+    free(cu->wgs);
+    free(cu->simd);
+    fsim__vmem_free(&cu->vmem);
+  }
+  free(g->cus);
+  fsim__memsys_free(&g->mem);
+  fsim__evq_done(&g->q);
+  free(g->xcd_next);
+  free(g->xcd_launch);
+  free(g->xcd_end_id);
+  free(g->row_base);
+  free(g->patterns);
+  free(g->line_pool);
+  if (g->timeline) json_decref((json_t *)g->timeline);
+}
+
+/* Fills the XCD queues with the workgroup ids each XCD runs; launches start at t0. */
+static void reset_queues(fsim__gpu *g, int64_t total, int64_t t0) {
+  g->nwg = 0;
+  g->wgs_done = 0;
+  if (g->a->dispatch.policy == FSIM_DISPATCH_ROUND_ROBIN) {
+    g->xcd_stride = g->xcd_total;
+    for (int x = 0; x < g->xcds; x++) {
+      g->xcd_next[x] = x < total ? x : -1;
+      g->xcd_end_id[x] = total;
+      g->xcd_launch[x] = t0;
+      g->nwg += x < total ? (total - x + g->xcd_total - 1) / g->xcd_total : 0;
+    }
+  } else {
+    g->xcd_stride = 1;
+    int64_t chunk = (total + g->xcd_total - 1) / g->xcd_total;
+    for (int x = 0; x < g->xcds; x++) {
+      int64_t lo = x * chunk, hi = lo + chunk < total ? lo + chunk : total;
+      g->xcd_next[x] = lo < hi ? lo : -1;
+      g->xcd_end_id[x] = hi;
+      g->xcd_launch[x] = t0;
+      g->nwg += hi > lo ? hi - lo : 0;
+    }
+  }
+}
+
+/* Dispatches every workgroup from t0 and runs until the last ends (0) or a deadlock (-1). */
+static int run_kernel(fsim__gpu *g, int64_t t0) {
+  for (int round = 0; round < g->wgs_per_cu; round++)
+    for (int c = 0; c < g->ncus; c++) dispatch_next(g, &g->cus[c], t0);
+  int64_t t;
+  int32_t id;
+  while (g->wgs_done < g->nwg && (id = fsim__evq_pop(&g->q, &t)) >= 0) {
+    fsim__cu *cu = &g->cus[id / g->a->cu.simds];
+    fsim__cu_simd_step(g, cu, id % g->a->cu.simds, t);
+  }
+  return g->wgs_done < g->nwg ? -1 : 0;
+}
+
+/* Forgets the statistics of a warm-up run (the caches keep their contents). */
+static void reset_stats(fsim__gpu *g) {
+  for (int c = 0; c < g->ncus; c++) {
+    fsim__cu *cu = &g->cus[c];
+    for (int s = 0; s < g->a->cu.simds; s++) {
+      cu->simd[s].mfma.busy = cu->simd[s].mfma.issued = 0;
+      cu->simd[s].mfma.flops = 0;
+      cu->simd[s].valu_busy = 0;
+    }
+    memset(&cu->lds.stats, 0, sizeof cu->lds.stats);
+    memset(&cu->vmem.stats, 0, sizeof cu->vmem.stats);
+    memset(&cu->vmem.l1.stats, 0, sizeof cu->vmem.l1.stats);
+  }
+  for (int x = 0; x < g->xcds; x++) memset(&g->mem.l2[x].stats, 0, sizeof g->mem.l2[x].stats);
+  memset(&g->mem.mall.stats, 0, sizeof g->mem.mall.stats);
+  memset(&g->mem.stats, 0, sizeof g->mem.stats);
+  memset(&g->mem.dram.stats, 0, sizeof g->mem.dram.stats);
+  fsim_sim_result *r = g->r;
+  memset(r->stall, 0, sizeof r->stall);
+  r->wave_cycles = r->issue_cycles = 0;
+  r->waves = 0;
+  g->wave_instructions = 0;
+  g->timeline_n = 0;
+  if (g->timeline) json_array_clear((json_t *)g->timeline);
+}
+
+/* One simulation of wp; only XCD 0 when one_xcd; after an identical warm-up launch when warm. */
+static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xcd, int warm, int record_timeline,
+                            int timeline_max, fsim_sim_result *r, json_t **timeline, fsim_err *e) {
+  fsim__gpu g;
+  memset(&g, 0, sizeof g);
+  memset(r, 0, sizeof *r);
+  g.a = a;
+  g.wp = wp;
+  g.r = r;
+  g.period = a->issue.issue_period;
+  g.xcd_total = a->device.xcds;
+  g.cus_per_xcd = a->device.cus / a->device.xcds;
+  g.xcds = one_xcd ? 1 : a->device.xcds;
+  g.ncus = g.xcds * g.cus_per_xcd;
+  const char *lim = NULL;
+  g.wgs_per_cu = fsim_sim_occupancy(a, wp, &g.waves_per_simd, &lim);
+  r->wgs_per_cu = g.wgs_per_cu;
+  r->waves_per_simd = g.waves_per_simd;
+  snprintf(r->occupancy_limit, sizeof r->occupancy_limit, "%s", lim);
+  if (g.wgs_per_cu < 1)
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: a workgroup does not fit on one CU (%s limit: %d waves of %d VGPRs, %d LDS bytes)",
+                    wp->name, lim, wp->waves_per_wg, wp->vgprs + wp->agprs, wp->lds_bytes);
+  fsim_status st = FSIM_OK;
+  int64_t total = fsim_wprog_workgroups(wp);
+  /* workgroup queues per simulated XCD */
+  g.xcd_next = calloc((size_t)g.xcds, sizeof *g.xcd_next);
+  g.xcd_launch = calloc((size_t)g.xcds, sizeof *g.xcd_launch);
+  g.xcd_end_id = calloc((size_t)g.xcds, sizeof *g.xcd_end_id);
+  if (!g.xcd_next || !g.xcd_launch || !g.xcd_end_id) goto oom;
+  reset_queues(&g, total, 0);
+  r->workgroups = total;
+  if (fsim__memsys_create(&g.mem, a, g.xcds, one_xcd ? 1.0 / g.xcd_total : 1.0) != 0) goto oom;
+  if (fsim__evq_init(&g.q, g.ncus * a->cu.simds) != 0) goto oom;
+  /* per-pattern memo */
+  g.row_base = calloc((size_t)wp->nlanes + 1, sizeof *g.row_base);
+  if (!g.row_base) goto oom;
+  int rows = 0;
+  for (int i = 0; i < wp->nlanes; i++) {
+    g.row_base[i] = rows;
+    rows += wp->lanes[i].rows;
+  }
+  g.patterns = malloc((size_t)(rows > 0 ? rows : 1) * 6 * sizeof *g.patterns);
+  g.line_pool_cap = (rows > 0 ? rows : 1) * 6 * wp->wave_size * 2;
+  g.line_pool = malloc((size_t)g.line_pool_cap * sizeof *g.line_pool);
+  if (!g.patterns || !g.line_pool) goto oom;
+  for (int i = 0; i < rows * 6; i++) g.patterns[i] = (fsim__pattern){-1, -1, 0};
+  /* CUs */
+  g.cus = calloc((size_t)g.ncus, sizeof *g.cus);
+  if (!g.cus) goto oom;
+  for (int c = 0; c < g.ncus; c++) {
+    fsim__cu *cu = &g.cus[c];
+    cu->index = c;
+    cu->xcd = c / g.cus_per_xcd;
+    cu->nwg_slots = g.wgs_per_cu;
+    cu->nwave_slots = g.wgs_per_cu * wp->waves_per_wg;
+    cu->simd = calloc((size_t)a->cu.simds, sizeof *cu->simd);
+    cu->wgs = calloc((size_t)cu->nwg_slots, sizeof *cu->wgs);
+    cu->waves = calloc((size_t)cu->nwave_slots, sizeof *cu->waves);
+    if (!cu->simd || !cu->wgs || !cu->waves) goto oom;
+    for (int s = 0; s < a->cu.simds; s++)
+      for (int k = 0; k < FSIM__IT_COUNT; k++) cu->simd[s].slot_used[k] = -1;
+    for (int w = 0; w < cu->nwave_slots; w++) {
+      size_t n = wp->nregs > 0 ? (size_t)wp->nregs : 1;
+      cu->waves[w].reg_ready = malloc(n * sizeof(int64_t));
+      cu->waves[w].reg_acc = malloc(n * sizeof(int64_t));
+      cu->waves[w].reg_producer = malloc(n);
+      if (!cu->waves[w].reg_ready || !cu->waves[w].reg_acc || !cu->waves[w].reg_producer) goto oom;
+    }
+    fsim__lds_init(&cu->lds, a);
+    if (fsim__vmem_create(&cu->vmem, a) != 0) goto oom;
+  }
+  if (record_timeline) {
+    g.timeline = json_array();
+    g.timeline_max = timeline_max;
+  }
+  int64_t t0 = 0;
+  int dead = 0;
+  if (warm) {
+    /* an identical launch first: caches hold what it left, as in a benchmark's repeats */
+    dead = run_kernel(&g, 0);
+    t0 = g.end_cycle + 1;
+    reset_stats(&g);
+    reset_queues(&g, total, t0);
+  }
+  if (!dead) dead = run_kernel(&g, t0);
+  if (dead) {
+    int64_t waiting = 0;
+    for (int c = 0; c < g.ncus; c++)
+      for (int w = 0; w < g.cus[c].nwave_slots; w++) waiting += g.cus[c].waves[w].state == FSIM__W_BARRIER;
+    st = FSIM_ERR(e, FSIM_EINVAL,
+                  "%s: deadlock: %lld waves wait at an s_barrier that the rest of their workgroup never reaches",
+                  wp->name, (long long)waiting);
+    goto done;
+  }
+  /* results */
+  r->cycles = g.end_cycle - t0;
+  r->wave_instructions = g.wave_instructions;
+  r->simulated_wave_instructions = g.wave_instructions;
+  double cyc = r->cycles > 0 ? (double)r->cycles : 1;
+  double mfma_busy = 0, valu_busy = 0;
+  for (int c = 0; c < g.ncus; c++) {
+    fsim__cu *cu = &g.cus[c];
+    for (int s = 0; s < a->cu.simds; s++) {
+      mfma_busy += (double)cu->simd[s].mfma.busy;
+      valu_busy += (double)cu->simd[s].valu_busy;
+      r->mfma_flops += cu->simd[s].mfma.flops;
+    }
+    r->util_lds += (double)cu->lds.stats.bank_cycles;
+    r->lds_bank_cycles += cu->lds.stats.bank_cycles;
+    r->lds_accesses += cu->lds.stats.accesses;
+    r->util_l1 += (double)cu->vmem.stats.lines * cu->vmem.l1_service;
+    r->l1_hits += cu->vmem.stats.l1_hits;
+    r->l1_misses += cu->vmem.stats.l1_misses;
+  }
+  double lanes = cyc * g.ncus * a->cu.simds;
+  r->util_mfma = mfma_busy / lanes;
+  r->util_valu = valu_busy / lanes;
+  r->util_lds /= cyc * g.ncus;
+  r->util_l1 /= cyc * g.ncus;
+  for (int x = 0; x < g.xcds; x++) {
+    r->l2_hits += g.mem.l2[x].stats.hits;
+    r->l2_misses += g.mem.l2[x].stats.misses;
+  }
+  r->util_l2 = g.mem.stats.l2_busy / (cyc * g.xcds * g.mem.l2_channels);
+  if (g.mem.has_mall) {
+    r->mall_hits = g.mem.mall.stats.hits;
+    r->mall_misses = g.mem.mall.stats.misses;
+    r->util_mall = g.mem.stats.mall_busy / (cyc * g.mem.mall_slices);
+  }
+  r->util_dram = g.mem.dram.stats.busy / (cyc * g.mem.dram.channels);
+  r->dram_read_bytes = g.mem.dram.stats.read_lines * ((int64_t)1 << g.mem.line_shift);
+  r->dram_write_bytes = g.mem.dram.stats.write_lines * ((int64_t)1 << g.mem.line_shift);
+  if (g.timeline && timeline) {
+    *timeline = g.timeline; /* handed to the caller */
+    g.timeline = NULL;
+  }
+  goto done;
+oom:
+  st = FSIM_ERR(e, FSIM_ENOMEM, "%s: out of memory setting up the simulation", wp->name);
+done:
+  gpu_free(&g);
+  return st;
+}
+
+/* The main loop of a program: the one holding the most executed instructions; -1 if none. */
+static int main_loop(const fsim_wp_program *p) {
+  int best = -1;
+  int64_t best_n = 0;
+  for (int l = 0; l < p->nloops; l++) {
+    int64_t n = p->loops[l].trip * fsim_wp_program_range_count(p, p->loops[l].begin + 1, p->loops[l].end);
+    if (n > best_n) best = l, best_n = n;
+  }
+  return best;
+}
+
+/* A copy of wp sharing its instructions, with each program's main loop run `trip` times. */
+static fsim_status clone_with_trip(const fsim_wprog *wp, const int *loops, int64_t trip, fsim_wprog *out,
+                                   fsim_err *e) {
+  *out = *wp;
+  out->programs = calloc((size_t)wp->nprograms, sizeof *out->programs);
+  if (out->programs == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  for (int i = 0; i < wp->nprograms; i++) {
+    out->programs[i] = wp->programs[i];
+    out->programs[i].loops = malloc((size_t)(wp->programs[i].nloops > 0 ? wp->programs[i].nloops : 1) *
+                                    sizeof(fsim_wp_loop));
+    if (out->programs[i].loops == NULL) {
+      for (int j = 0; j < i; j++) free(out->programs[j].loops);
+      free(out->programs);
+      return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+    }
+    memcpy(out->programs[i].loops, wp->programs[i].loops, (size_t)wp->programs[i].nloops * sizeof(fsim_wp_loop));
+    if (loops[i] >= 0) out->programs[i].loops[loops[i]].trip = trip;
+  }
+  return FSIM_OK;
+}
+
+static void clone_free(fsim_wprog *c) {
+  for (int i = 0; i < c->nprograms; i++) free(c->programs[i].loops);
+  free(c->programs);
+}
+
+static fsim_status write_timeline(const char *path, json_t *events, const fsim_arch *a, const fsim_wprog *wp,
+                                  fsim_err *e) {
+  json_t *root = json_object();
+  json_object_set_new(root, "traceEvents", events);
+  json_object_set_new(root, "displayTimeUnit", json_string("ns"));
+  json_t *meta = json_object();
+  json_object_set_new(meta, "tool", json_string("flysim " PACKAGE_VERSION));
+  json_object_set_new(meta, "arch", json_string(a->device.name));
+  json_object_set_new(meta, "kernel", json_string(wp->name));
+  json_object_set_new(meta, "clock_ghz", json_real(a->device.sustained_clock_ghz));
+  json_object_set_new(meta, "note", json_string("CU 0 only; one thread per wave slot; ts in microseconds"));
+  json_object_set_new(root, "metadata", meta);
+  /* written next to the target and renamed, so a failure leaves no partial file */
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+  int rc = json_dump_file(root, tmp, JSON_COMPACT | JSON_REAL_PRECISION(10));
+  json_decref(root);
+  if (rc != 0 || rename(tmp, path) != 0) {
+    remove(tmp);
+    return FSIM_ERR(e, FSIM_EIO, "--timeline %s: cannot write", path);
+  }
+  return FSIM_OK;
+}
+
+static void finish_result(const fsim_arch *a, fsim_sim_result *r) {
+  r->clock_ghz = a->device.sustained_clock_ghz;
+  r->kernel_us = (double)r->cycles / (r->clock_ghz * 1e3);
+  r->time_us = r->kernel_us + a->dispatch.launch_overhead_us;
+}
+
+fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_sim_opts *opts, fsim_sim_result *r,
+                         fsim_err *e) {
+  fsim_sim_opts def = {0};
+  if (opts == NULL) opts = &def;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  fsim_status st = fsim_wprog_validate(wp, a, e);
+  if (st != FSIM_OK) return st;
+  int tmax = opts->timeline_max_events > 0 ? opts->timeline_max_events : 200000;
+  json_t *tl = NULL;
+  if (!opts->sampled) {
+    st = run_once(a, wp, 0, opts->warm, opts->timeline_path != NULL, tmax, r, &tl, e);
+  } else {
+    int s1 = opts->sample_trips[0] > 0 ? opts->sample_trips[0] : 6;
+    int s2 = opts->sample_trips[1] > s1 ? opts->sample_trips[1] : 2 * s1;
+    int one_xcd = a->device.xcds > 1 && fsim_wprog_workgroups(wp) >= a->device.xcds;
+    int *loops = calloc((size_t)wp->nprograms, sizeof *loops);
+    if (loops == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+    int64_t trip = -1;
+    int uniform = 1;
+    for (int i = 0; i < wp->nprograms; i++) {
+      loops[i] = main_loop(&wp->programs[i]);
+      int64_t ti = loops[i] >= 0 ? wp->programs[i].loops[loops[i]].trip : -1;
+      if (trip < 0) trip = ti;
+      uniform &= ti == trip;
+    }
+    if (!uniform || trip <= s2) {
+      /* no steady state to extrapolate: only the XCD subset */
+      st = run_once(a, wp, one_xcd, opts->warm, opts->timeline_path != NULL, tmax, r, &tl, e);
+    } else {
+      fsim_wprog w1, w2;
+      fsim_sim_result r1;
+      st = clone_with_trip(wp, loops, s1, &w1, e);
+      if (st == FSIM_OK) {
+        st = clone_with_trip(wp, loops, s2, &w2, e);
+        if (st == FSIM_OK) {
+          st = run_once(a, &w1, one_xcd, opts->warm, 0, 0, &r1, NULL, e);
+          if (st == FSIM_OK) st = run_once(a, &w2, one_xcd, opts->warm, opts->timeline_path != NULL, tmax, r, &tl, e);
+          clone_free(&w2);
+        }
+        clone_free(&w1);
+      }
+      if (st == FSIM_OK) {
+        /* linear in the trip count: cycles(T) = cycles(s2) + (T - s2) * slope */
+        double k = (double)(trip - s2) / (s2 - s1);
+        r->sample_period_cycles = (double)(r->cycles - r1.cycles) / (s2 - s1);
+        r->cycles += (int64_t)(k * (double)(r->cycles - r1.cycles) + 0.5);
+        for (int i = 0; i < FSIM_STALL_COUNT; i++) r->stall[i] += k * (r->stall[i] - r1.stall[i]);
+        r->wave_cycles += k * (r->wave_cycles - r1.wave_cycles);
+        r->issue_cycles += k * (r->issue_cycles - r1.issue_cycles);
+        r->mfma_flops += k * (r->mfma_flops - r1.mfma_flops);
+#define EXTRAP(f) r->f += (int64_t)(k * (double)(r->f - r1.f))
+        EXTRAP(l1_hits);
+        EXTRAP(l1_misses);
+        EXTRAP(l2_hits);
+        EXTRAP(l2_misses);
+        EXTRAP(mall_hits);
+        EXTRAP(mall_misses);
+        EXTRAP(dram_read_bytes);
+        EXTRAP(dram_write_bytes);
+        EXTRAP(lds_bank_cycles);
+        EXTRAP(lds_accesses);
+#undef EXTRAP
+        r->simulated_wave_instructions += r1.simulated_wave_instructions;
+      }
+    }
+    free(loops);
+    if (st == FSIM_OK && one_xcd) {
+      /* the other XCDs did the same work in the same time */
+      int x = a->device.xcds;
+      for (int i = 0; i < FSIM_STALL_COUNT; i++) r->stall[i] *= x;
+      r->wave_cycles *= x;
+      r->issue_cycles *= x;
+      r->mfma_flops *= x;
+      r->waves *= x;
+      r->l1_hits *= x, r->l1_misses *= x, r->l2_hits *= x, r->l2_misses *= x;
+      r->mall_hits *= x, r->mall_misses *= x, r->dram_read_bytes *= x, r->dram_write_bytes *= x;
+      r->lds_bank_cycles *= x, r->lds_accesses *= x;
+    }
+    if (st == FSIM_OK) {
+      r->sampled = 1;
+      r->wave_instructions = fsim_wprog_total_wave_instructions(wp);
+    }
+  }
+  if (st == FSIM_OK && opts->timeline_path != NULL && tl != NULL) {
+    st = write_timeline(opts->timeline_path, tl, a, wp, e);
+    tl = NULL;
+  }
+  if (tl) json_decref(tl);
+  if (st != FSIM_OK) return st;
+  finish_result(a, r);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  r->host_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  return FSIM_OK;
+}

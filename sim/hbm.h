@@ -1,0 +1,33 @@
+/* DRAM (HBM on the Instinct parts, GDDR6 on the Radeon): independent channels, each a FIFO
+ * server whose rate is the pin bandwidth times the achievable fraction, split evenly; lines
+ * are interleaved over channels by a hash of the address.  Latency is the unloaded latency
+ * from the arch file; queueing adds to it when a channel saturates. */
+#ifndef FSIM_HBM_H
+#define FSIM_HBM_H
+
+#include <stdint.h>
+
+#include "sim/cache.h"
+
+typedef struct fsim__hbm {
+  int channels;
+  double *free_at;     /* per channel: cycle when it can take the next line */
+  double service;      /* cycles per line per channel */
+  double latency;      /* cycles */
+  struct {
+    int64_t read_lines, write_lines;
+    double busy;       /* channel-cycles spent serving */
+  } stats;
+} fsim__hbm;
+
+int fsim__hbm_create(fsim__hbm *h, int channels, double bytes_per_cycle_total, int line_bytes, double latency);
+void fsim__hbm_free(fsim__hbm *h);
+static inline int fsim__hbm_channel(const fsim__hbm *h, uint64_t line) {
+  return (int)((fsim__hash_line(line) >> 8) % (uint64_t)h->channels);
+}
+/* A line read arriving at t: returns when its data is back at the requester's cache. */
+double fsim__hbm_read(fsim__hbm *h, uint64_t line, double t);
+/* A line write (eviction) at t: takes bandwidth; returns when it is written. */
+double fsim__hbm_write(fsim__hbm *h, uint64_t line, double t);
+
+#endif

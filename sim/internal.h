@@ -1,0 +1,123 @@
+/* State shared by the simulator's CU and GPU code (cu.c, gpu.c).  Not installed. */
+#ifndef FSIM_SIM_INTERNAL_H
+#define FSIM_SIM_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/events.h"
+#include "sim/lds.h"
+#include "sim/memsys.h"
+#include "sim/sim.h"
+#include "sim/simd.h"
+#include "sim/vmem.h"
+
+enum { FSIM__W_FREE, FSIM__W_READY, FSIM__W_BARRIER, FSIM__W_DONE };
+
+/* What produced a register's value, for the stall reason of a dependence on it. */
+enum { FSIM__P_NONE, FSIM__P_VALU, FSIM__P_MFMA, FSIM__P_LDS, FSIM__P_VMEM, FSIM__P_SMEM, FSIM__P_SALU };
+
+typedef struct fsim__wave {
+  uint8_t state;
+  uint8_t depth;     /* open loops */
+  uint8_t prio;
+  uint8_t simd;
+  int16_t wg;        /* CU workgroup slot */
+  int16_t wave_in_wg;
+  int32_t pc;
+  const fsim_wp_program *prog;
+  int32_t loop[FSIM_WP_MAX_DEPTH];
+  int64_t iter[FSIM_WP_MAX_DEPTH];
+  int64_t ready_at;  /* earliest cycle the next instruction may issue */
+  int64_t dep_ready; /* when the current instruction's source registers are all readable */
+  int dep_reason;    /* the stall reason of the latest of them */
+  int64_t age;       /* dispatch order, for oldest-first arbitration */
+  int64_t *reg_ready;     /* per register: value readable at */
+  int64_t *reg_acc;       /* per register: readable as an MFMA accumulator at */
+  uint8_t *reg_producer;
+  int64_t vm_done[64];
+  int vm_head, vm_n;
+  int64_t lgkm_done[16];
+  int lgkm_head, lgkm_n;
+  int64_t start, issued;
+  double stall[FSIM_STALL_COUNT];
+} fsim__wave;
+
+typedef struct fsim__wg {
+  int active;
+  int64_t id;
+  int coord[3];
+  int waves_left;
+  int arrived;       /* waves at the current barrier */
+  int16_t wave_slot[32];
+  int64_t start;
+} fsim__wg;
+
+typedef struct fsim__cu {
+  int index, xcd;
+  fsim__simd *simd;        /* simds */
+  fsim__wave *waves;       /* wave slots */
+  int nwave_slots;
+  fsim__wg *wgs;
+  int nwg_slots, wgs_active;
+  int wgs_finished;        /* workgroups whose waves all ended, not yet freed */
+  int next_simd;           /* rotating start for placing a workgroup's waves */
+  fsim__lds lds;
+  fsim__vmem vmem;
+} fsim__cu;
+
+/* Per (lane table, row, width class): precomputed costs for an aligned base. */
+typedef struct fsim__pattern {
+  int lds_cycles;          /* -1: not computed */
+  int nlines;              /* -1: not computed */
+  int lines_at;            /* index into the line pool */
+} fsim__pattern;
+
+typedef struct fsim__gpu {
+  const fsim_arch *a;
+  const fsim_wprog *wp;
+  int ncus;                /* simulated CUs */
+  int xcds;                /* simulated XCDs */
+  int cus_per_xcd;
+  fsim__cu *cus;
+  fsim__memsys mem;
+  fsim__evq q;
+  int period;              /* issue period */
+  /* dispatch */
+  int64_t nwg;             /* workgroups to run (all of them, or XCD 0's share) */
+  int64_t *xcd_next;       /* per XCD: next workgroup id to dispatch, or -1 */
+  int64_t *xcd_launch;     /* per XCD: earliest cycle of its next launch */
+  int64_t *xcd_end_id;     /* per XCD: ids stop before this */
+  int64_t xcd_stride;      /* id step within one XCD's queue */
+  int xcd_total;           /* XCDs of the real device, for the id -> XCD map */
+  int wgs_per_cu;
+  int waves_per_simd;
+  int64_t wgs_done;
+  int64_t end_cycle;
+  int64_t age;
+  int64_t wave_instructions;
+  double valu_busy;
+  /* per-pattern memo */
+  int *row_base;           /* per lane table: index of its first row in patterns/6 */
+  fsim__pattern *patterns;
+  uint64_t *line_pool;
+  int line_pool_n, line_pool_cap;
+  uint64_t scratch_lines[FSIM_MAX_WAVE * 2];
+  /* results */
+  fsim_sim_result *r;
+  /* timeline (CU 0) */
+  void *timeline;          /* json_t array, or NULL */
+  int timeline_max, timeline_n;
+} fsim__gpu;
+
+/* cu.c */
+void fsim__cu_simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t);
+void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t);
+/* gpu.c: called by cu.c when a workgroup finishes */
+void fsim__gpu_wg_done(fsim__gpu *g, fsim__cu *cu, int64_t t);
+void fsim__gpu_schedule_simd(fsim__gpu *g, fsim__cu *cu, int s, int64_t t);
+/* timeline.c */
+void fsim__timeline_span(fsim__gpu *g, const fsim__cu *cu, int wave_slot, const char *name, const char *cat,
+                         int64_t t0, int64_t t1);
+
+#endif

@@ -1,0 +1,38 @@
+/* The LDS of one CU: banks, phases, ports.  An access of `width` bytes per lane is split
+ * into the phases the arch file lists for that width (lanes served together); in a phase,
+ * the cost is the largest number of distinct dwords any one bank must deliver (a broadcast
+ * of one dword costs once).  The bank array serves one phase-cycle per cycle for the whole
+ * CU; each SIMD reaches it through a port (shared by simds_per_port SIMDs) of
+ * port_bytes_per_clk.  Both are FIFO servers in a pipeline (banks, then the port); the data
+ * arrives `latency` cycles after the later of the two finishes. */
+#ifndef FSIM_LDS_H
+#define FSIM_LDS_H
+
+#include <stdint.h>
+
+#include "model/arch.h"
+
+/* Bank cycles for one access: the sum over phases of the worst bank's distinct dwords.
+ * offsets: wave_size per-lane byte offsets; active: lanes taking part; base: added to each.
+ * *degree (if not NULL) receives the worst phase's conflict degree. */
+int fsim_lds_bank_cycles(const fsim_arch *a, const int32_t *offsets, uint64_t active, int64_t base,
+                         int width, int *degree);
+
+typedef struct fsim__lds {
+  int simds_per_port;
+  int port_bpc;
+  int latency;
+  int64_t port_free[16];
+  int64_t bank_free;
+  struct {
+    int64_t accesses, bytes, bank_cycles, ideal_cycles;
+  } stats;
+} fsim__lds;
+
+void fsim__lds_init(fsim__lds *l, const fsim_arch *a);
+/* An access from SIMD s at t moving `bytes` with `bank_cycles`: returns when data is ready. */
+int64_t fsim__lds_access(fsim__lds *l, int s, int64_t t, int bytes, int bank_cycles);
+/* Bank-array time taken by a direct global-to-LDS write of `bytes` at t (no port). */
+void fsim__lds_dma_write(fsim__lds *l, int64_t t, int bytes, int bank_cycles);
+
+#endif

@@ -1,0 +1,120 @@
+/* The memory system below the CUs: see memsys.h. */
+#include "config.h"
+
+#include "sim/memsys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int fsim__memsys_create(fsim__memsys *m, const fsim_arch *a, int xcds, double share) {
+  memset(m, 0, sizeof *m);
+  const double clk = a->device.sustained_clock_ghz; /* cycles are of this clock */
+  m->xcds = xcds;
+  m->l2_channels = a->memory.l2_channels;
+  m->l2_service = (double)a->memory.l2_line / a->memory.l2_bytes_per_clk;
+  m->l2_latency = a->memory.l2_latency;
+  m->l2 = calloc((size_t)xcds, sizeof *m->l2);
+  m->l2_free = calloc((size_t)xcds * m->l2_channels, sizeof *m->l2_free);
+  if (m->l2 == NULL || m->l2_free == NULL) goto fail;
+  for (int x = 0; x < xcds; x++)
+    if (fsim__cache_create(&m->l2[x], a->memory.l2_bytes, a->memory.l2_line, a->memory.l2_ways) != 0) goto fail;
+  int shift = 0;
+  while ((1 << shift) < a->memory.l2_line) shift++;
+  m->line_shift = shift;
+
+  int slices = (int)(a->memory.dram_channels * share + 0.5);
+  if (slices < 1) slices = 1;
+  m->has_mall = a->memory.mall_bytes > 0;
+  if (m->has_mall) {
+    m->mall_slices = slices;
+    m->mall_free = calloc((size_t)slices, sizeof *m->mall_free);
+    if (m->mall_free == NULL) goto fail;
+    double mall_bpc = a->memory.mall_tbps * share * 1e12 / (clk * 1e9);
+    m->mall_service = a->memory.l2_line / (mall_bpc / slices);
+    m->mall_latency = a->memory.mall_latency;
+    if (fsim__cache_create(&m->mall, (int64_t)(a->memory.mall_bytes * share), a->memory.l2_line,
+                           a->memory.mall_ways) != 0)
+      goto fail;
+  }
+  double dram_bpc = a->memory.dram_bus_bits * a->memory.dram_gbps_per_pin / 8.0 * a->memory.dram_efficiency * share / clk;
+  if (fsim__hbm_create(&m->dram, slices, dram_bpc, a->memory.l2_line, a->memory.dram_latency) != 0) goto fail;
+  return 0;
+fail:
+  fsim__memsys_free(m);
+  return -1;
+}
+
+void fsim__memsys_free(fsim__memsys *m) {
+  for (int x = 0; m->l2 && x < m->xcds; x++) fsim__cache_free(&m->l2[x]);
+  free(m->l2);
+  free(m->l2_free);
+  fsim__cache_free(&m->mall);
+  free(m->mall_free);
+  fsim__hbm_free(&m->dram);
+  memset(m, 0, sizeof *m);
+}
+
+static inline int l2_channel(const fsim__memsys *m, uint64_t line) {
+  return (int)((fsim__hash_line(line) >> 4) % (uint64_t)m->l2_channels);
+}
+
+static inline double l2_serve(fsim__memsys *m, int x, uint64_t line, double t) {
+  double *f = &m->l2_free[x * m->l2_channels + l2_channel(m, line)];
+  double start = t > *f ? t : *f;
+  *f = start + m->l2_service;
+  m->stats.l2_busy += m->l2_service;
+  return start;
+}
+
+/* Writes a dirty line evicted from an L2 back to the MALL (or DRAM). */
+static void write_back_from_l2(fsim__memsys *m, uint64_t line, double t) {
+  if (!m->has_mall) {
+    fsim__hbm_write(&m->dram, line, t);
+    return;
+  }
+  int s = fsim__hbm_channel(&m->dram, line) % m->mall_slices;
+  double start = t > m->mall_free[s] ? t : m->mall_free[s];
+  m->mall_free[s] = start + m->mall_service;
+  m->stats.mall_busy += m->mall_service;
+  uint64_t victim;
+  if (fsim__cache_fill(&m->mall, line, start, 1, &victim)) fsim__hbm_write(&m->dram, victim, start);
+}
+
+double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, double t) {
+  m->stats.l2_reads++;
+  double start = l2_serve(m, x, line, t), ready;
+  if (fsim__cache_lookup(&m->l2[x], line, &ready)) {
+    double done = start + m->l2_latency;
+    return done > ready ? done : ready;
+  }
+  double done;
+  if (m->has_mall) {
+    m->stats.mall_reads++;
+    int s = fsim__hbm_channel(&m->dram, line) % m->mall_slices;
+    double ms = start > m->mall_free[s] ? start : m->mall_free[s];
+    m->mall_free[s] = ms + m->mall_service;
+    m->stats.mall_busy += m->mall_service;
+    if (fsim__cache_lookup(&m->mall, line, &ready)) {
+      done = ms + m->mall_latency;
+      if (ready > done) done = ready;
+    } else {
+      done = fsim__hbm_read(&m->dram, line, ms);
+      uint64_t victim;
+      if (fsim__cache_fill(&m->mall, line, done, 0, &victim)) fsim__hbm_write(&m->dram, victim, ms);
+    }
+  } else {
+    done = fsim__hbm_read(&m->dram, line, start);
+  }
+  uint64_t victim;
+  if (fsim__cache_fill(&m->l2[x], line, done, 0, &victim)) write_back_from_l2(m, victim, start);
+  return done;
+}
+
+double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, double t) {
+  m->stats.l2_writes++;
+  double start = l2_serve(m, x, line, t);
+  double done = start + m->l2_latency;
+  uint64_t victim;
+  if (fsim__cache_fill(&m->l2[x], line, done, 1, &victim)) write_back_from_l2(m, victim, start);
+  return done;
+}

@@ -1,0 +1,48 @@
+/* The memory system below the CUs: an L2 per XCD (banked into channels, each a FIFO server),
+ * the device-wide Infinity Cache (MALL, sliced like the DRAM channels it fronts) and DRAM.
+ * A request enters at the L2 of its CU's XCD; misses go to the MALL and then DRAM, and the
+ * line is filled on the way back with the time its data arrives.  Writes allocate in the L2
+ * (write-back); dirty lines evicted from the L2 go to the MALL, and from the MALL to DRAM.
+ *
+ * Latencies in the arch file are totals from issue, so a level's latency is added to the
+ * time the request starts service there (which already includes queueing above it). */
+#ifndef FSIM_MEMSYS_H
+#define FSIM_MEMSYS_H
+
+#include <stdint.h>
+
+#include "model/arch.h"
+#include "sim/cache.h"
+#include "sim/hbm.h"
+
+typedef struct fsim__memsys {
+  int xcds;
+  int line_shift;
+  fsim__cache *l2;        /* per XCD */
+  double *l2_free;        /* per XCD x channel */
+  int l2_channels;
+  double l2_service;      /* cycles per line per channel */
+  double l2_latency;
+  int has_mall;
+  fsim__cache mall;
+  double *mall_free;      /* per slice */
+  int mall_slices;
+  double mall_service;
+  double mall_latency;
+  fsim__hbm dram;
+  struct {
+    int64_t l2_reads, l2_writes, mall_reads;
+    double l2_busy, mall_busy;
+  } stats;
+} fsim__memsys;
+
+/* share: 1 for the whole device; 1/xcds when one XCD stands for all (sampled mode), which
+ * scales the shared MALL and DRAM to that XCD's part. */
+int fsim__memsys_create(fsim__memsys *m, const fsim_arch *a, int xcds, double share);
+void fsim__memsys_free(fsim__memsys *m);
+/* A line read from XCD x arriving at the L2 at t; returns when the data reaches the CU. */
+double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, double t);
+/* A line write from XCD x at t; returns when the L2 acknowledges it. */
+double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, double t);
+
+#endif

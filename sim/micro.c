@@ -1,0 +1,315 @@
+/* Microbenchmarks of the model: small wave programs, built here and run through the same
+ * simulator as any kernel, that measure what the arch file says the hardware does: MFMA
+ * throughput and dependent latency, LDS bank conflicts against stride, load latency per
+ * level (a pointer chase) and streaming bandwidth per level.  Tests assert that each one
+ * reproduces the arch file's physics; `flysim micro` prints them.
+ *
+ * Latency is the difference of two runs (one and two passes over the same footprint, or N
+ * and 2N cold lines) so that start-up and the cold first pass cancel; bandwidth is the
+ * difference of two warm launches (the caches hold what an identical launch left) of 2 and
+ * 6 passes, or of cold footprints of one and two units for HBM. */
+#include "config.h"
+
+#include "sim/micro.h"
+
+#include <string.h>
+
+#include "sim/lds.h"
+
+static fsim_status setup(fsim_wprog *wp, const fsim_arch *a, const char *name, int grid, int waves, int lds,
+                         fsim_err *e) {
+  fsim_status st = fsim_wprog_init(wp, name, e);
+  if (st != FSIM_OK) return st;
+  wp->grid[0] = grid;
+  wp->waves_per_wg = waves;
+  wp->wave_size = a->cu.wave_size;
+  wp->vgprs = 32;
+  wp->agprs = a->cu.max_agprs > 0 ? 32 : 0;
+  wp->sgprs = 16;
+  wp->lds_bytes = lds;
+  snprintf(wp->arch_gfx, sizeof wp->arch_gfx, "%s", a->device.gfx);
+  return fsim_wprog_set_programs(wp, 1, e);
+}
+
+static fsim_wp_reg reg(fsim_wprog *wp, const char *name) {
+  fsim_wp_reg r = {(uint16_t)fsim_wprog_reg(wp, name, NULL), 1};
+  return r;
+}
+
+static fsim_status run_warm(const fsim_arch *a, fsim_wprog *wp, int warm, fsim_sim_result *r, fsim_err *e) {
+  fsim_sim_opts o = {.warm = warm};
+  fsim_status st = fsim_sim_run(a, wp, &o, r, e);
+  fsim_wprog_free(wp);
+  return st;
+}
+
+fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, int waves_per_simd, int dependent,
+                            fsim_micro_result *out, fsim_err *e) {
+  memset(out, 0, sizeof *out);
+  const fsim_mfma_entry *m = fsim_arch_find_mfma(a, inst);
+  if (m == NULL) return FSIM_ERR(e, FSIM_EINVAL, "--inst %s: not an MFMA of %s (see 'flysim arch show')", inst, a->device.name);
+  if (waves_per_simd < 1 || waves_per_simd > a->cu.waves_per_simd)
+    return FSIM_ERR(e, FSIM_EINVAL, "--waves-per-simd %d: out of range [1, %d]", waves_per_simd, a->cu.waves_per_simd);
+  const int per_wave = 512, chains = 4;
+  fsim_wprog wp;
+  fsim_status st = setup(&wp, a, "micro_mfma", 1, waves_per_simd * a->cu.simds, 0, e);
+  if (st != FSIM_OK) return st;
+  /* independent: `chains` accumulators in rotation (each an accumulate chain, which the
+   * pipe forwards); dependent: each MFMA reads the previous one's result as its A operand */
+  fsim_wp_program *p = &wp.programs[0];
+  st = fsim_wp_program_loop_begin(p, per_wave / chains, e);
+  fsim_wp_reg b = reg(&wp, "b");
+  for (int k = 0; k < chains && st == FSIM_OK; k++) {
+    char cname[8], pname[8];
+    snprintf(cname, sizeof cname, "c%d", dependent ? (k + 1) % chains : k);
+    snprintf(pname, sizeof pname, "c%d", k);
+    fsim_wp_inst in = {.op = FSIM_OP_MFMA, .arg = (uint16_t)(m - a->mfma), .addr = -1, .addr2 = -1, .nsrc = 3};
+    in.dst = reg(&wp, cname);
+    in.src[0] = dependent ? reg(&wp, pname) : reg(&wp, "a");
+    in.src[1] = b;
+    in.src[2] = in.dst;
+    if (fsim_wp_program_append(p, &in, e) < 0) st = e ? e->code : FSIM_ENOMEM;
+  }
+  if (st == FSIM_OK) st = fsim_wp_program_loop_end(p, e);
+  if (st != FSIM_OK) {
+    fsim_wprog_free(&wp);
+    return st;
+  }
+  fsim_sim_result r;
+  if ((st = run_warm(a, &wp, 0, &r, e)) != FSIM_OK) return st;
+  out->cycles = r.cycles;
+  out->value = r.mfma_flops / (double)r.cycles; /* one CU ran */
+  out->cycles_per_instr = (double)r.cycles / ((double)per_wave * waves_per_simd);
+  out->expected = dependent ? m->latency : fsim_mfma_cycles(a, m);
+  return FSIM_OK;
+}
+
+fsim_status fsim_micro_lds(const fsim_arch *a, int stride, int width_bits, fsim_micro_result *out, fsim_err *e) {
+  memset(out, 0, sizeof *out);
+  if (width_bits != 32 && width_bits != 64 && width_bits != 128)
+    return FSIM_ERR(e, FSIM_EINVAL, "--width %d: expected 32, 64 or 128", width_bits);
+  int width = width_bits / 8;
+  if (stride < width || stride % 4 != 0 || stride > 65536)
+    return FSIM_ERR(e, FSIM_EINVAL, "--stride %d: expected a multiple of 4 from %d to 65536 bytes", stride, width);
+  int64_t span = (int64_t)stride * (a->cu.wave_size - 1) + width;
+  if (span > a->lds.max_bytes_per_wg)
+    return FSIM_ERR(e, FSIM_EINVAL, "--stride %d: %lld bytes exceed the %d bytes of LDS", stride, (long long)span,
+                    a->lds.max_bytes_per_wg);
+  fsim_wprog wp;
+  fsim_status st = setup(&wp, a, "micro_lds", 1, 1, (int)span, e);
+  if (st != FSIM_OK) return st;
+  int li = fsim_wprog_add_lanes(&wp, "strided", 1, e);
+  if (li < 0) {
+    fsim_wprog_free(&wp);
+    return e->code;
+  }
+  for (int l = 0; l < a->cu.wave_size; l++) wp.lanes[li].offset[l] = l * stride;
+  int degree = 1;
+  out->value = fsim_lds_bank_cycles(a, wp.lanes[li].offset, wp.lanes[li].active[0], 0, width, &degree);
+  out->degree = degree;
+  fsim_wp_addr ad;
+  memset(&ad, 0, sizeof ad);
+  snprintf(ad.name, sizeof ad.name, "x");
+  ad.space = FSIM_SPACE_LDS;
+  ad.lanes = li;
+  int ai = fsim_wprog_add_addr(&wp, &ad, e);
+  const int n = 256;
+  fsim_wp_program *p = &wp.programs[0];
+  st = ai < 0 ? e->code : fsim_wp_program_loop_begin(p, n, e);
+  for (int k = 0; k < 1 && st == FSIM_OK; k++) {
+    /* independent reads, with a wait every 8 to stay within the counter */
+    fsim_wp_inst rd = {.op = FSIM_OP_LDS_READ, .width = (uint8_t)width, .addr = ai, .addr2 = -1};
+    rd.dst = reg(&wp, "v");
+    if (fsim_wp_program_append(p, &rd, e) < 0) st = e->code;
+  }
+  if (st == FSIM_OK) st = fsim_wp_program_loop_end(p, e);
+  fsim_wp_inst w0 = {.op = FSIM_OP_WAITCNT, .arg = 0xffff, .arg2 = 0, .addr = -1, .addr2 = -1};
+  if (st == FSIM_OK && fsim_wp_program_append(p, &w0, e) < 0) st = e->code;
+  if (st != FSIM_OK) {
+    fsim_wprog_free(&wp);
+    return st;
+  }
+  fsim_sim_result r;
+  if ((st = run_warm(a, &wp, 0, &r, e)) != FSIM_OK) return st;
+  out->cycles = r.cycles;
+  out->cycles_per_instr = (double)(r.cycles - a->lds.latency) / n;
+  int port = (a->cu.wave_size * width + a->lds.port_bytes_per_clk - 1) / a->lds.port_bytes_per_clk;
+  out->expected = out->value > port ? out->value : port;
+  return FSIM_OK;
+}
+
+/* A pointer chase by one lane: `n` dependent loads over `lines` distinct lines spaced `step`
+ * bytes apart, `passes` times (or n fresh lines when passes == 0). */
+static fsim_status chase(const fsim_arch *a, int64_t lines, int64_t step, int passes, int64_t *cycles, fsim_err *e) {
+  fsim_wprog wp;
+  fsim_status st = setup(&wp, a, "micro_chase", 1, 1, 0, e);
+  if (st != FSIM_OK) return st;
+  int li = fsim_wprog_add_lanes(&wp, "one", 1, e);
+  if (li < 0) {
+    fsim_wprog_free(&wp);
+    return e->code;
+  }
+  wp.lanes[li].active[0] = 1;
+  fsim_wp_addr ad;
+  memset(&ad, 0, sizeof ad);
+  snprintf(ad.name, sizeof ad.name, "p");
+  ad.space = FSIM_SPACE_GLOBAL;
+  ad.lanes = li;
+  ad.nterms = 1;
+  ad.term[0].level = 1;
+  ad.term[0].stride = step;
+  ad.term[0].mod = 0;
+  int ai = fsim_wprog_add_addr(&wp, &ad, e);
+  fsim_wp_program *p = &wp.programs[0];
+  st = ai < 0 ? e->code : fsim_wp_program_loop_begin(p, passes, e);
+  if (st == FSIM_OK) st = fsim_wp_program_loop_begin(p, lines, e);
+  fsim_wp_inst ld = {.op = FSIM_OP_LOAD, .width = 4, .addr = ai, .addr2 = -1, .nsrc = 1};
+  ld.dst = reg(&wp, "ptr");
+  ld.src[0] = ld.dst;
+  if (st == FSIM_OK && fsim_wp_program_append(p, &ld, e) < 0) st = e->code;
+  if (st == FSIM_OK) st = fsim_wp_program_loop_end(p, e);
+  if (st == FSIM_OK) st = fsim_wp_program_loop_end(p, e);
+  fsim_wp_inst w0 = {.op = FSIM_OP_WAITCNT, .arg = 0, .arg2 = 0xffff, .addr = -1, .addr2 = -1};
+  if (st == FSIM_OK && fsim_wp_program_append(p, &w0, e) < 0) st = e->code;
+  if (st != FSIM_OK) {
+    fsim_wprog_free(&wp);
+    return st;
+  }
+  fsim_sim_result r;
+  if ((st = run_warm(a, &wp, 0, &r, e)) != FSIM_OK) return st;
+  *cycles = r.cycles;
+  return FSIM_OK;
+}
+
+static int level_index(const char *level) {
+  static const char *names[] = {"l1", "l2", "mall", "hbm", "lds"};
+  for (int i = 0; i < 5; i++)
+    if (strcmp(level, names[i]) == 0) return i;
+  return -1;
+}
+
+fsim_status fsim_micro_latency(const fsim_arch *a, const char *level, fsim_micro_result *out, fsim_err *e) {
+  memset(out, 0, sizeof *out);
+  int li = level_index(level);
+  if (li < 0 || li > 3) return FSIM_ERR(e, FSIM_EINVAL, "--level %s: expected l1, l2, mall or hbm", level);
+  if (li == 2 && a->memory.mall_bytes == 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--level mall: %s has no Infinity Cache", a->device.name);
+  int line = a->memory.l2_line;
+  /* footprints that fit the level and not the one above it */
+  int64_t foot[3] = {a->memory.l1_bytes / 2, (int64_t)a->memory.l1_bytes * 8,
+                     (int64_t)a->memory.l2_bytes * 2};
+  if (foot[1] > a->memory.l2_bytes / 2) foot[1] = a->memory.l2_bytes / 2;
+  int64_t c1, c2, n;
+  fsim_status st;
+  if (li == 3) {
+    n = 2048; /* fresh lines: every load misses everywhere */
+    if ((st = chase(a, n, line * 2, 1, &c1, e)) != FSIM_OK) return st;
+    if ((st = chase(a, 2 * n, line * 2, 1, &c2, e)) != FSIM_OK) return st;
+  } else {
+    n = foot[li] / line;
+    if ((st = chase(a, n, line, 1, &c1, e)) != FSIM_OK) return st;
+    if ((st = chase(a, n, line, 2, &c2, e)) != FSIM_OK) return st;
+  }
+  out->cycles = c2;
+  out->value = (double)(c2 - c1) / (double)n;
+  out->cycles_per_instr = out->value;
+  out->expected = li == 0 ? a->memory.l1_latency : li == 1 ? a->memory.l2_latency
+                : li == 2 ? a->memory.mall_latency : a->memory.dram_latency;
+  return FSIM_OK;
+}
+
+/* Streaming: every wave of every CU loads 16 B per lane over its own share of a footprint
+ * that fits level li (and not the level above), `passes` times; for HBM the footprint is
+ * cold and `scale` times the base size. */
+static fsim_status stream(const fsim_arch *a, int li, int passes, int scale, fsim_sim_result *r, int64_t *bytes,
+                          fsim_err *e) {
+  /* L1 and LDS: 4 waves per SIMD; below L1 one wave per SIMD, so each wave's loads cover
+   * distinct lines (an oldest-first wave issues its loads back to back). */
+  const int waves = (li == 0 || li == 4 ? 4 : 1) * a->cu.simds;
+  int grid = a->device.cus;
+  int64_t per_wave_load = (int64_t)a->cu.wave_size * 16;
+  int64_t per_wg; /* bytes per workgroup, one workgroup per CU */
+  switch (li) {
+  case 0: per_wg = a->memory.l1_bytes / 2; break;
+  case 1: per_wg = (int64_t)a->memory.l2_bytes / 2 / (a->device.cus / a->device.xcds); break;
+  case 2: per_wg = (int64_t)a->memory.l2_bytes * 2 / (a->device.cus / a->device.xcds); break;
+  default: per_wg = ((int64_t)1 << 18) * scale; break;
+  }
+  int64_t fit = per_wg / (per_wave_load * waves); /* loads per wave that cover the footprint */
+  if (fit < 1) fit = 1;
+  int64_t iters = li == 0 && fit < 16 ? 16 : fit; /* L1: repeats, to cover latency */
+  fsim_wprog wp;
+  fsim_status st = setup(&wp, a, "micro_stream", grid, waves, li == 4 ? 65536 : 0, e);
+  if (st != FSIM_OK) return st;
+  int lanes = fsim_wprog_add_lanes(&wp, "lin", 1, e);
+  if (lanes < 0) {
+    fsim_wprog_free(&wp);
+    return e->code;
+  }
+  for (int l = 0; l < a->cu.wave_size; l++) wp.lanes[lanes].offset[l] = l * 16;
+  fsim_wp_addr ad;
+  memset(&ad, 0, sizeof ad);
+  snprintf(ad.name, sizeof ad.name, "s");
+  ad.lanes = lanes;
+  fsim_wp_inst ld;
+  if (li == 4) {
+    ad.space = FSIM_SPACE_LDS;
+    ld = (fsim_wp_inst){.op = FSIM_OP_LDS_READ, .width = 16, .addr2 = -1};
+    iters = 256;
+  } else {
+    ad.space = FSIM_SPACE_GLOBAL;
+    ad.wave_stride = per_wave_load;
+    ad.wg_stride[0] = fit * per_wave_load * waves;
+    ad.nterms = 1;
+    ad.term[0].level = 1;
+    ad.term[0].stride = per_wave_load * waves;
+    ad.term[0].mod = (int32_t)fit;
+    ld = (fsim_wp_inst){.op = FSIM_OP_LOAD, .width = 16, .addr2 = -1};
+    if (li == 3) iters = fit; /* each line once */
+  }
+  ld.addr = fsim_wprog_add_addr(&wp, &ad, e);
+  ld.dst = reg(&wp, "v");
+  fsim_wp_program *p = &wp.programs[0];
+  st = ld.addr < 0 ? e->code : fsim_wp_program_loop_begin(p, passes, e);
+  if (st == FSIM_OK) st = fsim_wp_program_loop_begin(p, iters, e);
+  if (st == FSIM_OK && fsim_wp_program_append(p, &ld, e) < 0) st = e->code;
+  if (st == FSIM_OK) st = fsim_wp_program_loop_end(p, e);
+  if (st == FSIM_OK) st = fsim_wp_program_loop_end(p, e);
+  fsim_wp_inst w0 = {.op = FSIM_OP_WAITCNT, .arg = li == 4 ? 0xffff : 0, .arg2 = li == 4 ? 0 : 0xffff, .addr = -1,
+                     .addr2 = -1};
+  if (st == FSIM_OK && fsim_wp_program_append(p, &w0, e) < 0) st = e->code;
+  if (st != FSIM_OK) {
+    fsim_wprog_free(&wp);
+    return st;
+  }
+  *bytes = (int64_t)grid * waves * iters * per_wave_load * passes;
+  return run_warm(a, &wp, li != 3, r, e);
+}
+
+fsim_status fsim_micro_bandwidth(const fsim_arch *a, const char *level, fsim_micro_result *out, fsim_err *e) {
+  memset(out, 0, sizeof *out);
+  int li = level_index(level);
+  if (li < 0) return FSIM_ERR(e, FSIM_EINVAL, "--level %s: expected lds, l1, l2, mall or hbm", level);
+  if (li == 2 && a->memory.mall_bytes == 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--level mall: %s has no Infinity Cache", a->device.name);
+  fsim_sim_result r1, r2;
+  int64_t b1, b2;
+  fsim_status st;
+  /* Warm launches (after an identical one) of 2 and 6 passes, or for HBM cold footprints of
+   * one and two units; the difference leaves out start-up and drain. */
+  if ((st = stream(a, li, li == 3 ? 1 : 2, 1, &r1, &b1, e)) != FSIM_OK) return st;
+  if ((st = stream(a, li, li == 3 ? 1 : 6, 2, &r2, &b2, e)) != FSIM_OK) return st;
+  out->cycles = r2.cycles;
+  out->value = (double)(b2 - b1) / ((double)(r2.cycles - r1.cycles) / (a->device.sustained_clock_ghz * 1e9)) / 1e12;
+  fsim_arch_derived d;
+  fsim_arch_derive(a, &d);
+  double scale = a->device.sustained_clock_ghz / a->device.clock_ghz; /* derived figures are at the peak clock */
+  switch (li) {
+  case 0: out->expected = d.l1_tbps * scale; break;
+  case 1: out->expected = d.l2_tbps * scale; break;
+  case 2: out->expected = a->memory.mall_tbps; break;
+  case 3: out->expected = d.dram_tbps * a->memory.dram_efficiency; break;
+  default: out->expected = d.lds_tbps * scale; break;
+  }
+  return FSIM_OK;
+}

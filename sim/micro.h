@@ -1,0 +1,31 @@
+/* Microbenchmarks of the model (see micro.c): each builds a small wave program, simulates
+ * it and returns what it measured beside what the arch file implies. */
+#ifndef FSIM_MICRO_H
+#define FSIM_MICRO_H
+
+#include <stdint.h>
+
+#include "sim/sim.h"
+
+typedef struct fsim_micro_result {
+  int64_t cycles;          /* of the (last) simulation */
+  double value;            /* mfma: FLOP/clk/CU; lds: bank cycles; latency: cycles; bandwidth: TB/s */
+  double cycles_per_instr;
+  double expected;         /* what the arch file implies for the measured quantity */
+  int degree;              /* lds: worst conflict degree */
+} fsim_micro_result;
+
+/* Throughput (independent accumulators) or dependent latency (each MFMA reads the previous
+ * result as its A operand) of one instruction, waves_per_simd waves on each SIMD of one CU.
+ * expected: pipe cycles (independent) or latency (dependent), per instruction and wave. */
+fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, int waves_per_simd, int dependent,
+                            fsim_micro_result *out, fsim_err *e);
+/* One wave reading width_bits per lane at lane * stride bytes. expected: cycles per read. */
+fsim_status fsim_micro_lds(const fsim_arch *a, int stride, int width_bits, fsim_micro_result *out, fsim_err *e);
+/* Pointer-chase latency at level l1, l2, mall or hbm. expected: the arch's latency. */
+fsim_status fsim_micro_latency(const fsim_arch *a, const char *level, fsim_micro_result *out, fsim_err *e);
+/* Whole-GPU streaming bandwidth at level lds, l1, l2, mall or hbm, TB/s at the sustained
+ * clock. expected: the arch's peak for that level at the sustained clock (HBM: achievable). */
+fsim_status fsim_micro_bandwidth(const fsim_arch *a, const char *level, fsim_micro_result *out, fsim_err *e);
+
+#endif

@@ -1,0 +1,98 @@
+/* The cycle-level simulator's public interface: run a wave program (traces/wprog.h) on a GPU
+ * described by an arch file and get the kernel's cycles and time, per-unit utilisation,
+ * cache behaviour, occupancy and a stall breakdown, optionally with a Chrome/Perfetto
+ * timeline of CU 0.
+ *
+ * The model, unit by unit (one struct and file each): events.c (calendar queue of SIMD
+ * wake-ups), simd.h and mfma.h (issue slots, VALU and matrix pipes), lds.c (banks, phases,
+ * ports), vmem.c (coalescer and vector L1), cache.c, memsys.c (L2 per XCD, Infinity Cache),
+ * hbm.c (DRAM channels), cu.c (waves, issue rules, waitcnt, barriers), gpu.c (dispatch of
+ * workgroups to XCDs and CUs, the run loop, sampling).  docs/simulator.md describes it.
+ *
+ * Time is counted in cycles of the arch's sustained clock and converted to microseconds
+ * with it.  Runs are deterministic: the same inputs give the same result, bit for bit. */
+#ifndef FSIM_SIM_H
+#define FSIM_SIM_H
+
+#include <stdint.h>
+
+#include "model/arch.h"
+#include "traces/wprog.h"
+#include "util/status.h"
+
+/* X(enum suffix, name) */
+#define FSIM_STALL_TABLE(X)          \
+  X(DEP_VALU, "dep_valu")            \
+  X(DEP_MFMA, "dep_mfma")            \
+  X(DEP_LDS, "dep_lds")              \
+  X(DEP_VMEM, "dep_vmem")            \
+  X(DEP_SMEM, "dep_smem")            \
+  X(PIPE_VALU, "pipe_valu")          \
+  X(PIPE_MFMA, "pipe_mfma")          \
+  X(WAIT_VMCNT, "waitcnt_vm")        \
+  X(WAIT_LGKMCNT, "waitcnt_lgkm")    \
+  X(QUEUE_FULL, "queue_full")        \
+  X(BARRIER, "barrier")              \
+  X(ISSUE, "issue_slot")             \
+  X(FIXED, "branch_nop")
+
+typedef enum fsim_stall {
+#define FSIM__STALL_ENUM(id, name) FSIM_STALL_##id,
+  FSIM_STALL_TABLE(FSIM__STALL_ENUM)
+#undef FSIM__STALL_ENUM
+  FSIM_STALL_COUNT
+} fsim_stall;
+
+const char *fsim_stall_name(fsim_stall s);
+
+typedef struct fsim_sim_opts {
+  int sampled;               /* 1: simulate XCD 0's share with shortened main loops and extrapolate */
+  int warm;                  /* 1: time a launch that follows an identical one (warm caches) */
+  int sample_trips[2];       /* main-loop trip counts of the two sampled runs (default 6 and 12) */
+  const char *timeline_path; /* write a Chrome trace of CU 0 here (NULL: none) */
+  int timeline_max_events;   /* 0: 200000 */
+} fsim_sim_opts;
+
+typedef struct fsim_sim_result {
+  int64_t cycles;            /* first dispatch to the last workgroup's end */
+  double kernel_us;          /* cycles at the sustained clock */
+  double time_us;            /* kernel_us + the arch's launch overhead */
+  double clock_ghz;          /* the clock used */
+  int64_t wave_instructions; /* executed, all waves */
+  int64_t simulated_wave_instructions; /* what the simulator actually stepped (less when sampled) */
+  int64_t workgroups;
+  double host_seconds;
+  int sampled;               /* 1: the numbers above are extrapolated from a sampled run */
+  double sample_period_cycles; /* sampled: cycles per main-loop iteration (all of XCD 0) */
+
+  /* occupancy */
+  int wgs_per_cu;            /* resident workgroups per CU the resources allow */
+  int waves_per_simd;        /* resident waves per SIMD at that occupancy */
+  char occupancy_limit[32];  /* what limits it: "waves", "vgprs", "sgprs", "lds", "workgroups" */
+
+  /* utilisation over the kernel's cycles, 0..1 */
+  double util_mfma, util_valu, util_lds, util_l1, util_l2, util_mall, util_dram;
+  double mfma_flops;         /* FLOPs the MFMAs performed */
+
+  /* memory */
+  int64_t l1_hits, l1_misses, l2_hits, l2_misses, mall_hits, mall_misses;
+  int64_t dram_read_bytes, dram_write_bytes;
+  int64_t lds_bank_cycles, lds_accesses;
+
+  /* stalls: cycles summed over all waves, by reason, plus issue cycles and lifetimes */
+  double stall[FSIM_STALL_COUNT];
+  double wave_cycles;        /* sum of wave lifetimes */
+  double issue_cycles;       /* sum of instructions issued x issue period */
+  int64_t waves;             /* waves that ran */
+} fsim_sim_result;
+
+/* Runs wp on arch a.  Fails with FSIM_EINVAL when the program does not fit the arch (it is
+ * validated first), FSIM_EIO when the timeline cannot be written. */
+fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_sim_opts *opts, fsim_sim_result *r,
+                         fsim_err *e);
+
+/* Occupancy the resources of wp allow on a (also used by model/): workgroups per CU and the
+ * limiting resource's name. */
+int fsim_sim_occupancy(const fsim_arch *a, const fsim_wprog *wp, int *waves_per_simd, const char **limit);
+
+#endif

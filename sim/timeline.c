@@ -1,0 +1,33 @@
+/* The timeline: Chrome trace events ("X" spans) for the waves of CU 0, which Perfetto and
+ * chrome://tracing open.  Each wave slot is a thread; instructions are spans named by their
+ * class or MFMA, stalls are spans named by their reason.  Recording stops after the event
+ * limit so that a long run stays loadable. */
+#include "config.h"
+
+#include <jansson.h>
+
+#include "sim/internal.h"
+
+void fsim__timeline_span(fsim__gpu *g, const fsim__cu *cu, int wave_slot, const char *name, const char *cat,
+                         int64_t t0, int64_t t1) {
+  if (g->timeline_n >= g->timeline_max) return;
+  g->timeline_n++;
+  double per_us = g->a->device.sustained_clock_ghz * 1e3; /* cycles per microsecond */
+  json_t *ev = json_object();
+  json_object_set_new(ev, "name", json_string(name));
+  json_object_set_new(ev, "cat", json_string(cat));
+  json_object_set_new(ev, "ph", json_string("X"));
+  json_object_set_new(ev, "ts", json_real((double)t0 / per_us));
+  json_object_set_new(ev, "dur", json_real((double)(t1 - t0) / per_us));
+  json_object_set_new(ev, "pid", json_integer(cu->index));
+  json_object_set_new(ev, "tid", json_integer(wave_slot));
+  json_t *args = json_object();
+  json_object_set_new(args, "cycle", json_integer(t0));
+  json_object_set_new(args, "cycles", json_integer(t1 - t0));
+  const fsim__wave *w = &cu->waves[wave_slot];
+  json_object_set_new(args, "workgroup", json_integer(cu->wgs[w->wg].id));
+  json_object_set_new(args, "wave", json_integer(w->wave_in_wg));
+  json_object_set_new(args, "simd", json_integer(w->simd));
+  json_object_set_new(ev, "args", args);
+  json_array_append_new((json_t *)g->timeline, ev);
+}

@@ -1,0 +1,70 @@
+/* The coalescer and vector L1 of one CU: see vmem.h. */
+#include "config.h"
+
+#include "sim/vmem.h"
+
+#include <string.h>
+
+int fsim_vmem_coalesce(const int32_t *offsets, uint64_t active, int wave_size, int64_t base, int width,
+                       int line_shift, uint64_t *lines) {
+  int n = 0;
+  for (int lane = 0; lane < wave_size; lane++) {
+    if (!((active >> lane) & 1)) continue;
+    int64_t a0 = base + offsets[lane];
+    uint64_t first = (uint64_t)a0 >> line_shift, last = (uint64_t)(a0 + width - 1) >> line_shift;
+    for (uint64_t l = first; l <= last; l++) {
+      /* insertion into the sorted unique list; lanes usually ascend, so this is short */
+      int i = n;
+      while (i > 0 && lines[i - 1] > l) i--;
+      if (i > 0 && lines[i - 1] == l) continue;
+      memmove(&lines[i + 1], &lines[i], (size_t)(n - i) * sizeof *lines);
+      lines[i] = l;
+      n++;
+    }
+  }
+  return n;
+}
+
+int fsim__vmem_create(fsim__vmem *v, const fsim_arch *a) {
+  memset(v, 0, sizeof *v);
+  v->l1_service = (double)a->memory.l1_line / a->memory.l1_bytes_per_clk;
+  v->l1_latency = a->memory.l1_latency;
+  return fsim__cache_create(&v->l1, a->memory.l1_bytes, a->memory.l1_line, a->memory.l1_ways);
+}
+
+void fsim__vmem_free(fsim__vmem *v) { fsim__cache_free(&v->l1); }
+
+double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t) {
+  v->stats.loads++;
+  v->stats.lines += n;
+  double done = t;
+  for (int i = 0; i < n; i++) {
+    double start = t > v->l1_free ? t : v->l1_free;
+    v->l1_free = start + v->l1_service;
+    double ready, d;
+    if (fsim__cache_lookup(&v->l1, lines[i], &ready)) {
+      v->stats.l1_hits++;
+      d = start + v->l1_latency;
+      if (ready > d) d = ready;
+    } else {
+      v->stats.l1_misses++;
+      d = fsim__memsys_read(m, x, lines[i], start);
+      fsim__cache_fill(&v->l1, lines[i], d, 0, NULL);
+    }
+    if (d > done) done = d;
+  }
+  return done;
+}
+
+double fsim__vmem_store(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t) {
+  v->stats.stores++;
+  v->stats.lines += n;
+  double done = t;
+  for (int i = 0; i < n; i++) {
+    double start = t > v->l1_free ? t : v->l1_free;
+    v->l1_free = start + v->l1_service;
+    double d = fsim__memsys_write(m, x, lines[i], start);
+    if (d > done) done = d;
+  }
+  return done;
+}

@@ -1,0 +1,34 @@
+/* The vector memory path of one CU: the coalescer, which turns a wave's per-lane addresses
+ * into the set of cache lines it touches, and the vector L1 (tags, LRU, bandwidth).  Misses
+ * go to the memory system of the CU's XCD.  Stores write through to the L2 (no L1 allocate). */
+#ifndef FSIM_VMEM_H
+#define FSIM_VMEM_H
+
+#include <stdint.h>
+
+#include "sim/cache.h"
+#include "sim/memsys.h"
+
+/* Unique lines (address >> line_shift) touched by the active lanes, each reading `width`
+ * bytes at base + offsets[lane]; sorted ascending.  Returns the count (at most wave_size * 2). */
+int fsim_vmem_coalesce(const int32_t *offsets, uint64_t active, int wave_size, int64_t base, int width,
+                       int line_shift, uint64_t *lines);
+
+typedef struct fsim__vmem {
+  fsim__cache l1;
+  double l1_free;       /* L1 port */
+  double l1_service;    /* cycles per line */
+  double l1_latency;
+  struct {
+    int64_t loads, stores, lines, l1_hits, l1_misses;
+  } stats;
+} fsim__vmem;
+
+int fsim__vmem_create(fsim__vmem *v, const fsim_arch *a);
+void fsim__vmem_free(fsim__vmem *v);
+/* A load of n lines at t from a CU of XCD x; returns when all data is back. */
+double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t);
+/* A store of n lines; returns when the last write is acknowledged. */
+double fsim__vmem_store(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t);
+
+#endif

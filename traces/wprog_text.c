@@ -1,0 +1,653 @@
+/* The text form of wave programs: a small line-oriented language of our own (docs/traces.md),
+ * read by a hand-written parser because no standard format fits it.  Every error names the
+ * file and line.  fsim_wprog_print writes the same language, and parsing its output gives
+ * back an equal description (tests/check_traces.c checks the round trip).
+ *
+ *   kernel NAME
+ *   grid X [Y [Z]]
+ *   waves N
+ *   resources vgprs=N agprs=N sgprs=N lds=BYTES
+ *   remap none | xcd N [group_m G]
+ *   lanes NAME [rows=R] [active=MASK] = linear STRIDE [wave=STRIDE] | V0 V1 ... (R x wave_size values)
+ *   addr NAME global|lds lanes=L [base=B] [wave=S] [wg=SX,SY,SZ] [iter=LEVEL:STRIDE[:MOD[:PHASE]]]...
+ *   program [waves=LIST]
+ *     INSTRUCTION...
+ *
+ * Instructions: salu, valu [cycles=N], mfma INST, lds_read bW [tr], lds_write bW, load bW,
+ * store bW, load_lds bW, smem, branch, waitcnt [vmcnt=N] [lgkmcnt=N], barrier, setprio N, nop N,
+ * loop N ... end.  Registers: "DST <- SRC SRC"; addresses: "@NAME". */
+#include "config.h"
+
+#include "traces/wprog.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TOKENS 4200
+
+typedef struct parser {
+  fsim_wprog *wp;
+  const fsim_arch *a;
+  const char *src;   /* file name for messages */
+  int line;
+  fsim_err *e;
+  int cur_program;   /* -1 before the first "program" */
+  int seen_waves;
+  int programs_declared;
+  /* program declarations are collected first, then created when the first one opens */
+  char *tok[MAX_TOKENS];
+  int ntok;
+} parser;
+
+#define PERR(p, ...) perr_at((p), __FILE__, __LINE__, __VA_ARGS__)
+static fsim_status perr_at(parser *p, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#include <stdarg.h>
+static fsim_status perr_at(parser *p, const char *file, int line, const char *fmt, ...) {
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return fsim__err_set(p->e, FSIM_EINVAL, file, line, "%s:%d: %s", p->src, p->line, msg);
+}
+
+static int parse_i64(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 0);
+  if (*s == '\0' || *end != '\0' || errno == ERANGE) return -1;
+  *out = v;
+  return 0;
+}
+
+static fsim_status want_int(parser *p, const char *what, const char *s, int64_t lo, int64_t hi, int64_t *out) {
+  if (parse_i64(s, out) != 0) return PERR(p, "%s: '%s' is not an integer", what, s);
+  if (*out < lo || *out > hi)
+    return PERR(p, "%s: %" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]", what, *out, lo, hi);
+  return FSIM_OK;
+}
+
+/* "key=value" -> value if the key matches, else NULL. */
+static const char *kv(const char *tok, const char *key) {
+  size_t n = strlen(key);
+  return strncmp(tok, key, n) == 0 && tok[n] == '=' ? tok + n + 1 : NULL;
+}
+
+static fsim_status ensure_programs(parser *p) {
+  if (p->wp->programs != NULL) return FSIM_OK;
+  /* One program per "program" line is unknown in advance: start with waves_per_wg slots
+   * and trim nothing (unused programs are never assigned and are skipped by print). */
+  return fsim_wprog_set_programs(p->wp, p->wp->waves_per_wg, p->e) == FSIM_OK ? FSIM_OK : PERR(p, "%s", p->e->msg);
+}
+
+static fsim_status parse_reg(parser *p, const char *name, fsim_wp_reg *r) {
+  if (!isalpha((unsigned char)name[0]) && name[0] != '_') return PERR(p, "'%s' is not a register name", name);
+  for (const char *c = name; *c; c++)
+    if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.') return PERR(p, "'%s' is not a register name", name);
+  int id = fsim_wprog_reg(p->wp, name, p->e);
+  if (id < 0) return PERR(p, "%s", p->e->msg);
+  r->first = (uint16_t)id;
+  r->count = 1;
+  return FSIM_OK;
+}
+
+static fsim_status parse_width(parser *p, const char *t, uint8_t *w) {
+  static const struct {
+    const char *n;
+    int bytes;
+  } widths[] = {{"b8", 1}, {"b16", 2}, {"b32", 4}, {"b64", 8}, {"b96", 12}, {"b128", 16}};
+  for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+    if (strcmp(t, widths[i].n) == 0) {
+      *w = (uint8_t)widths[i].bytes;
+      return FSIM_OK;
+    }
+  return PERR(p, "'%s' is not an access width (b8 b16 b32 b64 b96 b128)", t);
+}
+
+static fsim_status parse_addr_ref(parser *p, const char *t, int32_t *out) {
+  if (t[0] != '@') return PERR(p, "expected an address '@NAME', got '%s'", t);
+  int i = fsim_wprog_find_addr(p->wp, t + 1);
+  if (i < 0) return PERR(p, "no address named '%s' (declare it with 'addr' first)", t + 1);
+  *out = i;
+  return FSIM_OK;
+}
+
+static fsim_status parse_instruction(parser *p) {
+  fsim_wprog *wp = p->wp;
+  if (p->cur_program < 0) return PERR(p, "'%s' outside a program (start one with 'program')", p->tok[0]);
+  fsim_wp_program *prog = &wp->programs[p->cur_program];
+  fsim_op op;
+  if (fsim_op_parse(p->tok[0], &op) != 0) return PERR(p, "'%s' is not an instruction class", p->tok[0]);
+  fsim_wp_inst in = {.op = (uint8_t)op, .addr = -1, .addr2 = -1};
+  int i = 1;
+  int64_t v;
+  fsim_status st;
+  switch (op) {
+  case FSIM_OP_LOOP:
+    if (p->ntok != 2) return PERR(p, "loop: expected 'loop TRIP'");
+    if ((st = want_int(p, "loop", p->tok[1], 1, INT64_C(1) << 40, &v)) != FSIM_OK) return st;
+    if (fsim_wp_program_loop_begin(prog, v, p->e) != FSIM_OK) return PERR(p, "%s", p->e->msg);
+    return FSIM_OK;
+  case FSIM_OP_END:
+    if (p->ntok != 1) return PERR(p, "end: takes no arguments");
+    if (fsim_wp_program_loop_end(prog, p->e) != FSIM_OK) return PERR(p, "%s", p->e->msg);
+    return FSIM_OK;
+  case FSIM_OP_WAITCNT:
+    in.arg = in.arg2 = 0xffff;
+    for (; i < p->ntok; i++) {
+      const char *val;
+      if ((val = kv(p->tok[i], "vmcnt")) != NULL) {
+        if ((st = want_int(p, "vmcnt", val, 0, 63, &v)) != FSIM_OK) return st;
+        in.arg = (uint16_t)v;
+      } else if ((val = kv(p->tok[i], "lgkmcnt")) != NULL) {
+        if ((st = want_int(p, "lgkmcnt", val, 0, 15, &v)) != FSIM_OK) return st;
+        in.arg2 = (uint16_t)v;
+      } else {
+        return PERR(p, "waitcnt: unexpected '%s' (vmcnt=N lgkmcnt=N)", p->tok[i]);
+      }
+    }
+    break;
+  case FSIM_OP_SETPRIO:
+  case FSIM_OP_NOP:
+    if (p->ntok != 2) return PERR(p, "%s: expected one number", p->tok[0]);
+    if ((st = want_int(p, p->tok[0], p->tok[1], 0, op == FSIM_OP_SETPRIO ? 3 : 1000, &v)) != FSIM_OK) return st;
+    in.arg = (uint16_t)v;
+    break;
+  case FSIM_OP_BARRIER:
+  case FSIM_OP_BRANCH:
+    if (p->ntok != 1) return PERR(p, "%s: takes no arguments", p->tok[0]);
+    break;
+  default: {
+    /* CLASS [modifiers] [DST] [<- SRC...] [@ADDR [@ADDR]] */
+    if (op == FSIM_OP_MFMA) {
+      if (i >= p->ntok) return PERR(p, "mfma: expected an instruction name");
+      const fsim_mfma_entry *m = fsim_arch_find_mfma(p->a, p->tok[i]);
+      if (m == NULL) return PERR(p, "mfma: '%s' is not an MFMA of %s", p->tok[i], p->a->device.name);
+      in.arg = (uint16_t)(m - p->a->mfma);
+      i++;
+    }
+    if (op == FSIM_OP_LDS_READ || op == FSIM_OP_LDS_WRITE || op == FSIM_OP_LOAD || op == FSIM_OP_STORE ||
+        op == FSIM_OP_LOAD_LDS) {
+      if (i >= p->ntok) return PERR(p, "%s: expected a width (b32, b64, b128, ...)", p->tok[0]);
+      if ((st = parse_width(p, p->tok[i], &in.width)) != FSIM_OK) return st;
+      i++;
+    }
+    for (; i < p->ntok; i++) {
+      const char *val;
+      if (op == FSIM_OP_VALU && (val = kv(p->tok[i], "cycles")) != NULL) {
+        if ((st = want_int(p, "cycles", val, 1, 1000, &v)) != FSIM_OK) return st;
+        in.arg = (uint16_t)v;
+      } else if (op == FSIM_OP_LDS_READ && strcmp(p->tok[i], "tr") == 0) {
+        in.flags |= FSIM_IF_TRANSPOSE;
+      } else {
+        break;
+      }
+    }
+    int saw_arrow = 0;
+    for (; i < p->ntok; i++) {
+      const char *t = p->tok[i];
+      if (strcmp(t, "<-") == 0) {
+        if (saw_arrow) return PERR(p, "two '<-'");
+        saw_arrow = 1;
+      } else if (t[0] == '@') {
+        int32_t *slot = in.addr < 0 ? &in.addr : (in.addr2 < 0 ? &in.addr2 : NULL);
+        if (slot == NULL) return PERR(p, "too many addresses");
+        if ((st = parse_addr_ref(p, t, slot)) != FSIM_OK) return st;
+      } else if (!saw_arrow) {
+        if (in.dst.count) return PERR(p, "two destinations ('%s'); sources follow '<-'", t);
+        if ((st = parse_reg(p, t, &in.dst)) != FSIM_OK) return st;
+      } else {
+        if (in.nsrc == FSIM_WP_MAX_SRC) return PERR(p, "more than %d sources", FSIM_WP_MAX_SRC);
+        if ((st = parse_reg(p, t, &in.src[in.nsrc])) != FSIM_OK) return st;
+        in.nsrc++;
+      }
+    }
+    int need_addr = op == FSIM_OP_LDS_READ || op == FSIM_OP_LDS_WRITE || op == FSIM_OP_LOAD ||
+                    op == FSIM_OP_STORE || op == FSIM_OP_LOAD_LDS;
+    if (need_addr && in.addr < 0) return PERR(p, "%s: expected an address '@NAME'", p->tok[0]);
+    if (!need_addr && in.addr >= 0) return PERR(p, "%s: takes no address", p->tok[0]);
+    if (op == FSIM_OP_LOAD_LDS && in.addr2 < 0) return PERR(p, "load_lds: expected '@GLOBAL @LDS'");
+    if (op != FSIM_OP_LOAD_LDS && in.addr2 >= 0) return PERR(p, "%s: one address only", p->tok[0]);
+    if (op == FSIM_OP_MFMA && in.nsrc != 3) return PERR(p, "mfma: expected 'DST <- A B C'");
+    break;
+  }
+  }
+  if (fsim_wp_program_append(prog, &in, p->e) < 0) return PERR(p, "%s", p->e->msg);
+  return FSIM_OK;
+}
+
+static fsim_status parse_lanes(parser *p) {
+  fsim_wprog *wp = p->wp;
+  if (p->ntok < 4) return PERR(p, "lanes: expected 'lanes NAME [rows=R] [active=MASK] = ...'");
+  const char *name = p->tok[1];
+  int64_t rows = 1, v;
+  uint64_t active = wp->wave_size >= 64 ? ~0ULL : ((1ULL << wp->wave_size) - 1);
+  int i = 2;
+  fsim_status st;
+  for (; i < p->ntok && strcmp(p->tok[i], "=") != 0; i++) {
+    const char *val;
+    if ((val = kv(p->tok[i], "rows")) != NULL) {
+      if ((st = want_int(p, "rows", val, 1, 64, &rows)) != FSIM_OK) return st;
+    } else if ((val = kv(p->tok[i], "active")) != NULL) {
+      char *end;
+      errno = 0;
+      active = strtoull(val, &end, 0);
+      if (*val == '\0' || *end != '\0' || errno) return PERR(p, "active: '%s' is not a lane mask", val);
+    } else {
+      return PERR(p, "lanes: unexpected '%s' before '='", p->tok[i]);
+    }
+  }
+  if (i >= p->ntok) return PERR(p, "lanes: expected '='");
+  i++;
+  int li = fsim_wprog_add_lanes(wp, name, (int)rows, p->e);
+  if (li < 0) return PERR(p, "%s", p->e->msg);
+  fsim_wp_lanes *l = &wp->lanes[li];
+  for (int r = 0; r < rows; r++) l->active[r] = active;
+  if (i < p->ntok && strcmp(p->tok[i], "linear") == 0) {
+    int64_t stride = 0, wstride = 0;
+    if (i + 1 >= p->ntok) return PERR(p, "lanes: expected 'linear STRIDE'");
+    if ((st = want_int(p, "linear", p->tok[i + 1], -(INT64_C(1) << 24), INT64_C(1) << 24, &stride)) != FSIM_OK)
+      return st;
+    for (i += 2; i < p->ntok; i++) {
+      const char *val;
+      if ((val = kv(p->tok[i], "wave")) == NULL) return PERR(p, "lanes: unexpected '%s'", p->tok[i]);
+      if ((st = want_int(p, "wave", val, -(INT64_C(1) << 24), INT64_C(1) << 24, &wstride)) != FSIM_OK) return st;
+    }
+    for (int r = 0; r < rows; r++)
+      for (int lane = 0; lane < wp->wave_size; lane++)
+        l->offset[r * wp->wave_size + lane] = (int32_t)(lane * stride + r * wstride);
+    return FSIM_OK;
+  }
+  int want = (int)rows * wp->wave_size;
+  if (p->ntok - i != want)
+    return PERR(p, "lanes '%s': %d values given, %d expected (rows %d x wave size %d)", name, p->ntok - i, want,
+                (int)rows, wp->wave_size);
+  for (int k = 0; k < want; k++) {
+    if ((st = want_int(p, "lane offset", p->tok[i + k], INT32_MIN, INT32_MAX, &v)) != FSIM_OK) return st;
+    l->offset[k] = (int32_t)v;
+  }
+  return FSIM_OK;
+}
+
+static fsim_status parse_addr(parser *p) {
+  fsim_wprog *wp = p->wp;
+  if (p->ntok < 4) return PERR(p, "addr: expected 'addr NAME global|lds lanes=L ...'");
+  fsim_wp_addr ad;
+  memset(&ad, 0, sizeof ad);
+  ad.lanes = -1;
+  if (strlen(p->tok[1]) >= sizeof ad.name) return PERR(p, "addr: name too long");
+  strcpy(ad.name, p->tok[1]);
+  if (strcmp(p->tok[2], "global") == 0)
+    ad.space = FSIM_SPACE_GLOBAL;
+  else if (strcmp(p->tok[2], "lds") == 0)
+    ad.space = FSIM_SPACE_LDS;
+  else
+    return PERR(p, "addr %s: space '%s' is not global or lds", ad.name, p->tok[2]);
+  fsim_status st;
+  int64_t v;
+  for (int i = 3; i < p->ntok; i++) {
+    const char *val;
+    if ((val = kv(p->tok[i], "lanes")) != NULL) {
+      ad.lanes = fsim_wprog_find_lanes(wp, val);
+      if (ad.lanes < 0) return PERR(p, "addr %s: no lanes named '%s'", ad.name, val);
+    } else if ((val = kv(p->tok[i], "base")) != NULL) {
+      if ((st = want_int(p, "base", val, 0, INT64_C(1) << 50, &ad.base)) != FSIM_OK) return st;
+    } else if ((val = kv(p->tok[i], "wave")) != NULL) {
+      if ((st = want_int(p, "wave", val, -(INT64_C(1) << 40), INT64_C(1) << 40, &ad.wave_stride)) != FSIM_OK) return st;
+    } else if ((val = kv(p->tok[i], "wg")) != NULL) {
+      char buf[128];
+      snprintf(buf, sizeof buf, "%s", val);
+      char *save = NULL, *t = strtok_r(buf, ",", &save);
+      for (int d = 0; d < 3; d++) {
+        if (t == NULL) return PERR(p, "addr %s: wg= needs three strides X,Y,Z", ad.name);
+        if ((st = want_int(p, "wg", t, -(INT64_C(1) << 44), INT64_C(1) << 44, &ad.wg_stride[d])) != FSIM_OK) return st;
+        t = strtok_r(NULL, ",", &save);
+      }
+      if (t != NULL) return PERR(p, "addr %s: wg= needs three strides X,Y,Z", ad.name);
+    } else if ((val = kv(p->tok[i], "iter")) != NULL) {
+      if (ad.nterms == FSIM_WP_MAX_TERMS) return PERR(p, "addr %s: more than %d iter terms", ad.name, FSIM_WP_MAX_TERMS);
+      char buf[128];
+      snprintf(buf, sizeof buf, "%s", val);
+      int64_t parts[4] = {0, 0, 0, 0};
+      int np = 0;
+      char *save = NULL;
+      for (char *t = strtok_r(buf, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
+        if (np == 4) return PERR(p, "addr %s: iter=LEVEL:STRIDE[:MOD[:PHASE]]", ad.name);
+        if (parse_i64(t, &parts[np]) != 0) return PERR(p, "addr %s: iter: '%s' is not an integer", ad.name, t);
+        np++;
+      }
+      if (np < 2) return PERR(p, "addr %s: iter=LEVEL:STRIDE[:MOD[:PHASE]]", ad.name);
+      if (parts[0] < 0 || parts[0] >= FSIM_WP_MAX_DEPTH)
+        return PERR(p, "addr %s: iter level %" PRId64 " is out of range [0, %d]", ad.name, parts[0], FSIM_WP_MAX_DEPTH - 1);
+      if (parts[2] < 0 || parts[2] > (1 << 30) || parts[3] < 0 || parts[3] > (1 << 30))
+        return PERR(p, "addr %s: iter modulus and phase must be in [0, 2^30]", ad.name);
+      ad.term[ad.nterms].level = (int8_t)parts[0];
+      ad.term[ad.nterms].stride = parts[1];
+      ad.term[ad.nterms].mod = (int32_t)parts[2];
+      ad.term[ad.nterms].phase = (int32_t)parts[3];
+      ad.nterms++;
+    } else {
+      return PERR(p, "addr %s: unexpected '%s'", ad.name, p->tok[i]);
+    }
+  }
+  if (ad.lanes < 0) return PERR(p, "addr %s: lanes=NAME is required", ad.name);
+  (void)v;
+  if (fsim_wprog_add_addr(wp, &ad, p->e) < 0) return PERR(p, "%s", p->e->msg);
+  return FSIM_OK;
+}
+
+/* "0-3,5" -> waves listed; marks them as running program pi. */
+static fsim_status assign_waves(parser *p, const char *list, int pi) {
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", list);
+  char *save = NULL;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    int64_t lo, hi;
+    char *dash = strchr(t, '-');
+    if (dash) *dash = '\0';
+    if (parse_i64(t, &lo) != 0 || (dash && parse_i64(dash + 1, &hi) != 0))
+      return PERR(p, "program: waves='%s' is not a list like 0-3,6", list);
+    if (!dash) hi = lo;
+    if (lo < 0 || hi >= p->wp->waves_per_wg || hi < lo)
+      return PERR(p, "program: waves %" PRId64 "-%" PRId64 " outside the %d waves", lo, hi, p->wp->waves_per_wg);
+    for (int64_t w = lo; w <= hi; w++) p->wp->wave_program[w] = pi;
+  }
+  return FSIM_OK;
+}
+
+static fsim_status parse_line(parser *p) {
+  fsim_wprog *wp = p->wp;
+  const char *k = p->tok[0];
+  int64_t v;
+  fsim_status st;
+  if (strcmp(k, "kernel") == 0) {
+    if (p->ntok != 2) return PERR(p, "kernel: expected 'kernel NAME'");
+    if (strlen(p->tok[1]) >= sizeof wp->name) return PERR(p, "kernel: name too long");
+    strcpy(wp->name, p->tok[1]);
+    return FSIM_OK;
+  }
+  if (strcmp(k, "grid") == 0) {
+    if (p->ntok < 2 || p->ntok > 4) return PERR(p, "grid: expected 'grid X [Y [Z]]'");
+    for (int d = 0; d < 3; d++) {
+      wp->grid[d] = 1;
+      if (d + 1 < p->ntok) {
+        if ((st = want_int(p, "grid", p->tok[d + 1], 1, INT32_MAX, &v)) != FSIM_OK) return st;
+        wp->grid[d] = (int)v;
+      }
+    }
+    if (fsim_wprog_workgroups(wp) > (INT64_C(1) << 31)) return PERR(p, "grid: more than 2^31 workgroups");
+    return FSIM_OK;
+  }
+  if (strcmp(k, "waves") == 0) {
+    if (p->ntok != 2) return PERR(p, "waves: expected 'waves N'");
+    if (wp->programs != NULL || p->seen_waves) return PERR(p, "waves: must come once, before lanes and programs");
+    if ((st = want_int(p, "waves", p->tok[1], 1, 32, &v)) != FSIM_OK) return st;
+    wp->waves_per_wg = (int)v;
+    p->seen_waves = 1;
+    return FSIM_OK;
+  }
+  if (strcmp(k, "resources") == 0) {
+    for (int i = 1; i < p->ntok; i++) {
+      const char *val;
+      int *slot = NULL;
+      const char *what = NULL;
+      if ((val = kv(p->tok[i], "vgprs")) != NULL) slot = &wp->vgprs, what = "vgprs";
+      else if ((val = kv(p->tok[i], "agprs")) != NULL) slot = &wp->agprs, what = "agprs";
+      else if ((val = kv(p->tok[i], "sgprs")) != NULL) slot = &wp->sgprs, what = "sgprs";
+      else if ((val = kv(p->tok[i], "lds")) != NULL) slot = &wp->lds_bytes, what = "lds";
+      else return PERR(p, "resources: unexpected '%s' (vgprs= agprs= sgprs= lds=)", p->tok[i]);
+      if ((st = want_int(p, what, val, 0, INT32_MAX, &v)) != FSIM_OK) return st;
+      *slot = (int)v;
+    }
+    return FSIM_OK;
+  }
+  if (strcmp(k, "remap") == 0) {
+    if (p->ntok == 2 && strcmp(p->tok[1], "none") == 0) {
+      wp->remap = FSIM_REMAP_NONE;
+      wp->group_m = 0;
+      return FSIM_OK;
+    }
+    int i = 1;
+    if (p->ntok >= 3 && strcmp(p->tok[1], "xcd") == 0) {
+      if ((st = want_int(p, "remap xcd", p->tok[2], 1, 64, &v)) != FSIM_OK) return st;
+      wp->remap = FSIM_REMAP_XCD;
+      wp->remap_xcds = (int)v;
+      i = 3;
+    }
+    if (i + 1 < p->ntok + 0 && strcmp(p->tok[i], "group_m") == 0) {
+      if ((st = want_int(p, "group_m", p->tok[i + 1], 1, 1 << 20, &v)) != FSIM_OK) return st;
+      wp->group_m = (int)v;
+      i += 2;
+    }
+    if (i != p->ntok || i == 1) return PERR(p, "remap: expected 'none' or 'xcd N [group_m G]' or 'group_m G'");
+    return FSIM_OK;
+  }
+  if (strcmp(k, "lanes") == 0) return parse_lanes(p);
+  if (strcmp(k, "addr") == 0) return parse_addr(p);
+  if (strcmp(k, "program") == 0) {
+    if ((st = ensure_programs(p)) != FSIM_OK) return st;
+    if (p->programs_declared == wp->nprograms) return PERR(p, "program: more programs than waves");
+    int pi = p->programs_declared++;
+    p->cur_program = pi;
+    if (p->ntok == 1) {
+      for (int w = 0; w < wp->waves_per_wg; w++) wp->wave_program[w] = pi;
+    } else if (p->ntok == 2 && kv(p->tok[1], "waves") != NULL) {
+      if ((st = assign_waves(p, kv(p->tok[1], "waves"), pi)) != FSIM_OK) return st;
+    } else {
+      return PERR(p, "program: expected 'program [waves=LIST]'");
+    }
+    return FSIM_OK;
+  }
+  return parse_instruction(p);
+}
+
+static fsim_status parse_text(fsim_wprog *wp, char *text, const char *src, const fsim_arch *a, fsim_err *e) {
+  parser p = {.wp = wp, .a = a, .src = src, .e = e, .cur_program = -1};
+  if (fsim_wprog_init(wp, "kernel", e) != FSIM_OK) return e->code;
+  wp->wave_size = a->cu.wave_size;
+  snprintf(wp->arch_gfx, sizeof wp->arch_gfx, "%s", a->device.gfx);
+  fsim_status st = FSIM_OK;
+  char *save = NULL;
+  for (char *ln = text; ln != NULL && st == FSIM_OK; ln = save) {
+    char *nl = strchr(ln, '\n');
+    save = nl ? nl + 1 : NULL;
+    if (nl) *nl = '\0';
+    p.line++;
+    char *hash = strchr(ln, '#');
+    if (hash) *hash = '\0';
+    p.ntok = 0;
+    char *s2 = NULL;
+    for (char *t = strtok_r(ln, " \t\r", &s2); t; t = strtok_r(NULL, " \t\r", &s2)) {
+      if (p.ntok == MAX_TOKENS) {
+        st = PERR(&p, "more than %d words on one line", MAX_TOKENS);
+        break;
+      }
+      p.tok[p.ntok++] = t;
+    }
+    if (st == FSIM_OK && p.ntok > 0) st = parse_line(&p);
+  }
+  if (st == FSIM_OK && wp->programs == NULL) {
+    p.line++;
+    st = FSIM_ERR(e, FSIM_EINVAL, "%s: no 'program' section", src);
+  }
+  if (st == FSIM_OK) {
+    wp->nprograms = p.programs_declared;
+    for (int pi = 0; pi < wp->nprograms && st == FSIM_OK; pi++)
+      for (int l = 0; l < wp->programs[pi].nloops; l++)
+        if (wp->programs[pi].loops[l].end < 0) {
+          st = FSIM_ERR(e, FSIM_EINVAL, "%s: program %d: a loop is not closed with 'end'", src, pi);
+          break;
+        }
+  }
+  if (st == FSIM_OK) {
+    st = fsim_wprog_validate(wp, a, e);
+    if (st != FSIM_OK) fsim_err_prefix(e, "%s", src);
+  }
+  if (st != FSIM_OK) fsim_wprog_free(wp);
+  return st;
+}
+
+fsim_status fsim_wprog_parse_string(fsim_wprog *wp, const char *text, const char *source_name,
+                                    const fsim_arch *a, fsim_err *e) {
+  char *copy = strdup(text);
+  if (copy == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  fsim_status st = parse_text(wp, copy, source_name, a, e);
+  free(copy);
+  return st;
+}
+
+fsim_status fsim_wprog_parse_file(fsim_wprog *wp, const char *path, const fsim_arch *a, fsim_err *e) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return FSIM_ERR(e, FSIM_ENOENT, "%s: cannot open: %s", path, strerror(errno));
+  size_t cap = 1 << 16, n = 0, r;
+  char *buf = malloc(cap);
+  while (buf != NULL && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+    n += r;
+    if (n + 1 == cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (nb == NULL) {
+        free(buf);
+        buf = NULL;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (buf == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "%s: out of memory", path);
+  if (bad) {
+    free(buf);
+    return FSIM_ERR(e, FSIM_EIO, "%s: read error", path);
+  }
+  buf[n] = '\0';
+  if (memchr(buf, '\0', n) != NULL) {
+    free(buf);
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: not a text file", path);
+  }
+  fsim_status st = parse_text(wp, buf, path, a, e);
+  free(buf);
+  return st;
+}
+
+/* ---- printing -------------------------------------------------------------------------- */
+
+static void print_reg(FILE *f, const fsim_wprog *wp, const fsim_wp_reg *r) {
+  fprintf(f, " %s", wp->reg_names[r->first]);
+}
+
+static const char *width_name(int w) {
+  switch (w) {
+  case 1: return "b8";
+  case 2: return "b16";
+  case 4: return "b32";
+  case 8: return "b64";
+  case 12: return "b96";
+  default: return "b128";
+  }
+}
+
+fsim_status fsim_wprog_print(const fsim_wprog *wp, const fsim_arch *a, FILE *f, fsim_err *e) {
+  fprintf(f, "kernel %s\ngrid %d %d %d\nwaves %d\nresources vgprs=%d agprs=%d sgprs=%d lds=%d\n", wp->name, wp->grid[0],
+          wp->grid[1], wp->grid[2], wp->waves_per_wg, wp->vgprs, wp->agprs, wp->sgprs, wp->lds_bytes);
+  if (wp->remap == FSIM_REMAP_XCD)
+    fprintf(f, "remap xcd %d%s", wp->remap_xcds, wp->group_m ? "" : "\n");
+  else if (wp->group_m)
+    fprintf(f, "remap");
+  else
+    fprintf(f, "remap none\n");
+  if (wp->group_m) fprintf(f, " group_m %d\n", wp->group_m);
+  uint64_t all = wp->wave_size >= 64 ? ~0ULL : ((1ULL << wp->wave_size) - 1);
+  for (int i = 0; i < wp->nlanes; i++) {
+    const fsim_wp_lanes *l = &wp->lanes[i];
+    int same_mask = 1;
+    for (int r = 1; r < l->rows; r++) same_mask &= l->active[r] == l->active[0];
+    if (!same_mask) return FSIM_ERR(e, FSIM_EINVAL, "lanes '%s': rows with different active masks cannot be printed", l->name);
+    fprintf(f, "lanes %s", l->name);
+    if (l->rows != 1) fprintf(f, " rows=%d", l->rows);
+    if (l->active[0] != all) fprintf(f, " active=0x%" PRIx64, l->active[0]);
+    fprintf(f, " =");
+    /* linear form when it fits */
+    int64_t s = wp->wave_size > 1 ? (int64_t)l->offset[1] - l->offset[0] : 0;
+    int64_t ws = l->rows > 1 ? (int64_t)l->offset[wp->wave_size] - l->offset[0] : 0;
+    int linear = l->offset[0] == 0;
+    for (int r = 0; r < l->rows && linear; r++)
+      for (int lane = 0; lane < wp->wave_size && linear; lane++)
+        linear = l->offset[r * wp->wave_size + lane] == lane * s + r * ws;
+    if (linear) {
+      fprintf(f, " linear %" PRId64, s);
+      if (ws) fprintf(f, " wave=%" PRId64, ws);
+    } else {
+      for (int k = 0; k < l->rows * wp->wave_size; k++) fprintf(f, " %" PRId32, l->offset[k]);
+    }
+    fputc('\n', f);
+  }
+  for (int i = 0; i < wp->naddrs; i++) {
+    const fsim_wp_addr *ad = &wp->addrs[i];
+    fprintf(f, "addr %s %s lanes=%s", ad->name, ad->space == FSIM_SPACE_LDS ? "lds" : "global",
+            wp->lanes[ad->lanes].name);
+    if (ad->base) fprintf(f, " base=%" PRId64, ad->base);
+    if (ad->wave_stride) fprintf(f, " wave=%" PRId64, ad->wave_stride);
+    if (ad->wg_stride[0] || ad->wg_stride[1] || ad->wg_stride[2])
+      fprintf(f, " wg=%" PRId64 ",%" PRId64 ",%" PRId64, ad->wg_stride[0], ad->wg_stride[1], ad->wg_stride[2]);
+    for (int t = 0; t < ad->nterms; t++) {
+      fprintf(f, " iter=%d:%" PRId64, ad->term[t].level, ad->term[t].stride);
+      if (ad->term[t].mod || ad->term[t].phase) fprintf(f, ":%d", ad->term[t].mod);
+      if (ad->term[t].phase) fprintf(f, ":%d", ad->term[t].phase);
+    }
+    fputc('\n', f);
+  }
+  for (int pi = 0; pi < wp->nprograms; pi++) {
+    const fsim_wp_program *p = &wp->programs[pi];
+    fprintf(f, "program waves=");
+    int first = 1;
+    for (int w = 0; w < wp->waves_per_wg; w++) {
+      if (wp->wave_program[w] != pi || (w > 0 && wp->wave_program[w - 1] == pi)) continue;
+      int h = w;
+      while (h + 1 < wp->waves_per_wg && wp->wave_program[h + 1] == pi) h++;
+      fprintf(f, "%s%d", first ? "" : ",", w);
+      if (h > w) fprintf(f, "-%d", h);
+      first = 0;
+    }
+    if (first) return FSIM_ERR(e, FSIM_EINVAL, "program %d runs on no wave", pi);
+    fputc('\n', f);
+    int depth = 1;
+    for (int ii = 0; ii < p->ninst; ii++) {
+      const fsim_wp_inst *in = &p->inst[ii];
+      if (in->op == FSIM_OP_END) depth--;
+      fprintf(f, "%*s%s", 2 * depth, "", fsim_op_name(in->op));
+      switch (in->op) {
+      case FSIM_OP_LOOP:
+        fprintf(f, " %" PRId64, p->loops[in->arg].trip);
+        depth++;
+        break;
+      case FSIM_OP_WAITCNT:
+        if (in->arg != 0xffff) fprintf(f, " vmcnt=%d", in->arg);
+        if (in->arg2 != 0xffff) fprintf(f, " lgkmcnt=%d", in->arg2);
+        break;
+      case FSIM_OP_SETPRIO:
+      case FSIM_OP_NOP: fprintf(f, " %d", in->arg); break;
+      case FSIM_OP_END:
+      case FSIM_OP_BARRIER:
+      case FSIM_OP_BRANCH: break;
+      default:
+        if (in->op == FSIM_OP_MFMA) fprintf(f, " %s", a->mfma[in->arg].name);
+        if (in->addr >= 0) fprintf(f, " %s", width_name(in->width));
+        if (in->op == FSIM_OP_VALU && in->arg > 1) fprintf(f, " cycles=%d", in->arg);
+        if (in->flags & FSIM_IF_TRANSPOSE) fprintf(f, " tr");
+        if (in->dst.count) print_reg(f, wp, &in->dst);
+        if (in->nsrc) fprintf(f, " <-");
+        for (int s = 0; s < in->nsrc; s++) print_reg(f, wp, &in->src[s]);
+        if (in->addr >= 0) fprintf(f, " @%s", wp->addrs[in->addr].name);
+        if (in->addr2 >= 0) fprintf(f, " @%s", wp->addrs[in->addr2].name);
+        break;
+      }
+      fputc('\n', f);
+    }
+  }
+  return ferror(f) ? FSIM_ERR(e, FSIM_EIO, "write error") : FSIM_OK;
+}
