@@ -253,9 +253,9 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     int64_t waiting = 0;
     for (int c = 0; c < g.ncus; c++)
       for (int w = 0; w < g.cus[c].nwave_slots; w++) waiting += g.cus[c].waves[w].state == FSIM__W_BARRIER;
-    st = FSIM_ERR(e, FSIM_EINVAL,
-                  "%s: deadlock: %lld waves wait at an s_barrier that the rest of their workgroup never reaches",
-                  wp->name, (long long)waiting);
+    /* cannot happen: a wave that ends releases its workgroup's barriers; defended anyway */
+    st = FSIM_ERR(e, FSIM_EFAIL, "%s: internal error: the simulation stopped with %lld waves at a barrier", wp->name,
+                  (long long)waiting);
     goto done;
   }
   /* results */
