@@ -13,7 +13,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -168,223 +167,13 @@ int fsim_arch_peak_class_index(const char *name) {
   return -1;
 }
 
-/* ---- values ---------------------------------------------------------------------------- */
-
-static void *key_ptr(void *base, const fsim_arch_key *k) { return (char *)base + k->offset; }
-
-static const void *key_cptr(const fsim_arch *a, const fsim_mfma_entry *m, const fsim_arch_key *k) {
-  return (const char *)(strcmp(k->section, "mfma") == 0 ? (const void *)m : (const void *)a) +
-         k->offset;
-}
-
-/* The i-th "|"-separated choice into buf; returns 0 if there is no such choice. */
-static int enum_choice(const char *choices, int i, char *buf, size_t n) {
-  const char *p = choices;
-  for (int j = 0; j < i; j++) {
-    p = strchr(p, '|');
-    if (p == NULL) return 0;
-    p++;
-  }
-  size_t len = strcspn(p, "|");
-  if (len + 1 > n) len = n - 1;
-  memcpy(buf, p, len);
-  buf[len] = '\0';
-  return 1;
-}
-
-/* "0-3 12-15 / 32-35": phases separated by '/', each a list of lanes or lane ranges. */
-static int parse_lanes(fsim_lane_phases *out, const char *text, char *why, size_t wn) {
-  fsim_lane_phases ph;
-  memset(ph.of_lane, 0xff, sizeof ph.of_lane);
-  ph.n = 0;
-  const char *p = text;
-  for (;;) {
-    while (*p == ' ') p++;
-    if (*p == '\0' || *p == '/') {
-      snprintf(why, wn, "phase %d is empty", ph.n);
-      return -1;
-    }
-    while (*p != '\0' && *p != '/') {
-      char *end;
-      long lo = strtol(p, &end, 10), hi = lo;
-      if (end == p) {
-        snprintf(why, wn, "'%s': expected a lane or a range like 0-15 at '%.8s'", text, p);
-        return -1;
-      }
-      p = end;
-      if (*p == '-') {
-        hi = strtol(p + 1, &end, 10);
-        if (end == p + 1) {
-          snprintf(why, wn, "'%s': expected a lane after '-'", text);
-          return -1;
-        }
-        p = end;
-      }
-      if (lo < 0 || hi >= FSIM_MAX_WAVE || hi < lo) {
-        snprintf(why, wn, "lane range %ld-%ld is out of [0, %d]", lo, hi, FSIM_MAX_WAVE - 1);
-        return -1;
-      }
-      for (long l = lo; l <= hi; l++) {
-        if (ph.of_lane[l] != 0xff) {
-          snprintf(why, wn, "lane %ld is in two phases", l);
-          return -1;
-        }
-        ph.of_lane[l] = (unsigned char)ph.n;
-      }
-      while (*p == ' ') p++;
-    }
-    ph.n++;
-    if (*p == '\0') break;
-    p++; /* '/' */
-  }
-  *out = ph;
-  return 0;
-}
-
-static void format_lanes(const fsim_lane_phases *ph, char *buf, size_t n) {
-  size_t used = 0;
-  buf[0] = '\0';
-  for (int f = 0; f < ph->n; f++) {
-    if (f) used += (size_t)snprintf(buf + used, used < n ? n - used : 0, " /");
-    for (int l = 0; l < FSIM_MAX_WAVE; l++) {
-      if (ph->of_lane[l] != f || (l > 0 && ph->of_lane[l - 1] == f)) continue;
-      int h = l;
-      while (h + 1 < FSIM_MAX_WAVE && ph->of_lane[h + 1] == f) h++;
-      if (h == l)
-        used += (size_t)snprintf(buf + used, used < n ? n - used : 0, " %d", l);
-      else
-        used += (size_t)snprintf(buf + used, used < n ? n - used : 0, " %d-%d", l, h);
-    }
-  }
-  if (buf[0] == ' ') memmove(buf, buf + 1, strlen(buf));
-}
-
-/* Parses text into the key's field at base.  Returns 0 or writes the reason. */
-static int parse_value(void *base, const fsim_arch_key *k, const char *text, char *why, size_t wn) {
-  void *p = key_ptr(base, k);
-  char *end = NULL;
-  errno = 0;
-  switch (k->type) {
-  case FSIM_KEY_INT:
-  case FSIM_KEY_LLONG: {
-    long long v = strtoll(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || errno == ERANGE) {
-      snprintf(why, wn, "'%s' is not an integer", text);
-      return -1;
-    }
-    if ((double)v < k->min || (double)v > k->max) {
-      snprintf(why, wn, "%lld is out of range [%.15g, %.15g]", v, k->min, k->max);
-      return -1;
-    }
-    if (k->type == FSIM_KEY_INT)
-      *(int *)p = (int)v;
-    else
-      *(long long *)p = v;
-    return 0;
-  }
-  case FSIM_KEY_DOUBLE: {
-    double v = strtod(text, &end);
-    if (*text == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v)) {
-      snprintf(why, wn, "'%s' is not a number", text);
-      return -1;
-    }
-    if (v < k->min || v > k->max) {
-      snprintf(why, wn, "%g is out of range [%g, %g]", v, k->min, k->max);
-      return -1;
-    }
-    *(double *)p = v;
-    return 0;
-  }
-  case FSIM_KEY_STRING:
-    if (strlen(text) >= k->size) {
-      snprintf(why, wn, "longer than %zu characters", k->size - 1);
-      return -1;
-    }
-    strcpy((char *)p, text);
-    return 0;
-  case FSIM_KEY_DTYPE:
-    if (fsim_dtype_parse(text, (fsim_dtype *)p) != 0) {
-      snprintf(why, wn, "'%s' is not a data type (f64 f32 xf32 f16 bf16 fp8 bf8 fp6 bf6 fp4 i8 i4 i32)",
-               text);
-      return -1;
-    }
-    return 0;
-  case FSIM_KEY_ENUM: {
-    char choice[64];
-    for (int i = 0; enum_choice(k->choices, i, choice, sizeof choice); i++)
-      if (strcmp(choice, text) == 0) {
-        *(int *)p = i;
-        return 0;
-      }
-    snprintf(why, wn, "'%s' is not one of %s", text, k->choices);
-    return -1;
-  }
-  case FSIM_KEY_LANES: return parse_lanes((fsim_lane_phases *)p, text, why, wn);
-  }
-  snprintf(why, wn, "internal: unknown key type");
-  return -1;
-}
-
-void fsim_arch_format_value(const fsim_arch *a, const fsim_mfma_entry *m, const fsim_arch_key *k,
-                            char *buf, size_t n) {
-  const void *p = key_cptr(a, m, k);
-  switch (k->type) {
-  case FSIM_KEY_INT: snprintf(buf, n, "%d", *(const int *)p); break;
-  case FSIM_KEY_LLONG: snprintf(buf, n, "%lld", *(const long long *)p); break;
-  case FSIM_KEY_DOUBLE: snprintf(buf, n, "%.10g", *(const double *)p); break;
-  case FSIM_KEY_STRING: snprintf(buf, n, "%s", (const char *)p); break;
-  case FSIM_KEY_DTYPE: snprintf(buf, n, "%s", fsim_dtype_name(*(const fsim_dtype *)p)); break;
-  case FSIM_KEY_ENUM:
-    if (!enum_choice(k->choices, *(const int *)p, buf, n)) snprintf(buf, n, "?");
-    break;
-  case FSIM_KEY_LANES: format_lanes((const fsim_lane_phases *)p, buf, n); break;
-  }
-}
-
-double fsim_arch_numeric_value(const fsim_arch *a, const fsim_mfma_entry *m, const fsim_arch_key *k) {
-  const void *p = key_cptr(a, m, k);
-  switch (k->type) {
-  case FSIM_KEY_INT:
-  case FSIM_KEY_ENUM:
-  case FSIM_KEY_DTYPE: return *(const int *)p;
-  case FSIM_KEY_LLONG: return (double)*(const long long *)p;
-  case FSIM_KEY_DOUBLE: return *(const double *)p;
-  case FSIM_KEY_STRING:
-  case FSIM_KEY_LANES: return 0;
-  }
-  return 0;
-}
-
-static const fsim_arch_key *find_key(const char *section, const char *key, int *section_known) {
-  *section_known = 0;
-  for (int i = 0; i < N_KEYS; i++) {
-    if (strcmp(arch_keys[i].section, section) != 0) continue;
-    *section_known = 1;
-    if (strcmp(arch_keys[i].key, key) == 0) return &arch_keys[i];
-  }
-  return NULL;
-}
-
-static int valid_mfma_id(const char *id) {
-  if (*id == '\0') return 0;
-  for (const char *p = id; *p; p++)
-    if (!isalnum((unsigned char)*p) && *p != '_' && *p != '.') return 0;
-  return 1;
-}
-
-static fsim_mfma_entry *find_entry(fsim_arch *a, const char *id) {
-  for (int i = 0; i < a->n_mfma; i++)
-    if (strcmp(a->mfma[i].name, id) == 0) return &a->mfma[i];
-  return NULL;
-}
-
 /* ---- relations between keys ------------------------------------------------------------- */
 
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /* Checks what no single key's range can; names the key that is off. */
-static int check_relations(const fsim_arch *a, const char **sec, const char **key, char *why,
-                           size_t wn) {
+static int check_relations(const void *base, const char **sec, const char **key, char *why, size_t wn) {
+  const fsim_arch *a = base;
 #define BAD(s, k, ...)               \
   do {                               \
     *sec = s;                        \
@@ -452,6 +241,25 @@ static int check_relations(const fsim_arch *a, const char **sec, const char **ke
 #undef BAD
 }
 
+static const fsim_ini_group arch_groups[] = {
+    {"mfma", offsetof(fsim_arch, mfma), sizeof(fsim_mfma_entry), FSIM_ARCH_MAX_MFMA, offsetof(fsim_arch, n_mfma),
+     offsetof(fsim_mfma_entry, name), FSIM_ARCH_NAME_LEN},
+};
+
+static const fsim_ini_spec arch_spec = {arch_keys, N_KEYS, arch_groups, 1,
+                                        "device cu issue lds memory dispatch mfma.ID", check_relations, NULL};
+
+const fsim_ini_spec *fsim_arch_spec(void) { return &arch_spec; }
+
+void fsim_arch_format_value(const fsim_arch *a, const fsim_mfma_entry *m, const fsim_arch_key *k, char *buf,
+                            size_t n) {
+  fsim_ini_format(k, a, strcmp(k->section, "mfma") == 0 ? m : NULL, buf, n);
+}
+
+double fsim_arch_numeric_value(const fsim_arch *a, const fsim_mfma_entry *m, const fsim_arch_key *k) {
+  return fsim_ini_number(k, a, strcmp(k->section, "mfma") == 0 ? m : NULL);
+}
+
 fsim_status fsim_arch_validate(const fsim_arch *a, fsim_err *e) {
   const char *sec = NULL, *key = NULL;
   char why[256];
@@ -460,223 +268,17 @@ fsim_status fsim_arch_validate(const fsim_arch *a, fsim_err *e) {
   return FSIM_OK;
 }
 
-/* ---- the INI reader --------------------------------------------------------------------- */
-
-typedef struct load_state {
-  fsim_arch *a;
-  FILE *fp;
-  const char *path;
-  int line;               /* the line inih is handling */
-  int line_too_long;      /* the line that did not fit inih's buffer, or 0 */
-  int key_line[N_KEYS];   /* line each top-level key was set on, 0 if not yet */
-  int mfma_line[FSIM_ARCH_MAX_MFMA];            /* line of each entry's first key */
-  unsigned char mfma_seen[FSIM_ARCH_MAX_MFMA][16]; /* per entry, per mfma key: line set, 0/1 */
-  int mfma_key_line[FSIM_ARCH_MAX_MFMA][16];
-  fsim_err *e;
-  int failed;             /* a handler error was recorded */
-  int fail_line;
-  fsim_status fail_code;
-} load_state;
-
-static char *counting_reader(char *str, int num, void *stream) {
-  load_state *st = stream;
-  char *r = fgets(str, num, st->fp);
-  if (r == NULL) return NULL;
-  st->line++;
-  size_t len = strlen(str);
-  if (len > 0 && str[len - 1] != '\n' && !feof(st->fp) && st->line_too_long == 0) {
-    st->line_too_long = st->line;
-    /* Swallow the rest of the line so that inih does not see it as a new line. */
-    int c;
-    while ((c = fgetc(st->fp)) != EOF && c != '\n') {
-    }
-  }
-  return r;
-}
-
-static int mfma_key_index(const fsim_arch_key *k) {
-  int first = -1;
-  for (int i = 0; i < N_KEYS; i++)
-    if (strcmp(arch_keys[i].section, "mfma") == 0) {
-      if (first < 0) first = i;
-      if (&arch_keys[i] == k) return i - first;
-    }
-  return -1;
-}
-
-static int fail(load_state *st, fsim_status code, const char *section, const char *key,
-                const char *why) {
-  if (!st->failed) {
-    st->fail_line = st->line;
-    st->fail_code = code;
-    if (key != NULL)
-      FSIM_ERR(st->e, code, "%s:%d: [%s] %s: %s", st->path, st->line, section, key, why);
-    else
-      FSIM_ERR(st->e, code, "%s:%d: [%s]: %s", st->path, st->line, section, why);
-    st->failed = 1;
-  }
-  return 0;
-}
-
-static int arch_ini_handler(void *user, const char *section, const char *name, const char *value) {
-  load_state *st = user;
-  if (st->failed) return 0;
-  char why[256];
-  int known = 0;
-  if (strncmp(section, "mfma.", 5) == 0) {
-    const char *id = section + 5;
-    if (!valid_mfma_id(id))
-      return fail(st, FSIM_EINVAL, section, NULL, "an MFMA id may hold letters, digits, '_' and '.'");
-    const fsim_arch_key *k = find_key("mfma", name, &known);
-    if (k == NULL) return fail(st, FSIM_EINVAL, section, name, "unknown key");
-    fsim_mfma_entry *m = find_entry(st->a, id);
-    if (m == NULL) {
-      if (st->a->n_mfma == FSIM_ARCH_MAX_MFMA)
-        return fail(st, FSIM_ERANGE, section, NULL, "too many [mfma.*] sections");
-      if (strlen(id) >= FSIM_ARCH_NAME_LEN) return fail(st, FSIM_EINVAL, section, NULL, "id too long");
-      m = &st->a->mfma[st->a->n_mfma];
-      memset(m, 0, sizeof *m);
-      strcpy(m->name, id);
-      st->mfma_line[st->a->n_mfma] = st->line;
-      st->a->n_mfma++;
-    }
-    int ei = (int)(m - st->a->mfma), ki = mfma_key_index(k);
-    if (st->mfma_seen[ei][ki]) {
-      snprintf(why, sizeof why, "given twice (first on line %d)", st->mfma_key_line[ei][ki]);
-      return fail(st, FSIM_EINVAL, section, name, why);
-    }
-    if (parse_value(m, k, value, why, sizeof why) != 0) return fail(st, FSIM_EINVAL, section, name, why);
-    st->mfma_seen[ei][ki] = 1;
-    st->mfma_key_line[ei][ki] = st->line;
-    return 1;
-  }
-  const fsim_arch_key *k = find_key(section, name, &known);
-  if (!known || strcmp(section, "mfma") == 0) {
-    if (*section == '\0') return fail(st, FSIM_EINVAL, "", name, "key outside any section");
-    return fail(st, FSIM_EINVAL, section, NULL,
-                "unknown section (known: device cu issue lds memory dispatch mfma.ID)");
-  }
-  if (k == NULL) return fail(st, FSIM_EINVAL, section, name, "unknown key");
-  int ki = (int)(k - arch_keys);
-  if (st->key_line[ki] != 0) {
-    snprintf(why, sizeof why, "given twice (first on line %d)", st->key_line[ki]);
-    return fail(st, FSIM_EINVAL, section, name, why);
-  }
-  if (parse_value(st->a, k, value, why, sizeof why) != 0) return fail(st, FSIM_EINVAL, section, name, why);
-  st->key_line[ki] = st->line;
-  return 1;
-}
-
 fsim_status fsim_arch_load_file(fsim_arch *out, const char *path, fsim_err *e) {
-  load_state *st = calloc(1, sizeof *st);
-  if (st == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "%s: out of memory", path);
   memset(out, 0, sizeof *out);
-  fsim_status rc = FSIM_OK;
-  st->a = out;
-  st->path = path;
-  st->e = e;
-  st->fp = fopen(path, "r");
-  if (st->fp == NULL) {
-    rc = FSIM_ERR(e, FSIM_ENOENT, "%s: cannot open: %s", path, strerror(errno));
-    goto done;
-  }
-  if (strlen(path) >= sizeof out->file) {
-    rc = FSIM_ERR(e, FSIM_EINVAL, "%s: path too long", path);
-    goto done;
-  }
-  strcpy(out->file, path);
-  int r = ini_parse_stream(counting_reader, st, arch_ini_handler, st);
-  if (st->line_too_long != 0 && (!st->failed || st->line_too_long <= st->fail_line)) {
-    rc = FSIM_ERR(e, FSIM_EINVAL, "%s:%d: line too long (at most %d characters)", path,
-                  st->line_too_long, INI_MAX_LINE - 2);
-    goto done;
-  }
-  if (st->failed) {
-    rc = st->fail_code;
-    goto done;
-  }
-  if (r != 0) {
-    if (r > 0)
-      rc = FSIM_ERR(e, FSIM_EINVAL, "%s:%d: syntax error: expected '[section]' or 'key = value'", path, r);
-    else
-      rc = FSIM_ERR(e, FSIM_EIO, "%s: cannot read", path);
-    goto done;
-  }
-  /* Every key is required unless optional; MFMA entries need all of theirs. */
-  for (int i = 0; i < N_KEYS; i++) {
-    const fsim_arch_key *k = &arch_keys[i];
-    if (strcmp(k->section, "mfma") == 0 || k->optional || st->key_line[i] != 0) continue;
-    rc = FSIM_ERR(e, FSIM_EINVAL, "%s: [%s] %s: missing (%s)", path, k->section, k->key, k->doc);
-    goto done;
-  }
-  for (int ei = 0; ei < out->n_mfma; ei++) {
-    for (int i = 0; i < N_KEYS; i++) {
-      const fsim_arch_key *k = &arch_keys[i];
-      if (strcmp(k->section, "mfma") != 0) continue;
-      if (st->mfma_seen[ei][mfma_key_index(k)]) continue;
-      rc = FSIM_ERR(e, FSIM_EINVAL, "%s:%d: [mfma.%s] %s: missing (%s)", path, st->mfma_line[ei],
-                    out->mfma[ei].name, k->key, k->doc);
-      goto done;
-    }
-  }
-  const char *sec = NULL, *key = NULL;
-  char why[256];
-  if (check_relations(out, &sec, &key, why, sizeof why) != 0) {
-    int line = 0;
-    int known = 0;
-    const fsim_arch_key *k = find_key(sec, key, &known);
-    if (k != NULL && strcmp(sec, "mfma") != 0) line = st->key_line[k - arch_keys];
-    if (line > 0)
-      rc = FSIM_ERR(e, FSIM_EINVAL, "%s:%d: [%s] %s: %s", path, line, sec, key, why);
-    else
-      rc = FSIM_ERR(e, FSIM_EINVAL, "%s: [%s] %s: %s", path, sec, key, why);
-    goto done;
-  }
-done:
-  if (st->fp) fclose(st->fp);
-  free(st);
-  return rc;
+  if (strlen(path) >= sizeof out->file) return FSIM_ERR(e, FSIM_EINVAL, "%s: path too long", path);
+  fsim_status st = fsim_ini_load(&arch_spec, out, path, e);
+  if (st == FSIM_OK) strcpy(out->file, path);
+  return st;
 }
 
 fsim_status fsim_arch_set(fsim_arch *a, const char *assignment, fsim_err *e) {
-  char buf[512];
-  if (strlen(assignment) >= sizeof buf)
-    return FSIM_ERR(e, FSIM_EINVAL, "--set %.40s...: too long", assignment);
-  strcpy(buf, assignment);
-  char *eq = strchr(buf, '=');
-  char *dot = NULL;
-  for (char *p = buf; eq != NULL && p < eq; p++)
-    if (*p == '.') dot = p;
-  if (eq == NULL || dot == NULL || dot == buf || dot + 1 == eq)
-    return FSIM_ERR(e, FSIM_EINVAL, "--set %s: expected SECTION.KEY=VALUE", assignment);
-  *eq = '\0';
-  *dot = '\0';
-  const char *section = buf, *key = dot + 1, *value = eq + 1;
-  char why[256];
-  int known = 0;
-  fsim_arch saved = *a;
-  if (strncmp(section, "mfma.", 5) == 0) {
-    const fsim_arch_key *k = find_key("mfma", key, &known);
-    if (k == NULL) return FSIM_ERR(e, FSIM_EINVAL, "--set %s: [%s] %s: unknown key", assignment, section, key);
-    fsim_mfma_entry *m = find_entry(a, section + 5);
-    if (m == NULL)
-      return FSIM_ERR(e, FSIM_EINVAL, "--set %s: [%s]: no such MFMA entry in %s", assignment, section,
-                      a->file);
-    if (parse_value(m, k, value, why, sizeof why) != 0)
-      return FSIM_ERR(e, FSIM_EINVAL, "--set %s: [%s] %s: %s", assignment, section, key, why);
-  } else {
-    const fsim_arch_key *k = find_key(section, key, &known);
-    if (!known || strcmp(section, "mfma") == 0)
-      return FSIM_ERR(e, FSIM_EINVAL, "--set %s: [%s]: unknown section", assignment, section);
-    if (k == NULL) return FSIM_ERR(e, FSIM_EINVAL, "--set %s: [%s] %s: unknown key", assignment, section, key);
-    if (parse_value(a, k, value, why, sizeof why) != 0)
-      return FSIM_ERR(e, FSIM_EINVAL, "--set %s: [%s] %s: %s", assignment, section, key, why);
-  }
-  const char *rsec = NULL, *rkey = NULL;
-  if (check_relations(a, &rsec, &rkey, why, sizeof why) != 0) {
-    *a = saved;
-    return FSIM_ERR(e, FSIM_EINVAL, "--set %s: [%s] %s: %s", assignment, rsec, rkey, why);
-  }
+  fsim_status st = fsim_ini_set(&arch_spec, a, assignment, e);
+  if (st != FSIM_OK) return st;
   size_t used = strlen(a->overrides);
   snprintf(a->overrides + used, sizeof a->overrides - used, "%s%s", used ? " " : "", assignment);
   return FSIM_OK;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "util/dtype.h"
+#include "util/ini_table.h"
 #include "util/status.h"
 
 #define FSIM_ARCH_MAX_MFMA 48
@@ -35,13 +36,6 @@ typedef struct fsim_mfma_entry {
   int passes;  /* matrix-pipe passes; the pipe is busy passes * issue.mfma_pass_cycles cycles */
   int latency; /* cycles from issue until a dependent instruction may read the result */
 } fsim_mfma_entry;
-
-/* Which lanes of a wave an LDS access serves together in one bank cycle ("phase"). */
-#define FSIM_MAX_WAVE 128
-typedef struct fsim_lane_phases {
-  int n;                                 /* phases */
-  unsigned char of_lane[FSIM_MAX_WAVE];  /* phase of each lane */
-} fsim_lane_phases;
 
 typedef struct fsim_arch {
   /* provenance */
@@ -176,22 +170,8 @@ const fsim_mfma_entry *fsim_arch_find_mfma_shape(const fsim_arch *a, int m, int 
                                                  fsim_dtype at, fsim_dtype bt);
 
 /* Key-by-key access for show and diff: the loader table, exposed read-only. */
-typedef enum fsim_arch_key_type {
-  FSIM_KEY_INT, FSIM_KEY_LLONG, FSIM_KEY_DOUBLE, FSIM_KEY_STRING, FSIM_KEY_DTYPE, FSIM_KEY_ENUM,
-  FSIM_KEY_LANES /* lane groups: "0-3 12-15 / 32-35 44-47 / ..." */
-} fsim_arch_key_type;
-typedef struct fsim_arch_key {
-  const char *section; /* "mfma" for the per-entry keys */
-  const char *key;
-  fsim_arch_key_type type;
-  size_t offset;       /* into fsim_arch, or into fsim_mfma_entry for section "mfma" */
-  double min, max;
-  size_t size;         /* string buffer size */
-  const char *choices; /* ENUM: "|"-separated names, in enum order */
-  int optional;        /* 1: may be left out (never a timing parameter) */
-  const char *unit;
-  const char *doc;
-} fsim_arch_key;
+typedef fsim_ini_key fsim_arch_key;
+const fsim_ini_spec *fsim_arch_spec(void);
 const fsim_arch_key *fsim_arch_keys(int *n);
 /* Formats one key's value of a (entry may be NULL except for section "mfma"). */
 void fsim_arch_format_value(const fsim_arch *a, const fsim_mfma_entry *entry,

@@ -121,7 +121,7 @@ START_TEST(test_overrides) {
       {"lds.banks", "--set lds.banks: expected SECTION.KEY=VALUE"},
       {"device.sustained_clock_ghz=9",
        "--set device.sustained_clock_ghz=9: [device] sustained_clock_ghz: 9 GHz is above the peak clock_ghz 4.8"},
-      {"mfma.v_nope.passes=1", "--set mfma.v_nope.passes=1: [mfma.v_nope]: no such MFMA entry"},
+      {"mfma.v_nope.passes=1", "--set mfma.v_nope.passes=1: [mfma.v_nope]: no such section"},
       {"mfma.v_mfma_f32_16x16x32_bf16.a_type=f99",
        "--set mfma.v_mfma_f32_16x16x32_bf16.a_type=f99: [mfma.v_mfma_f32_16x16x32_bf16] a_type: 'f99' is not a data type"},
       {"dispatch.policy=random", "--set dispatch.policy=random: [dispatch] policy: 'random' is not one of round-robin|blocked"},
@@ -183,7 +183,7 @@ START_TEST(test_loader_errors) {
   expect_file_error("[mfma.v_mfma_f32_16x16x32_bf16]\ninst = v_mfma_f32_16x16x32_bf16\n",
                     "[mfma.v_mfma_f32_16x16x32_bf16]\n", "[mfma.v_mfma_f32_16x16x32_bf16] inst: missing (ISA mnemonic)", 1);
   expect_file_error("[mfma.v_mfma_f32_16x16x32_bf16]", "[mfma.bad id!]",
-                    "[mfma.bad id!]: an MFMA id may hold letters, digits, '_' and '.'", 1);
+                    "[mfma.bad id!]: an ID may hold letters, digits, '_' and '.'", 1);
   expect_file_error("sustained_clock_ghz = 1.65", "sustained_clock_ghz = 2.5",
                     "[device] sustained_clock_ghz: 2.5 GHz is above the peak clock_ghz 2.4", 0);
   expect_file_error("l1_ways = 16", "l1_ways = 3",
