@@ -17,4 +17,10 @@ tests_check_arch_CPPFLAGS = $(TU_CPPFLAGS)
 tests_check_arch_CFLAGS = $(TU_CFLAGS)
 tests_check_arch_LDADD = $(TU_LDADD)
 
+check_PROGRAMS += tests/check_layout
+tests_check_layout_SOURCES = tests/check_layout.c $(TU_SOURCES)
+tests_check_layout_CPPFLAGS = $(TU_CPPFLAGS)
+tests_check_layout_CFLAGS = $(TU_CFLAGS)
+tests_check_layout_LDADD = $(TU_LDADD)
+
 TESTS += $(check_PROGRAMS)
