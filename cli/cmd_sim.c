@@ -97,7 +97,9 @@ int fsim_cmd_sim(int argc, char **argv) {
     json_object_set_new(prov, "file", json_string(file));
     json_object_set_new(out, "produced_by", prov);
     json_object_set_new(out, "kernel", json_string(wp.name));
-    json_object_update(out, fsim_cli_sim_json(&r));
+    json_t *res = fsim_cli_sim_json(&r);
+    json_object_update(out, res);
+    json_decref(res);
     if (compare) {
       json_t *cmp = json_object();
       json_object_set_new(cmp, "full_cycles", json_integer(full.cycles));
