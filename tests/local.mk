@@ -23,4 +23,10 @@ tests_check_layout_CPPFLAGS = $(TU_CPPFLAGS)
 tests_check_layout_CFLAGS = $(TU_CFLAGS)
 tests_check_layout_LDADD = $(TU_LDADD)
 
+check_PROGRAMS += tests/check_sim
+tests_check_sim_SOURCES = tests/check_sim.c $(TU_SOURCES)
+tests_check_sim_CPPFLAGS = $(TU_CPPFLAGS)
+tests_check_sim_CFLAGS = $(TU_CFLAGS)
+tests_check_sim_LDADD = $(TU_LDADD)
+
 TESTS += $(check_PROGRAMS)
