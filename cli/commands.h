@@ -7,5 +7,6 @@ int fsim_cmd_arch(int argc, char **argv);
 int fsim_cmd_layout(int argc, char **argv);
 int fsim_cmd_sim(int argc, char **argv);
 int fsim_cmd_micro(int argc, char **argv);
+int fsim_cmd_schedule(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ static const struct {
     {"layout", fsim_cmd_layout, "evaluate layout algebra expressions"},
     {"sim", fsim_cmd_sim, "simulate a wave-program file cycle by cycle"},
     {"micro", fsim_cmd_micro, "microbenchmarks of the model: mfma, lds, latency, bandwidth"},
+    {"schedule", fsim_cmd_schedule, "check or print a kernel schedule file"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -6,4 +6,5 @@ flysim_SOURCES += \
 	cli/cmd_layout.c \
 	cli/cmd_sim.c \
 	cli/cmd_micro.c \
+	cli/cmd_schedule.c \
 	cli/report.c cli/report.h

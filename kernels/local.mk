@@ -2,3 +2,7 @@
 libflysim_a_SOURCES += \
 	kernels/layout.c kernels/layout.h \
 	kernels/layout_parse.c
+libflysim_a_SOURCES += \
+	kernels/atom.c kernels/atom.h \
+	kernels/schedule.c kernels/schedule.h kernels/sched_check.c \
+	kernels/gemm.h kernels/gemm_plan.c

@@ -1,6 +1,7 @@
 # model/: hardware descriptions (arch files) and the analytical cost model.
 libflysim_a_SOURCES += \
-	model/arch.c model/arch.h
+	model/arch.c model/arch.h \
+	model/access.c model/access.h
 dist_arch_DATA += \
 	model/arch/mi355x.ini \
 	model/arch/mi350x.ini \

@@ -10,13 +10,9 @@
 
 #include <stdint.h>
 
+#include "model/access.h"
 #include "model/arch.h"
 
-/* Bank cycles for one access: the sum over phases of the worst bank's distinct dwords.
- * offsets: wave_size per-lane byte offsets; active: lanes taking part; base: added to each.
- * *degree (if not NULL) receives the worst phase's conflict degree. */
-int fsim_lds_bank_cycles(const fsim_arch *a, const int32_t *offsets, uint64_t active, int64_t base,
-                         int width, int *degree);
 
 typedef struct fsim__lds {
   int simds_per_port;

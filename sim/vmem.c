@@ -5,26 +5,6 @@
 
 #include <string.h>
 
-int fsim_vmem_coalesce(const int32_t *offsets, uint64_t active, int wave_size, int64_t base, int width,
-                       int line_shift, uint64_t *lines) {
-  int n = 0;
-  for (int lane = 0; lane < wave_size; lane++) {
-    if (!((active >> lane) & 1)) continue;
-    int64_t a0 = base + offsets[lane];
-    uint64_t first = (uint64_t)a0 >> line_shift, last = (uint64_t)(a0 + width - 1) >> line_shift;
-    for (uint64_t l = first; l <= last; l++) {
-      /* insertion into the sorted unique list; lanes usually ascend, so this is short */
-      int i = n;
-      while (i > 0 && lines[i - 1] > l) i--;
-      if (i > 0 && lines[i - 1] == l) continue;
-      memmove(&lines[i + 1], &lines[i], (size_t)(n - i) * sizeof *lines);
-      lines[i] = l;
-      n++;
-    }
-  }
-  return n;
-}
-
 int fsim__vmem_create(fsim__vmem *v, const fsim_arch *a) {
   memset(v, 0, sizeof *v);
   v->l1_service = (double)a->memory.l1_line / a->memory.l1_bytes_per_clk;

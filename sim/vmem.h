@@ -6,13 +6,10 @@
 
 #include <stdint.h>
 
+#include "model/access.h"
 #include "sim/cache.h"
 #include "sim/memsys.h"
 
-/* Unique lines (address >> line_shift) touched by the active lanes, each reading `width`
- * bytes at base + offsets[lane]; sorted ascending.  Returns the count (at most wave_size * 2). */
-int fsim_vmem_coalesce(const int32_t *offsets, uint64_t active, int wave_size, int64_t base, int width,
-                       int line_shift, uint64_t *lines);
 
 typedef struct fsim__vmem {
   fsim__cache l1;

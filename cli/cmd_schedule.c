@@ -1,0 +1,86 @@
+/* flysim schedule: reads a schedule file, prints it back normalised, and checks it against a
+ * part (atoms on the ISA, tiles divisible, LDS and registers within limits). */
+#include "config.h"
+
+#include <getopt.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/common.h"
+#include "kernels/schedule.h"
+
+static const char *const CMD = "schedule";
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: flysim schedule check FILE --arch NAME [--set S.K=V]... [--json]\n"
+          "       flysim schedule print FILE\n"
+          "\n"
+          "A schedule file (docs/schedules.md; examples in kernels/schedules/) describes a FlyDSL\n"
+          "kernel: operator and problem, block tile and waves, MMA atom, per-operand copy atoms,\n"
+          "LDS layouts and swizzles, stages, pipeline and epilogue.\n"
+          "  check   verifies it on the part and prints the resources it needs\n"
+          "  print   writes it back in normalised form (every key, defaults filled in)\n");
+}
+
+int fsim_cmd_schedule(int argc, char **argv) {
+  static const struct option opts[] = {{"arch", required_argument, NULL, 'a'},
+                                       {"set", required_argument, NULL, 's'},
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  const char *arch = NULL;
+  int json = 0, c;
+  fsim_cli_sets sets = {.n = 0};
+  optind = 0;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'a': arch = optarg; break;
+    case 's':
+      if (fsim_cli_sets_add(&sets, CMD, optarg)) return FSIM_EXIT_USAGE;
+      break;
+    case 'j': json = 1; break;
+    case 'h': usage(stdout); return FSIM_EXIT_OK;
+    default: return fsim_cli_bad_option(CMD, argc, argv);
+    }
+  }
+  if (optind + 2 != argc) return fsim_cli_usage_error(CMD, "expected 'check FILE' or 'print FILE' (see --help)");
+  const char *verb = argv[optind], *file = argv[optind + 1];
+  if (strcmp(verb, "check") != 0 && strcmp(verb, "print") != 0)
+    return fsim_cli_usage_error(CMD, "'%s' is not a verb of schedule (check, print)", verb);
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_schedule s;
+  if (fsim_schedule_load(&s, file, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  if (strcmp(verb, "print") == 0) return fsim_schedule_write(&s, stdout, &e) == FSIM_OK ? 0 : fsim_cli_report(CMD, &e);
+  fsim_arch a;
+  int rc = fsim_cli_load_arch(CMD, arch, &sets, &a);
+  if (rc) return rc;
+  fsim_sched_resources r;
+  if (fsim_schedule_check(&s, &a, &r, &e) != FSIM_OK) {
+    fsim_err_prefix(&e, "%s", file);
+    return fsim_cli_report(CMD, &e);
+  }
+  if (json) {
+    json_t *o = json_object();
+    json_object_set_new(o, "produced_by", fsim_cli_provenance(&a));
+    json_object_set_new(o, "schedule", json_string(s.name));
+    json_object_set_new(o, "op", json_string(fsim_kop_name((fsim_kop)s.op)));
+    json_object_set_new(o, "ok", json_true());
+    json_object_set_new(o, "waves", json_integer(r.waves));
+    json_object_set_new(o, "threads", json_integer(r.threads));
+    json_object_set_new(o, "lds_bytes", json_integer(r.lds_bytes));
+    json_object_set_new(o, "lds_limit", json_integer(a.lds.max_bytes_per_wg));
+    json_object_set_new(o, "vgprs", json_integer(r.vgprs));
+    json_object_set_new(o, "agprs", json_integer(r.agprs));
+    json_object_set_new(o, "workgroups", json_integer(r.workgroups));
+    return fsim_cli_print_json(o);
+  }
+  fsim_cli_print_provenance(stdout, &a);
+  printf("%s (%s): legal on %s\n", s.name, fsim_kop_name((fsim_kop)s.op), a.device.name);
+  printf("  workgroup  %d waves (%d threads), %lld workgroups\n", r.waves, r.threads, r.workgroups);
+  printf("  LDS        %lld of %d bytes\n", r.lds_bytes, a.lds.max_bytes_per_wg);
+  printf("  registers  ~%d VGPRs + %d AGPRs per wave (estimate)\n", r.vgprs, r.agprs);
+  return FSIM_EXIT_OK;
+}

@@ -1,0 +1,168 @@
+/* The MMA and copy atoms as data: see atom.h and docs/atoms.md.
+ *
+ * TV layouts map (lane, value) to the column-major index of an element.  With l the lane and
+ * v the value (the order of elements in the lane's registers, low half first):
+ *   16x16xK, K = 4 per lane group:  A[l%16][4*(l/16)+v]   -> ((16,4),4):((1,64),16)
+ *   16x16xK, K = 8 per lane group:  A[l%16][8*(l/16)+v]   -> ((16,4),8):((1,128),16)
+ *   32x32xK, 4 / 8 per lane group:  A[l%32][4*(l/32)+v]   -> ((32,2),4):((1,128),32), ...
+ *   16x16 accumulator:  C[4*(l/16)+v][l%16]               -> ((16,4),4):((16,4),1)
+ *   32x32 accumulator:  C[8*(v/4)+4*(l/32)+v%4][l%32]    -> ((32,2),(4,4)):((32,4),(1,8))
+ *   scaled 16x16x128, fp4/fp6: A[l%16][32*(l/16)+v]; fp8: A[l%16][64*(v/16)+16*(l/16)+v%16]
+ *   scaled 32x32x64,  fp4/fp6: A[l%32][32*(l/32)+v]; fp8: A[l%32][32*(v/16)+16*(l/32)+v%16]
+ *   scales: lane l scales row l%16 (l%32) of K block l/16 (l/32)
+ *   gfx12 WMMA 16x16x16 (wave32): A[l%16][8*(v/4)+4*(l/16)+v%4], C[8*(l/16)+v][l%16]
+ * B is the same as A with N in place of M (B is stored N x K here). */
+#include "config.h"
+
+#include "kernels/atom.h"
+
+#include <string.h>
+
+#define TV16x4 "((16,4),4):((1,64),16)"
+#define TV16x8 "((16,4),8):((1,128),16)"
+#define TV32x4 "((32,2),4):((1,128),32)"
+#define TV32x8 "((32,2),8):((1,256),32)"
+#define C16 "((16,4),4):((16,4),1)"
+#define C32 "((32,2),(4,4)):((32,4),(1,8))"
+#define SC16x128_F4 "((16,4),32):((1,512),16)"
+#define SC16x128_F8 "((16,4),(16,2)):((1,256),(16,1024))"
+#define SC32x64_F4 "((32,2),32):((1,1024),32)"
+#define SC32x64_F8 "((32,2),(16,2)):((1,512),(32,1024))"
+#define WMMA16 "((16,2),(4,2)):((1,64),(16,128))"
+#define WMMA_C "((16,2),8):((16,8),1)"
+
+#define SRC_CAL "AMD matrix instruction calculator (CDNA3)"
+#define SRC_950 "CDNA4 ISA guide; LLVM/IREE/CK gfx950 layouts"
+#define SRC_SC "CDNA4 ISA guide 7.2.1 (scales, fp4 K order); ROCm blog matrix-cores-cdna (fp8 K order)"
+
+static const fsim_mma_atom atoms[] = {
+    {"v_mfma_f32_16x16x32_bf16", "__builtin_amdgcn_mfma_f32_16x16x32_bf16", FSIM_CDNA4, 16, 16, 32, FSIM_DT_BF16,
+     FSIM_DT_BF16, FSIM_DT_F32, 64, 0, TV16x8, TV16x8, C16, NULL, SRC_950},
+    {"v_mfma_f32_16x16x32_f16", "__builtin_amdgcn_mfma_f32_16x16x32_f16", FSIM_CDNA4, 16, 16, 32, FSIM_DT_F16,
+     FSIM_DT_F16, FSIM_DT_F32, 64, 0, TV16x8, TV16x8, C16, NULL, SRC_950},
+    {"v_mfma_f32_32x32x16_bf16", "__builtin_amdgcn_mfma_f32_32x32x16_bf16", FSIM_CDNA4, 32, 32, 16, FSIM_DT_BF16,
+     FSIM_DT_BF16, FSIM_DT_F32, 64, 0, TV32x8, TV32x8, C32, NULL, SRC_950},
+    {"v_mfma_f32_32x32x16_f16", "__builtin_amdgcn_mfma_f32_32x32x16_f16", FSIM_CDNA4, 32, 32, 16, FSIM_DT_F16,
+     FSIM_DT_F16, FSIM_DT_F32, 64, 0, TV32x8, TV32x8, C32, NULL, SRC_950},
+    {"v_mfma_f32_16x16x16_bf16", "__builtin_amdgcn_mfma_f32_16x16x16bf16_1k", FSIM_CDNA3 | FSIM_CDNA4, 16, 16, 16,
+     FSIM_DT_BF16, FSIM_DT_BF16, FSIM_DT_F32, 64, 0, TV16x4, TV16x4, C16, NULL, SRC_CAL},
+    {"v_mfma_f32_16x16x16_f16", "__builtin_amdgcn_mfma_f32_16x16x16f16", FSIM_CDNA3 | FSIM_CDNA4, 16, 16, 16,
+     FSIM_DT_F16, FSIM_DT_F16, FSIM_DT_F32, 64, 0, TV16x4, TV16x4, C16, NULL, SRC_CAL},
+    {"v_mfma_f32_32x32x8_bf16", "__builtin_amdgcn_mfma_f32_32x32x8bf16_1k", FSIM_CDNA3 | FSIM_CDNA4, 32, 32, 8,
+     FSIM_DT_BF16, FSIM_DT_BF16, FSIM_DT_F32, 64, 0, TV32x4, TV32x4, C32, NULL, SRC_CAL},
+    {"v_mfma_f32_32x32x8_f16", "__builtin_amdgcn_mfma_f32_32x32x8f16", FSIM_CDNA3 | FSIM_CDNA4, 32, 32, 8,
+     FSIM_DT_F16, FSIM_DT_F16, FSIM_DT_F32, 64, 0, TV32x4, TV32x4, C32, NULL, SRC_CAL},
+    {"v_mfma_f32_16x16x32_fp8_fp8", "__builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8", FSIM_CDNA3 | FSIM_CDNA4, 16, 16,
+     32, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 0, TV16x8, TV16x8, C16, NULL, SRC_CAL},
+    {"v_mfma_f32_32x32x16_fp8_fp8", "__builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8", FSIM_CDNA3 | FSIM_CDNA4, 32, 32,
+     16, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 0, TV32x8, TV32x8, C32, NULL, SRC_CAL},
+    {"v_mfma_scale_f32_16x16x128_f8f6f4.fp8", "__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4", FSIM_CDNA4, 16,
+     16, 128, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 1, SC16x128_F8, SC16x128_F8, C16, "(16,4):(1,16)", SRC_SC},
+    {"v_mfma_scale_f32_16x16x128_f8f6f4.fp6", "__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4", FSIM_CDNA4, 16,
+     16, 128, FSIM_DT_FP6, FSIM_DT_FP6, FSIM_DT_F32, 64, 1, SC16x128_F4, SC16x128_F4, C16, "(16,4):(1,16)", SRC_SC},
+    {"v_mfma_scale_f32_16x16x128_f8f6f4.fp4", "__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4", FSIM_CDNA4, 16,
+     16, 128, FSIM_DT_FP4, FSIM_DT_FP4, FSIM_DT_F32, 64, 1, SC16x128_F4, SC16x128_F4, C16, "(16,4):(1,16)", SRC_SC},
+    {"v_mfma_scale_f32_32x32x64_f8f6f4.fp8", "__builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4", FSIM_CDNA4, 32, 32,
+     64, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 1, SC32x64_F8, SC32x64_F8, C32, "(32,2):(1,32)", SRC_SC},
+    {"v_mfma_scale_f32_32x32x64_f8f6f4.fp6", "__builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4", FSIM_CDNA4, 32, 32,
+     64, FSIM_DT_FP6, FSIM_DT_FP6, FSIM_DT_F32, 64, 1, SC32x64_F4, SC32x64_F4, C32, "(32,2):(1,32)", SRC_SC},
+    {"v_mfma_scale_f32_32x32x64_f8f6f4.fp4", "__builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4", FSIM_CDNA4, 32, 32,
+     64, FSIM_DT_FP4, FSIM_DT_FP4, FSIM_DT_F32, 64, 1, SC32x64_F4, SC32x64_F4, C32, "(32,2):(1,32)", SRC_SC},
+    {"v_wmma_f32_16x16x16_f16", "__builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12", FSIM_RDNA4, 16, 16, 16,
+     FSIM_DT_F16, FSIM_DT_F16, FSIM_DT_F32, 32, 0, WMMA16, WMMA16, WMMA_C, NULL,
+     "AMD matrix instruction calculator (RDNA4)"},
+    {"v_wmma_f32_16x16x16_bf16", "__builtin_amdgcn_wmma_f32_16x16x16_bf16_w32_gfx12", FSIM_RDNA4, 16, 16, 16,
+     FSIM_DT_BF16, FSIM_DT_BF16, FSIM_DT_F32, 32, 0, WMMA16, WMMA16, WMMA_C, NULL,
+     "AMD matrix instruction calculator (RDNA4)"},
+};
+#define N_ATOMS ((int)(sizeof atoms / sizeof atoms[0]))
+
+const fsim_mma_atom *fsim_mma_atoms(int *n) {
+  *n = N_ATOMS;
+  return atoms;
+}
+
+const fsim_mma_atom *fsim_mma_atom_find(const char *name) {
+  for (int i = 0; i < N_ATOMS; i++)
+    if (strcmp(atoms[i].name, name) == 0) return &atoms[i];
+  /* short form: "16x16x32_bf16" matches "v_mfma_f32_16x16x32_bf16" */
+  for (int i = 0; i < N_ATOMS; i++) {
+    const char *tail = strstr(atoms[i].name, name);
+    if (tail != NULL && tail > atoms[i].name && tail[-1] == '_' && tail[strlen(name)] == '\0') return &atoms[i];
+  }
+  return NULL;
+}
+
+const fsim_mma_atom *fsim_mma_atom_for(unsigned isa_bit, int m, int n, int k, fsim_dtype a, fsim_dtype b) {
+  for (int i = 0; i < N_ATOMS; i++) {
+    const fsim_mma_atom *t = &atoms[i];
+    if ((t->isas & isa_bit) && t->m == m && t->n == n && t->k == k && t->a_type == a && t->b_type == b) return t;
+  }
+  return NULL;
+}
+
+fsim_status fsim_mma_atom_layout(const fsim_mma_atom *atom, char which, fsim_layout *out, fsim_err *e) {
+  const char *text = which == 'A' ? atom->a_tv : which == 'B' ? atom->b_tv : which == 'C' ? atom->c_tv
+                   : which == 'S' ? atom->scale_tv : NULL;
+  if (text == NULL) return FSIM_ERR(e, FSIM_EINVAL, "%s has no '%c' operand", atom->name, which);
+  return fsim_layout_parse(out, text, e);
+}
+
+int fsim_mma_atom_values(const fsim_mma_atom *atom, char which) {
+  switch (which) {
+  case 'A': return atom->m * atom->k / atom->wave_size;
+  case 'B': return atom->n * atom->k / atom->wave_size;
+  case 'C': return atom->m * atom->n / atom->wave_size;
+  default: return atom->scaled ? 1 : 0;
+  }
+}
+
+void fsim_mma_atom_coord(const fsim_layout *tv, int rows, int lane, int value, int *row, int *col) {
+  int64_t crd[2] = {lane, value};
+  int64_t idx = fsim_layout_eval_modes(tv, crd);
+  *row = (int)(idx % rows);
+  *col = (int)(idx / rows);
+}
+
+static const fsim_copy_atom copies[] = {
+    {"global_load_dword", FSIM_OP_LOAD, 4, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"global_load_dwordx2", FSIM_OP_LOAD, 8, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"global_load_dwordx3", FSIM_OP_LOAD, 12, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"global_load_dwordx4", FSIM_OP_LOAD, 16, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"buffer_load_dword", FSIM_OP_LOAD, 4, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"buffer_load_dwordx2", FSIM_OP_LOAD, 8, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"buffer_load_dwordx3", FSIM_OP_LOAD, 12, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"buffer_load_dwordx4", FSIM_OP_LOAD, 16, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"global_load_lds_dword", FSIM_OP_LOAD_LDS, 4, FSIM_CDNA3 | FSIM_CDNA4, 0},
+    {"global_load_lds_dwordx3", FSIM_OP_LOAD_LDS, 12, FSIM_CDNA4, 0},
+    {"global_load_lds_dwordx4", FSIM_OP_LOAD_LDS, 16, FSIM_CDNA4, 0},
+    {"buffer_load_lds_dword", FSIM_OP_LOAD_LDS, 4, FSIM_CDNA3 | FSIM_CDNA4, 0},
+    {"buffer_load_lds_dwordx4", FSIM_OP_LOAD_LDS, 16, FSIM_CDNA4, 0},
+    {"ds_read_u16", FSIM_OP_LDS_READ, 2, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"ds_read_b32", FSIM_OP_LDS_READ, 4, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"ds_read_b64", FSIM_OP_LDS_READ, 8, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"ds_read_b128", FSIM_OP_LDS_READ, 16, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"ds_read_b64_tr_b16", FSIM_OP_LDS_READ, 8, FSIM_CDNA4, 1},
+    {"ds_write_b16", FSIM_OP_LDS_WRITE, 2, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"ds_write_b32", FSIM_OP_LDS_WRITE, 4, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"ds_write_b64", FSIM_OP_LDS_WRITE, 8, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"ds_write_b128", FSIM_OP_LDS_WRITE, 16, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"global_store_dword", FSIM_OP_STORE, 4, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"global_store_dwordx2", FSIM_OP_STORE, 8, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"global_store_dwordx4", FSIM_OP_STORE, 16, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"buffer_store_dword", FSIM_OP_STORE, 4, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"buffer_store_dwordx2", FSIM_OP_STORE, 8, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+    {"buffer_store_dwordx4", FSIM_OP_STORE, 16, FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4, 0},
+};
+#define N_COPIES ((int)(sizeof copies / sizeof copies[0]))
+
+const fsim_copy_atom *fsim_copy_atoms(int *n) {
+  *n = N_COPIES;
+  return copies;
+}
+
+const fsim_copy_atom *fsim_copy_atom_find(const char *name) {
+  for (int i = 0; i < N_COPIES; i++)
+    if (strcmp(copies[i].name, name) == 0) return &copies[i];
+  return NULL;
+}

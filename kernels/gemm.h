@@ -1,0 +1,84 @@
+/* GEMM schedules (gemm, grouped-gemm, scaled-gemm): from a schedule and an arch to a plan
+ * (the geometry every later step shares: tiles, waves, atoms, LDS layouts, per-lane
+ * addresses, resources), then to wave programs for the simulator and to a functional run on
+ * random data checked against a GSL BLAS reference.
+ *
+ * Every per-lane address comes from one place, fsim_gemm_lane_*: the global-to-LDS copies,
+ * the LDS fragment reads (plain or transposing) and the epilogue.  The wave programs, the
+ * functional run and the emitted HIP use the same functions, so a swizzle or layout that is
+ * wrong shows up as a wrong result, and what the simulator times is what the kernel does.
+ *
+ * Conventions: C (m x n) = A (m x k) B (k x n) with A and B stored as the layout letters say
+ * (docs/gemm.md).  A wave w of the workgroup sits at (w mod waves_m, w div waves_m) in the
+ * wave grid and owns a (bm/waves_m) x (bn/waves_n) tile of C made of rm x rn atoms. */
+#ifndef FSIM_GEMM_H
+#define FSIM_GEMM_H
+
+#include <stdint.h>
+
+#include "kernels/atom.h"
+#include "model/access.h"
+#include "kernels/schedule.h"
+#include "traces/wprog.h"
+
+/* One operand (0 = A, 1 = B) as the plan sees it. */
+typedef struct fsim_gemm_operand {
+  const fsim_copy_atom *gcopy;  /* global -> LDS (direct) or global -> registers */
+  const fsim_copy_atom *lwrite; /* registers -> LDS (register path), else NULL */
+  const fsim_copy_atom *lread;  /* LDS -> registers */
+  fsim_swizzle sw;              /* on LDS element offsets */
+  int k_contig;                 /* 1: K is the contiguous dimension in global memory */
+  int lds_major;                /* fsim_lds_major */
+  int rows;                     /* bm (A) or bn (B) */
+  int row_len;                  /* LDS row length in elements (with padding) */
+  int nrows_lds;                /* LDS rows: rows (k-major) or bk (mn-major) */
+  int elem_bits;
+  int64_t stage_bytes;          /* LDS bytes of one stage of this operand */
+  int copies;                   /* copy instructions per thread per K tile */
+  int reads_per_frag;           /* LDS reads per atom fragment */
+  int frag_regs;                /* VGPRs of one atom fragment */
+  int64_t ld;                   /* leading dimension in elements (global) */
+  int lds_cycles_per_read;      /* bank cycles of one fragment read (computed) */
+  int lds_cycles_per_write;     /* bank cycles of one copy's LDS write (computed) */
+} fsim_gemm_operand;
+
+typedef struct fsim_gemm_plan {
+  fsim_schedule s;
+  const fsim_arch *a;
+  const fsim_mma_atom *atom;
+  const fsim_mfma_entry *mfma;
+  int wave_size, waves, threads;
+  int wave_tm, wave_tn;         /* C tile per wave */
+  int rm, rn, ki;               /* atoms per wave along M, N, and per bk along K */
+  fsim_gemm_operand op[2];
+  int64_t lds_bytes;            /* per workgroup */
+  int64_t lds_stage_a, lds_stage_b; /* byte offsets of stage 0 of A and B; stage i adds i * lds_stride */
+  int64_t lds_stride;
+  int64_t lds_c;                /* C staging buffer (epilogue through LDS), aliased with the stages */
+  int vgprs, agprs, sgprs;
+  int tiles_m, tiles_n;
+  int64_t workgroups;           /* tiles_m * tiles_n * split_k * groups */
+  int k_tiles;                  /* bk tiles per K slice */
+  int c_bits;
+} fsim_gemm_plan;
+
+/* Checks s against a and builds the plan; errors name [section] key and the reason. */
+fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const fsim_arch *a, fsim_err *e);
+
+/* ---- per-lane addresses (bytes, relative to the operand's tile origin) ---- */
+
+/* Copy c (0..copies-1) of operand o by thread t: where it reads in global memory (relative
+ * to the tile's first element, in bytes, given the row pitch) and where its data lands in
+ * the LDS stage (bytes).  Both through the swizzle. */
+void fsim_gemm_lane_copy(const fsim_gemm_plan *p, int o, int t, int c, int64_t *global, int64_t *lds);
+/* LDS read r (0..reads_per_frag-1) of fragment (i along M or N, kk along K) of operand o by
+ * lane l of wave w: byte offset in the stage. */
+int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk, int r, int l);
+/* The (mn, k) element that value v of lane l holds after read r of a fragment, relative to
+ * the fragment's origin: the data the read delivers (transposing reads included). */
+void fsim_gemm_read_delivers(const fsim_gemm_plan *p, int o, int r, int l, int v, int *mn, int *k);
+
+/* Bank cycles the fragment reads and copy writes of operand o cost (one wave's access). */
+int fsim_gemm_read_bank_cycles(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw);
+
+#endif

@@ -1,0 +1,442 @@
+/* GEMM plans: legality of a GEMM-family schedule on an arch, the geometry every later step
+ * shares, and the per-lane address functions (see gemm.h).
+ *
+ * LDS tiles.  Element (mn, k) of operand o sits at logical element offset
+ *   k-major:  mn * row_len + k      (row_len = bk + pad)
+ *   mn-major: k * row_len + mn      (row_len = rows + pad)
+ * and at physical offset swizzle(logical).  Direct-to-LDS copies write each lane's bytes at
+ * consecutive LDS addresses (M0 + lane * bytes), so for them the swizzle is applied on the
+ * global side: the lane that writes physical chunk q fetches the element whose logical
+ * offset is swizzle(q) (a swizzle is its own inverse).  Copies through registers load
+ * consecutive chunks in global order and write them to their swizzled LDS place.
+ *
+ * Fragment reads.  A plain read (ds_read_b32/b64/b128) gives lane l the consecutive values
+ * [r*vr, (r+1)*vr) of its fragment, which must be consecutive along k in the atom's layout
+ * (checked).  ds_read_b64_tr_b16 works in 16-lane groups: source lane s of a group reads 4
+ * consecutive mn values at (mn_base + 4*(s%4), k_base + s/4) and, after the transpose,
+ * lane i of the group holds (mn_base + i, k_base + j) for j = 0..3 (CDNA4 ISA 11.4); the
+ * bases come from the atom's layout, and the delivered elements are checked against it. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/gemm.h"
+
+#define PERR(e, sec, key, ...) gemm_err((e), __LINE__, (sec), (key), __VA_ARGS__)
+static fsim_status gemm_err(fsim_err *e, int line, const char *sec, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+#include <stdarg.h>
+static fsim_status gemm_err(fsim_err *e, int line, const char *sec, const char *key, const char *fmt, ...) {
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return fsim__err_set(e, FSIM_EINVAL, __FILE__, line, "[%s] %s: %s", sec, key, msg);
+}
+
+static int ilog2(int v) {
+  int r = 0;
+  while ((1 << (r + 1)) <= v) r++;
+  return r;
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* ---- per-lane addresses ----------------------------------------------------------------------- */
+
+static inline int64_t lds_logical(const fsim_gemm_operand *op, int mn, int k) {
+  return op->lds_major == FSIM_LDS_K_MAJOR ? (int64_t)mn * op->row_len + k : (int64_t)k * op->row_len + mn;
+}
+
+static inline int elem_bytes_x2(const fsim_gemm_operand *op) { return op->elem_bits / 4; } /* bytes * 2 */
+
+/* Logical element offset -> (mn, k). */
+static inline void lds_coords(const fsim_gemm_operand *op, int64_t logical, int *mn, int *k) {
+  if (op->lds_major == FSIM_LDS_K_MAJOR) {
+    *mn = (int)(logical / op->row_len);
+    *k = (int)(logical % op->row_len);
+  } else {
+    *k = (int)(logical / op->row_len);
+    *mn = (int)(logical % op->row_len);
+  }
+}
+
+static inline int64_t global_off(const fsim_gemm_operand *op, int mn, int k) {
+  int64_t el = op->k_contig ? (int64_t)mn * op->ld + k : (int64_t)k * op->ld + mn;
+  return el * elem_bytes_x2(op) / 2;
+}
+
+/* Elements are addressed in storage units: fp4 pairs share a byte, so a "storage element"
+ * of a 4-bit type is one byte holding two values.  The plan keeps 4-bit operands in bytes. */
+void fsim_gemm_lane_copy(const fsim_gemm_plan *p, int o, int t, int c, int64_t *global, int64_t *lds) {
+  const fsim_gemm_operand *op = &p->op[o];
+  int eb = op->elem_bits / 8;
+  int ce = op->gcopy->bytes / eb; /* elements per copy */
+  int64_t q = (int64_t)c * p->threads + t;
+  int mn, k;
+  if (op->gcopy->op == FSIM_OP_LOAD_LDS) {
+    int64_t phys = q * ce;
+    lds_coords(op, fsim_swizzle_apply(&op->sw, phys), &mn, &k);
+    *lds = phys * eb;
+  } else {
+    /* global order: consecutive chunks along the contiguous dimension, then the other */
+    int contig = op->k_contig ? p->s.bk : op->rows;
+    int64_t first = q * ce;
+    int along = (int)(first % contig), across = (int)(first / contig);
+    mn = op->k_contig ? across : along;
+    k = op->k_contig ? along : across;
+    *lds = fsim_swizzle_apply(&op->sw, lds_logical(op, mn, k)) * eb;
+  }
+  *global = global_off(op, mn, k);
+}
+
+/* The atom-relative (mn, k) of value v of lane l. */
+static void atom_mnk(const fsim_gemm_plan *p, const fsim_layout *tv, int o, int l, int v, int *mn, int *k) {
+  int rows = o == 0 ? p->atom->m : p->atom->n;
+  fsim_mma_atom_coord(tv, rows, l, v, mn, k);
+}
+
+static const fsim_layout *atom_tv(const fsim_gemm_plan *p, int o);
+
+int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk, int r, int l) {
+  const fsim_gemm_operand *op = &p->op[o];
+  const fsim_layout *tv = atom_tv(p, o);
+  int wave_pos = o == 0 ? w % p->s.waves_m : w / p->s.waves_m;
+  int mn0 = wave_pos * (o == 0 ? p->wave_tm : p->wave_tn) + i * (o == 0 ? p->atom->m : p->atom->n);
+  int k0 = kk * p->atom->k;
+  int eb = op->elem_bits / 8;
+  int mn, k;
+  if (op->lread->transpose) {
+    int g = l / 16, s = l % 16, mnb, kb;
+    atom_mnk(p, tv, o, g * 16, 4 * r, &mnb, &kb);
+    mn = mnb + 4 * (s % 4);
+    k = kb + s / 4;
+  } else {
+    int vr = op->lread->bytes / eb;
+    atom_mnk(p, tv, o, l, r * vr, &mn, &k);
+  }
+  return fsim_swizzle_apply(&op->sw, lds_logical(op, mn0 + mn, k0 + k)) * eb;
+}
+
+void fsim_gemm_read_delivers(const fsim_gemm_plan *p, int o, int r, int l, int v, int *mn, int *k) {
+  const fsim_gemm_operand *op = &p->op[o];
+  const fsim_layout *tv = atom_tv(p, o);
+  if (op->lread->transpose) {
+    int g = l / 16, i = l % 16, mnb, kb;
+    atom_mnk(p, tv, o, g * 16, 4 * r, &mnb, &kb);
+    *mn = mnb + i;
+    *k = kb + v;
+  } else {
+    int vr = op->lread->bytes / (op->elem_bits / 8);
+    atom_mnk(p, tv, o, l, r * vr, mn, k);
+    *k += v; /* a plain read delivers consecutive elements of the LDS row */
+  }
+}
+
+/* ---- the atom layouts, parsed once ---------------------------------------------------------- */
+
+typedef struct tv_cache {
+  const fsim_mma_atom *atom;
+  fsim_layout a, b;
+} tv_cache;
+
+/* Parsed layouts per atom, built on first use.  The atom table is constant, so a static
+ * cache indexed by table position is safe to share. */
+static tv_cache tv_tab[64];
+
+static const fsim_layout *atom_tv(const fsim_gemm_plan *p, int o) {
+  int n;
+  const fsim_mma_atom *all = fsim_mma_atoms(&n);
+  int i = (int)(p->atom - all);
+  tv_cache *c = &tv_tab[i];
+  if (c->atom != p->atom) {
+    fsim_mma_atom_layout(p->atom, 'A', &c->a, NULL);
+    fsim_mma_atom_layout(p->atom, 'B', &c->b, NULL);
+    c->atom = p->atom;
+  }
+  return o == 0 ? &c->a : &c->b;
+}
+
+/* ---- checks ----------------------------------------------------------------------------------- */
+
+/* Does the read atom deliver exactly the atom's fragment layout?  Fills reads per fragment. */
+static fsim_status check_reads(fsim_gemm_plan *p, int o, fsim_err *e) {
+  fsim_gemm_operand *op = &p->op[o];
+  const char *id = o == 0 ? "A" : "B";
+  char sec[16];
+  snprintf(sec, sizeof sec, "operand.%s", id);
+  int vals = fsim_mma_atom_values(p->atom, o == 0 ? 'A' : 'B');
+  int eb = op->elem_bits / 8;
+  int vr = op->lread->transpose ? 4 : op->lread->bytes / eb;
+  if (op->lread->transpose && op->elem_bits != 16)
+    return PERR(e, sec, "lds_read", "%s transposes 16-bit elements; %s is %d-bit", op->lread->name, id, op->elem_bits);
+  if (op->lread->transpose && op->lds_major != FSIM_LDS_MN_MAJOR)
+    return PERR(e, sec, "lds_read", "%s reads an mn-major tile; this one is k-major", op->lread->name);
+  if (!op->lread->transpose && op->lds_major == FSIM_LDS_MN_MAJOR && vr != 1)
+    return PERR(e, sec, "lds_read",
+                "an mn-major tile needs a transposing read (ds_read_b64_tr_b16) or one element per read "
+                "(ds_read_u16); %s reads %d",
+                op->lread->name, vr);
+  if (vr < 1 || vals % vr != 0)
+    return PERR(e, sec, "lds_read", "%s reads %d values; a lane holds %d of the %s fragment", op->lread->name, vr, vals,
+                id);
+  op->reads_per_frag = vals / vr;
+  const fsim_layout *tv = atom_tv(p, o);
+  for (int l = 0; l < p->wave_size; l++)
+    for (int r = 0; r < op->reads_per_frag; r++)
+      for (int v = 0; v < vr; v++) {
+        int mn, k, wmn, wk;
+        fsim_gemm_read_delivers(p, o, r, l, v, &mn, &k);
+        atom_mnk(p, tv, o, l, r * vr + v, &wmn, &wk);
+        if (mn != wmn || k != wk)
+          return PERR(e, sec, "lds_read",
+                      "%s does not deliver the %s layout of %s: lane %d value %d would get (%d,%d), the atom wants "
+                      "(%d,%d)",
+                      op->lread->name, id, p->atom->name, l, r * vr + v, mn, k, wmn, wk);
+      }
+  return FSIM_OK;
+}
+
+/* Bank cycles of one wave's fragment reads for a k step (all i) with swizzle sw. */
+int fsim_gemm_read_bank_cycles(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw) {
+  fsim_gemm_plan q = *p;
+  q.op[o].sw = *sw;
+  int32_t off[FSIM_MAX_WAVE];
+  int total = 0, nfrag = o == 0 ? p->rm : p->rn;
+  for (int i = 0; i < nfrag; i++)
+    for (int r = 0; r < p->op[o].reads_per_frag; r++) {
+      for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_read(&q, o, 0, i, 0, r, l);
+      total += fsim_lds_bank_cycles(p->a, off, ~0ULL >> (64 - p->wave_size), 0, p->op[o].lread->bytes, NULL);
+    }
+  if (p->op[o].lwrite != NULL) { /* register path: the ds_write side too */
+    for (int c = 0; c < p->op[o].copies; c++) {
+      for (int l = 0; l < p->wave_size; l++) {
+        int64_t g, d;
+        fsim_gemm_lane_copy(&q, o, l, c, &g, &d);
+        off[l] = (int32_t)d;
+      }
+      total += fsim_lds_bank_cycles(p->a, off, ~0ULL >> (64 - p->wave_size), 0, p->op[o].lwrite->bytes, NULL);
+    }
+  }
+  return total;
+}
+
+/* Picks the swizzle with the fewest bank cycles: S<b,m,s> with m the access granule, or none. */
+static void choose_swizzle(fsim_gemm_plan *p, int o) {
+  fsim_gemm_operand *op = &p->op[o];
+  int eb = op->elem_bits / 8;
+  int gran = op->lread->bytes / eb;
+  int copy_el = op->gcopy->bytes / eb;
+  if (copy_el > gran) gran = copy_el;
+  if (op->lwrite && op->lwrite->bytes / eb > gran) gran = op->lwrite->bytes / eb;
+  int m = ilog2(gran);
+  fsim_swizzle best;
+  fsim_swizzle_make(&best, 0, 0, 0, NULL);
+  int best_cyc = fsim_gemm_read_bank_cycles(p, o, &best);
+  int row_bits = ilog2(op->row_len);
+  for (int b = 1; b <= 4; b++)
+    for (int s = b; s <= 7; s++) {
+      if (m + s > row_bits + 6) continue;
+      fsim_swizzle sw;
+      if (fsim_swizzle_make(&sw, b, m, s, NULL) != FSIM_OK) continue;
+      int cyc = fsim_gemm_read_bank_cycles(p, o, &sw);
+      if (cyc < best_cyc) best = sw, best_cyc = cyc;
+    }
+  op->sw = best;
+}
+
+static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_err *e) {
+  const fsim_schedule *s = &p->s;
+  const char *id = o == 0 ? "A" : "B";
+  char sec[16];
+  snprintf(sec, sizeof sec, "operand.%s", id);
+  const fsim_sched_operand *so = fsim_schedule_operand(s, id);
+  if (so == NULL) return PERR(e, sec, "global_copy", "the schedule has no [operand.%s] section", id);
+  fsim_gemm_operand *op = &p->op[o];
+  unsigned isa = fsim_isa_bit(p->a);
+  op->gcopy = fsim_copy_atom_find(so->global_copy);
+  if (op->gcopy == NULL) return PERR(e, sec, "global_copy", "'%s' is not a copy atom", so->global_copy);
+  if (!(op->gcopy->isas & isa))
+    return PERR(e, sec, "global_copy", "%s does not exist on %s (%s)%s", op->gcopy->name, p->a->device.gfx,
+                p->a->device.name,
+                op->gcopy->op == FSIM_OP_LOAD_LDS ? "; its direct-to-LDS loads move 4 bytes per lane" : "");
+  if (so->path == FSIM_PATH_DIRECT && op->gcopy->op != FSIM_OP_LOAD_LDS)
+    return PERR(e, sec, "global_copy", "path direct needs a direct-to-LDS load (e.g. buffer_load_lds_dwordx4), not %s",
+                op->gcopy->name);
+  if (so->path == FSIM_PATH_REGISTERS && op->gcopy->op != FSIM_OP_LOAD)
+    return PERR(e, sec, "global_copy", "path registers needs a load to registers (e.g. buffer_load_dwordx4), not %s",
+                op->gcopy->name);
+  fsim_dtype t = o == 0 ? s->a_type : s->b_type;
+  op->elem_bits = fsim_dtype_bits(t) < 8 ? 8 : fsim_dtype_bits(t); /* 4- and 6-bit: bytes (two values each) */
+  int vals_per_elem = fsim_dtype_bits(t) == 4 ? 2 : 1;
+  if (fsim_dtype_bits(t) == 6)
+    return PERR(e, "problem", o == 0 ? "a_type" : "b_type", "6-bit operands are not generated yet (fp4 and fp8 are)");
+  int bk = s->bk / vals_per_elem;
+  op->rows = o == 0 ? s->bm : s->bn;
+  int layout = s->layout;
+  op->k_contig = o == 0 ? (layout == FSIM_LAYOUT_TN || layout == FSIM_LAYOUT_TT)
+                        : (layout == FSIM_LAYOUT_TN || layout == FSIM_LAYOUT_NN);
+  op->lds_major = so->lds_major;
+  int want = op->k_contig ? FSIM_LDS_K_MAJOR : FSIM_LDS_MN_MAJOR;
+  if (op->lds_major != want)
+    return PERR(e, sec, "lds_major", "%s is %s-contiguous in layout %s, and copies keep that order: use %s", id,
+                op->k_contig ? "K" : "MN", fsim_layout_name((fsim_gemm_layout)layout),
+                want == FSIM_LDS_K_MAJOR ? "k-major" : "mn-major");
+  if (so->path == FSIM_PATH_DIRECT && so->lds_pad != 0)
+    return PERR(e, sec, "lds_pad", "direct-to-LDS copies write consecutive addresses; padding needs path registers");
+  op->row_len = (op->lds_major == FSIM_LDS_K_MAJOR ? bk : op->rows) + so->lds_pad;
+  op->nrows_lds = op->lds_major == FSIM_LDS_K_MAJOR ? op->rows : bk;
+  op->lread = fsim_copy_atom_find(so->lds_read);
+  if (op->lread == NULL || op->lread->op != FSIM_OP_LDS_READ)
+    return PERR(e, sec, "lds_read", "'%s' is not an LDS read atom (ds_read_b128, ds_read_b64, ds_read_b64_tr_b16, ...)",
+                so->lds_read);
+  if (!(op->lread->isas & isa))
+    return PERR(e, sec, "lds_read", "%s does not exist on %s (%s)", op->lread->name, p->a->device.gfx, p->a->device.name);
+  if (vals_per_elem == 2 && op->lread->transpose)
+    return PERR(e, sec, "lds_read", "4-bit operands need a k-major tile (ds_read_b64_tr_b4 is not modelled)");
+  op->lwrite = NULL;
+  if (so->path == FSIM_PATH_REGISTERS) {
+    static const char *by_width[] = {NULL, NULL, "ds_write_b16", NULL, "ds_write_b32", NULL, NULL, NULL, "ds_write_b64",
+                                     NULL, NULL, NULL, NULL, NULL, NULL, NULL, "ds_write_b128"};
+    op->lwrite = op->gcopy->bytes <= 16 && by_width[op->gcopy->bytes] ? fsim_copy_atom_find(by_width[op->gcopy->bytes])
+                                                                     : NULL;
+    if (op->lwrite == NULL) return PERR(e, sec, "global_copy", "no ds_write matches %s", op->gcopy->name);
+  }
+  int eb = op->elem_bits / 8;
+  int64_t tile_bytes = (int64_t)op->rows * bk * eb;
+  int64_t chunk = (int64_t)p->threads * op->gcopy->bytes;
+  if (tile_bytes % chunk != 0)
+    return PERR(e, sec, "global_copy", "a %dx%d %s tile (%lld bytes) is not a whole number of %d threads x %d-byte copies",
+                op->rows, s->bk, fsim_dtype_name(t), (long long)tile_bytes, p->threads, op->gcopy->bytes);
+  op->copies = (int)(tile_bytes / chunk);
+  int contig = op->k_contig ? bk : op->rows;
+  if ((contig * eb) % op->gcopy->bytes != 0)
+    return PERR(e, sec, "global_copy", "%d-byte copies do not fit the %d-byte contiguous rows of the tile",
+                op->gcopy->bytes, contig * eb);
+  op->ld = op->k_contig ? s->k / vals_per_elem : (o == 0 ? s->m : s->n);
+  op->stage_bytes = (int64_t)op->nrows_lds * op->row_len * eb;
+  fsim_status st = check_reads(p, o, e);
+  if (st != FSIM_OK) return st;
+  op->frag_regs = fsim_mma_atom_values(p->atom, o == 0 ? 'A' : 'B') * fsim_dtype_bits(t) / 32;
+  if (op->frag_regs < 1) op->frag_regs = 1;
+  if (strcmp(so->swizzle, "auto") == 0) {
+    choose_swizzle(p, o);
+  } else {
+    st = fsim_schedule_swizzle(so, &op->sw, e);
+    if (st != FSIM_OK) return st;
+    int gran = op->lread->transpose ? 4 : op->lread->bytes / eb;
+    int copy_el = op->gcopy->bytes / eb;
+    if (copy_el > gran) gran = copy_el;
+    if (op->sw.b > 0 && (1 << op->sw.m) < gran)
+      return PERR(e, sec, "swizzle", "S<%d,%d,%d> splits the %d-element accesses of this operand (M must be >= %d)",
+                  op->sw.b, op->sw.m, op->sw.s, gran, ilog2(gran));
+  }
+  fsim_swizzle id0;
+  fsim_swizzle_make(&id0, 0, 0, 0, NULL);
+  op->lds_cycles_per_read = fsim_gemm_read_bank_cycles(p, o, &op->sw);
+  return FSIM_OK;
+}
+
+fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const fsim_arch *a, fsim_err *e) {
+  memset(p, 0, sizeof *p);
+  p->s = *s;
+  p->a = a;
+  if (s->op != FSIM_KOP_GEMM && s->op != FSIM_KOP_GROUPED_GEMM && s->op != FSIM_KOP_SCALED_GEMM)
+    return PERR(e, "schedule", "op", "%s is not a GEMM", fsim_kop_name((fsim_kop)s->op));
+  unsigned isa = fsim_isa_bit(a);
+  p->atom = fsim_mma_atom_find(s->atom);
+  if (p->atom == NULL) return PERR(e, "mma", "atom", "'%s' is not an MMA atom (see docs/atoms.md)", s->atom);
+  if (!(p->atom->isas & isa))
+    return PERR(e, "mma", "atom", "%s does not exist on %s (%s)", p->atom->name, a->device.gfx, a->device.name);
+  p->mfma = fsim_arch_find_mfma(a, p->atom->name);
+  if (p->mfma == NULL) return PERR(e, "mma", "atom", "%s has no [mfma.%s] timing in %s", p->atom->name, p->atom->name, a->file);
+  if (p->atom->a_type != s->a_type || p->atom->b_type != s->b_type)
+    return PERR(e, "mma", "atom", "%s multiplies %s x %s; the problem is %s x %s", p->atom->name,
+                fsim_dtype_name(p->atom->a_type), fsim_dtype_name(p->atom->b_type), fsim_dtype_name(s->a_type),
+                fsim_dtype_name(s->b_type));
+  if (s->op == FSIM_KOP_SCALED_GEMM && !p->atom->scaled)
+    return PERR(e, "mma", "atom", "a scaled GEMM needs a scaled atom (v_mfma_scale_f32_*), not %s", p->atom->name);
+  p->wave_size = a->cu.wave_size;
+  if (p->atom->wave_size != p->wave_size)
+    return PERR(e, "mma", "atom", "%s is a wave%d instruction; %s runs wave%d", p->atom->name, p->atom->wave_size,
+                a->device.name, p->wave_size);
+  p->waves = s->waves_m * s->waves_n;
+  p->threads = p->waves * p->wave_size;
+  if (p->threads > a->cu.max_workgroup_size)
+    return PERR(e, "tile", "waves_n", "%d x %d waves are %d work-items, more than %d", s->waves_m, s->waves_n,
+                p->threads, a->cu.max_workgroup_size);
+  if (s->bm % (s->waves_m * p->atom->m) != 0)
+    return PERR(e, "tile", "bm", "%d is not a multiple of waves_m x atom M = %d x %d", s->bm, s->waves_m, p->atom->m);
+  if (s->bn % (s->waves_n * p->atom->n) != 0)
+    return PERR(e, "tile", "bn", "%d is not a multiple of waves_n x atom N = %d x %d", s->bn, s->waves_n, p->atom->n);
+  if (s->bk % p->atom->k != 0)
+    return PERR(e, "tile", "bk", "%d is not a multiple of the atom's K = %d", s->bk, p->atom->k);
+  if (s->op == FSIM_KOP_SCALED_GEMM && s->bk % 128 != 0)
+    return PERR(e, "tile", "bk", "%d: scaled GEMM tiles hold whole 128-value scale groups", s->bk);
+  if ((s->kind == FSIM_PIPE_PINGPONG || s->kind == FSIM_PIPE_DUAL_WAVE) && p->waves % 2 != 0)
+    return PERR(e, "pipeline", "kind", "a two-group pipeline needs an even number of waves, not %d", p->waves);
+  p->wave_tm = s->bm / s->waves_m;
+  p->wave_tn = s->bn / s->waves_n;
+  p->rm = p->wave_tm / p->atom->m;
+  p->rn = p->wave_tn / p->atom->n;
+  p->ki = s->bk / p->atom->k;
+  for (int o = 0; o < 2; o++) {
+    fsim_status st = setup_operand(p, o, e);
+    if (st != FSIM_OK) return st;
+  }
+  /* LDS: stages of A and B, each operand stage aligned to 1 KiB; C staging aliases them */
+  int64_t sa = (p->op[0].stage_bytes + 1023) / 1024 * 1024, sb = (p->op[1].stage_bytes + 1023) / 1024 * 1024;
+  p->lds_stride = sa + sb;
+  p->lds_stage_a = 0;
+  p->lds_stage_b = sa;
+  p->c_bits = fsim_dtype_bits(s->c_type);
+  int64_t c_bytes = s->c_path == FSIM_EPI_LDS ? (int64_t)s->bm * s->bn * p->c_bits / 8 : 0;
+  p->lds_c = 0;
+  p->lds_bytes = (int64_t)s->stages * p->lds_stride;
+  if (c_bytes > p->lds_bytes) p->lds_bytes = c_bytes;
+  if (p->lds_bytes > a->lds.max_bytes_per_wg)
+    return PERR(e, "pipeline", "stages", "%d stages of %dx%d and %dx%d tiles need %lld bytes of LDS, more than the %d a "
+                "workgroup may use on %s",
+                s->stages, s->bm, s->bk, s->bn, s->bk, (long long)p->lds_bytes, a->lds.max_bytes_per_wg, a->device.name);
+  /* registers per wave: accumulators (AGPRs where the part has them), double-buffered
+   * fragments, staging for copies through registers, addressing */
+  int acc = p->rm * p->rn * fsim_mma_atom_values(p->atom, 'C');
+  int frag = 2 * (p->rm * p->op[0].frag_regs + p->rn * p->op[1].frag_regs);
+  int staging = 0;
+  for (int o = 0; o < 2; o++)
+    if (p->op[o].lwrite) staging += p->op[o].copies * p->op[o].gcopy->bytes / 4;
+  int addressing = 24;
+  if (a->cu.max_agprs > 0) {
+    p->agprs = acc;
+    p->vgprs = frag + staging + addressing;
+  } else {
+    p->vgprs = acc + frag + staging + addressing;
+  }
+  if (p->agprs > a->cu.max_agprs)
+    return PERR(e, "tile", "bm", "a %dx%d tile on %d waves needs %d accumulator registers per wave, more than the %d AGPRs",
+                s->bm, s->bn, p->waves, acc, a->cu.max_agprs);
+  if (p->vgprs > a->cu.max_vgprs)
+    return PERR(e, "tile", "bm", "the tile needs an estimated %d VGPRs per wave, more than %d", p->vgprs,
+                a->cu.max_vgprs);
+  if (p->vgprs + p->agprs > a->cu.vgprs_per_lane)
+    return PERR(e, "tile", "bm", "%d VGPRs + %d AGPRs per wave exceed the %d-register file", p->vgprs, p->agprs,
+                a->cu.vgprs_per_lane);
+  p->sgprs = 48;
+  /* epilogue store */
+  const fsim_copy_atom *st = fsim_copy_atom_find(s->store);
+  if (st == NULL || st->op != FSIM_OP_STORE) return PERR(e, "epilogue", "store", "'%s' is not a store atom", s->store);
+  if (s->c_path == FSIM_EPI_DIRECT) {
+    /* a lane's consecutive accumulator rows: 4 in both CDNA layouts, 8 in RDNA's */
+    int run = p->atom->wave_size == 32 ? 8 : 4;
+    if (st->bytes > run * p->c_bits / 8)
+      return PERR(e, "epilogue", "store", "%s stores %d bytes; a lane holds %d consecutive %s values of C", st->name,
+                  st->bytes, run, fsim_dtype_name(s->c_type));
+  }
+  p->tiles_m = (int)ceil_div(s->m, s->bm);
+  p->tiles_n = (int)ceil_div(s->n, s->bn);
+  p->k_tiles = (int)ceil_div(ceil_div(s->k, s->split_k), s->bk);
+  p->workgroups = (int64_t)p->tiles_m * p->tiles_n * s->split_k * (s->op == FSIM_KOP_GROUPED_GEMM ? s->groups : 1);
+  return FSIM_OK;
+}

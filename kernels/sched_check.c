@@ -1,0 +1,158 @@
+/* Legality of a schedule on an arch, per operator.  GEMMs go through their plan
+ * (gemm_plan.c), which has the full geometry; attention, RMSNorm and TopK are checked here
+ * for what the schedule alone decides: atoms on the ISA, tiles divisible by the wave and
+ * atom layouts, LDS within the limit, registers within budget. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "kernels/gemm.h"
+#include "kernels/schedule.h"
+
+static fsim_status bad(fsim_err *e, const char *sec, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static fsim_status bad(fsim_err *e, const char *sec, const char *key, const char *fmt, ...) {
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return FSIM_ERR(e, FSIM_EINVAL, "[%s] %s: %s", sec, key, msg);
+}
+
+static fsim_status atom_on(const fsim_arch *a, const char *key, const char *name, fsim_dtype want,
+                           const fsim_mma_atom **out, fsim_err *e) {
+  const fsim_mma_atom *t = fsim_mma_atom_find(name);
+  if (t == NULL) return bad(e, "mma", key, "'%s' is not an MMA atom (see docs/atoms.md)", name);
+  if (!(t->isas & fsim_isa_bit(a))) return bad(e, "mma", key, "%s does not exist on %s (%s)", t->name, a->device.gfx, a->device.name);
+  if (fsim_arch_find_mfma(a, t->name) == NULL) return bad(e, "mma", key, "%s has no timing in %s", t->name, a->file);
+  if (t->a_type != want) return bad(e, "mma", key, "%s multiplies %s, the problem is %s", t->name, fsim_dtype_name(t->a_type), fsim_dtype_name(want));
+  if (t->wave_size != a->cu.wave_size) return bad(e, "mma", key, "%s is a wave%d instruction on a wave%d part", t->name, t->wave_size, a->cu.wave_size);
+  *out = t;
+  return FSIM_OK;
+}
+
+static fsim_status operands_exist(const fsim_schedule *s, const fsim_arch *a, const char *ids, fsim_err *e) {
+  for (const char *p = ids; *p; p++) {
+    char id[2] = {*p, 0};
+    const fsim_sched_operand *o = fsim_schedule_operand(s, id);
+    char sec[16];
+    snprintf(sec, sizeof sec, "operand.%s", id);
+    if (o == NULL) return bad(e, sec, "global_copy", "the schedule has no [operand.%s] section", id);
+    const fsim_copy_atom *c = fsim_copy_atom_find(o->global_copy);
+    if (c == NULL || (c->op != FSIM_OP_LOAD && c->op != FSIM_OP_LOAD_LDS))
+      return bad(e, sec, "global_copy", "'%s' is not a load atom", o->global_copy);
+    if (!(c->isas & fsim_isa_bit(a))) return bad(e, sec, "global_copy", "%s does not exist on %s", c->name, a->device.gfx);
+    if ((o->path == FSIM_PATH_DIRECT) != (c->op == FSIM_OP_LOAD_LDS))
+      return bad(e, sec, "path", "%s does not match path %s", c->name, o->path == FSIM_PATH_DIRECT ? "direct" : "registers");
+    if (strcmp(o->lds_read, "none") != 0) {
+      const fsim_copy_atom *r = fsim_copy_atom_find(o->lds_read);
+      if (r == NULL || r->op != FSIM_OP_LDS_READ) return bad(e, sec, "lds_read", "'%s' is not an LDS read atom", o->lds_read);
+      if (!(r->isas & fsim_isa_bit(a))) return bad(e, sec, "lds_read", "%s does not exist on %s", r->name, a->device.gfx);
+    }
+  }
+  return FSIM_OK;
+}
+
+static fsim_status check_attention(const fsim_schedule *s, const fsim_arch *a, fsim_sched_resources *r, fsim_err *e) {
+  const fsim_mma_atom *qk, *pv;
+  fsim_status st;
+  if ((st = atom_on(a, "atom", s->atom, s->a_type, &qk, e)) != FSIM_OK) return st;
+  if ((st = atom_on(a, "atom2", s->atom2, s->a_type, &pv, e)) != FSIM_OK) return st;
+  if ((st = operands_exist(s, a, "QKV", e)) != FSIM_OK) return st;
+  int waves = s->waves_m;
+  if (s->bm % waves != 0) return bad(e, "tile", "bm", "%d query rows do not divide over %d waves", s->bm, waves);
+  int rows = s->bm / waves;
+  if (rows % qk->m != 0) return bad(e, "tile", "bm", "%d rows per wave are not a multiple of the atom's M = %d", rows, qk->m);
+  if (s->bn % qk->n != 0) return bad(e, "tile", "bn", "%d key rows are not a multiple of the atom's N = %d", s->bn, qk->n);
+  if (s->bn % pv->k != 0) return bad(e, "tile", "bn", "%d key rows are not a multiple of the P*V atom's K = %d", s->bn, pv->k);
+  if (s->head_dim % s->head_split != 0) return bad(e, "tile", "head_split", "%d does not divide head_dim %d", s->head_split, s->head_dim);
+  int d = s->head_dim / s->head_split;
+  if (d % qk->k != 0) return bad(e, "tile", "head_split", "a head part of %d is not a multiple of the atom's K = %d", d, qk->k);
+  if (d % pv->n != 0) return bad(e, "tile", "head_split", "a head part of %d is not a multiple of the P*V atom's N = %d", d, pv->n);
+  if (s->kind == FSIM_PIPE_DUAL_WAVE && waves % 2 != 0) return bad(e, "pipeline", "kind", "dual-wave groups need an even number of waves");
+  int eb = fsim_dtype_bits(s->a_type) / 8;
+  /* K and V tiles of bn rows per stage; Q stays in registers */
+  r->lds_bytes = (long long)s->stages * 2 * s->bn * d * eb;
+  if (r->lds_bytes > a->lds.max_bytes_per_wg)
+    return bad(e, "pipeline", "stages", "%d stages of %dx%d K and V tiles need %lld bytes of LDS, more than %d", s->stages,
+               s->bn, d, r->lds_bytes, a->lds.max_bytes_per_wg);
+  r->waves = waves;
+  r->threads = waves * a->cu.wave_size;
+  if (r->threads > a->cu.max_workgroup_size) return bad(e, "tile", "waves_m", "%d work-items exceed %d", r->threads, a->cu.max_workgroup_size);
+  int o_acc = rows * d / a->cu.wave_size, p_acc = rows * s->bn / a->cu.wave_size;
+  int q_regs = rows * d * eb / 4 / a->cu.wave_size;
+  r->agprs = a->cu.max_agprs > 0 ? o_acc : 0;
+  r->vgprs = p_acc + q_regs + 32 + (a->cu.max_agprs > 0 ? 0 : o_acc);
+  if (r->vgprs > a->cu.max_vgprs || r->agprs > (a->cu.max_agprs ? a->cu.max_agprs : 0))
+    return bad(e, "tile", "bm", "%d rows per wave with head part %d need %d VGPRs and %d AGPRs", rows, d, r->vgprs, r->agprs);
+  r->workgroups = (long long)s->batch * s->heads * ((s->seq_q + s->bm - 1) / s->bm) * s->head_split;
+  return FSIM_OK;
+}
+
+static fsim_status check_rows(const fsim_schedule *s, const fsim_arch *a, fsim_sched_resources *r, fsim_err *e) {
+  fsim_status st;
+  if ((st = operands_exist(s, a, "X", e)) != FSIM_OK) return st;
+  if (s->threads % a->cu.wave_size != 0)
+    return bad(e, "tile", "threads", "%d is not a multiple of the wave size %d", s->threads, a->cu.wave_size);
+  if (s->threads > a->cu.max_workgroup_size) return bad(e, "tile", "threads", "%d exceeds %d", s->threads, a->cu.max_workgroup_size);
+  r->threads = s->threads;
+  r->waves = s->threads / a->cu.wave_size;
+  int eb = fsim_dtype_bits(s->a_type) / 8;
+  const fsim_sched_operand *x = fsim_schedule_operand(s, "X");
+  const fsim_copy_atom *c = fsim_copy_atom_find(x->global_copy);
+  if ((s->vec * eb) % c->bytes != 0)
+    return bad(e, "tile", "vec", "%d %s values per lane are %d bytes, not a whole number of %d-byte %s copies", s->vec,
+               fsim_dtype_name(s->a_type), s->vec * eb, c->bytes, c->name);
+  if (s->op == FSIM_KOP_RMSNORM) {
+    if (s->cols % s->vec != 0) return bad(e, "tile", "vec", "%d does not divide the row length %d", s->vec, s->cols);
+    /* the row is cached in LDS between the sum-of-squares pass and the scaling pass */
+    r->lds_bytes = (long long)s->cols * eb;
+    if (r->lds_bytes > a->lds.max_bytes_per_wg)
+      return bad(e, "problem", "cols", "a cached row of %d values needs %lld bytes of LDS, more than %d", s->cols, r->lds_bytes,
+                 a->lds.max_bytes_per_wg);
+    r->vgprs = 2 * s->vec + 16;
+    r->workgroups = s->rows;
+  } else {
+    if (s->topk > s->experts) return bad(e, "problem", "topk", "%d is more than the %d experts", s->topk, s->experts);
+    if (s->experts % s->vec != 0) return bad(e, "tile", "vec", "%d does not divide the %d experts", s->vec, s->experts);
+    int lanes_per_row = s->experts / s->vec;
+    if (lanes_per_row > a->cu.wave_size || a->cu.wave_size % lanes_per_row != 0)
+      return bad(e, "tile", "vec", "%d experts at %d per lane take %d lanes, which must divide a wave of %d", s->experts,
+                 s->vec, lanes_per_row, a->cu.wave_size);
+    int rows_per_wg = s->threads / lanes_per_row;
+    r->lds_bytes = 0;
+    r->vgprs = 2 * s->vec + 2 * s->topk + 16;
+    r->workgroups = (s->rows + rows_per_wg - 1) / rows_per_wg;
+  }
+  r->agprs = 0;
+  if (r->vgprs > a->cu.max_vgprs) return bad(e, "tile", "vec", "an estimated %d VGPRs exceed %d", r->vgprs, a->cu.max_vgprs);
+  return FSIM_OK;
+}
+
+fsim_status fsim_schedule_check(const fsim_schedule *s, const fsim_arch *a, fsim_sched_resources *r, fsim_err *e) {
+  fsim_sched_resources tmp;
+  if (r == NULL) r = &tmp;
+  memset(r, 0, sizeof *r);
+  switch (s->op) {
+  case FSIM_KOP_GEMM:
+  case FSIM_KOP_GROUPED_GEMM:
+  case FSIM_KOP_SCALED_GEMM: {
+    fsim_gemm_plan p;
+    fsim_status st = fsim_gemm_plan_make(&p, s, a, e);
+    if (st != FSIM_OK) return st;
+    r->waves = p.waves;
+    r->threads = p.threads;
+    r->lds_bytes = p.lds_bytes;
+    r->vgprs = p.vgprs;
+    r->agprs = p.agprs;
+    r->workgroups = p.workgroups;
+    return FSIM_OK;
+  }
+  case FSIM_KOP_ATTENTION: return check_attention(s, a, r, e);
+  case FSIM_KOP_RMSNORM:
+  case FSIM_KOP_TOPK: return check_rows(s, a, r, e);
+  default: return bad(e, "schedule", "op", "unknown operator");
+  }
+}
