@@ -60,6 +60,7 @@ typedef struct fsim_gemm_plan {
   int64_t workgroups;           /* tiles_m * tiles_n * split_k * groups */
   int k_tiles;                  /* bk tiles per K slice */
   int c_bits;
+  fsim_layout a_tv, b_tv, c_tv; /* the atom's layouts, parsed */
 } fsim_gemm_plan;
 
 /* Checks s against a and builds the plan; errors name [section] key and the reason. */
@@ -80,5 +81,20 @@ void fsim_gemm_read_delivers(const fsim_gemm_plan *p, int o, int r, int l, int v
 
 /* Bank cycles the fragment reads and copy writes of operand o cost (one wave's access). */
 int fsim_gemm_read_bank_cycles(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw);
+
+/* ---- the C epilogue ----
+ * The LDS C buffer is column-major with a pitch (elements per column) that keeps the
+ * fragment writes conflict-free; C in global memory is column-major with ldc = m.
+ * Accumulators are written in runs of 4 consecutive rows (value 4*run of the lane). */
+int fsim_gemm_c_pitch(const fsim_gemm_plan *p);
+/* Byte offset in the C buffer of run `run` of fragment (i, j) for lane l of wave w. */
+int64_t fsim_gemm_lane_c_lds(const fsim_gemm_plan *p, int i, int j, int run, int pitch, int w, int l);
+/* Byte offset in the C tile (global, ldc = m) of the same run. */
+int64_t fsim_gemm_lane_c_direct(const fsim_gemm_plan *p, int i, int j, int run, int unused, int w, int l);
+/* Thread (w, l)'s 16-byte chunk c of the C tile: LDS offset (global = 0) or global offset. */
+int64_t fsim_gemm_lane_c_chunk(const fsim_gemm_plan *p, int c, int pitch, int global, int unused, int w, int l);
+
+/* The wave programs of the plan, for the simulator. */
+fsim_status fsim_gemm_wave_program(const fsim_gemm_plan *p, fsim_wprog *wp, fsim_err *e);
 
 #endif

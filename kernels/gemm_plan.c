@@ -135,29 +135,7 @@ void fsim_gemm_read_delivers(const fsim_gemm_plan *p, int o, int r, int l, int v
   }
 }
 
-/* ---- the atom layouts, parsed once ---------------------------------------------------------- */
-
-typedef struct tv_cache {
-  const fsim_mma_atom *atom;
-  fsim_layout a, b;
-} tv_cache;
-
-/* Parsed layouts per atom, built on first use.  The atom table is constant, so a static
- * cache indexed by table position is safe to share. */
-static tv_cache tv_tab[64];
-
-static const fsim_layout *atom_tv(const fsim_gemm_plan *p, int o) {
-  int n;
-  const fsim_mma_atom *all = fsim_mma_atoms(&n);
-  int i = (int)(p->atom - all);
-  tv_cache *c = &tv_tab[i];
-  if (c->atom != p->atom) {
-    fsim_mma_atom_layout(p->atom, 'A', &c->a, NULL);
-    fsim_mma_atom_layout(p->atom, 'B', &c->b, NULL);
-    c->atom = p->atom;
-  }
-  return o == 0 ? &c->a : &c->b;
-}
+static const fsim_layout *atom_tv(const fsim_gemm_plan *p, int o) { return o == 0 ? &p->a_tv : &p->b_tv; }
 
 /* ---- checks ----------------------------------------------------------------------------------- */
 
@@ -358,6 +336,10 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
                 fsim_dtype_name(s->b_type));
   if (s->op == FSIM_KOP_SCALED_GEMM && !p->atom->scaled)
     return PERR(e, "mma", "atom", "a scaled GEMM needs a scaled atom (v_mfma_scale_f32_*), not %s", p->atom->name);
+  if (fsim_mma_atom_layout(p->atom, 'A', &p->a_tv, e) != FSIM_OK ||
+      fsim_mma_atom_layout(p->atom, 'B', &p->b_tv, e) != FSIM_OK ||
+      fsim_mma_atom_layout(p->atom, 'C', &p->c_tv, e) != FSIM_OK)
+    return FSIM_ERR(e, FSIM_EFAIL, "internal: %s layouts do not parse: %s", p->atom->name, e ? e->msg : "");
   p->wave_size = a->cu.wave_size;
   if (p->atom->wave_size != p->wave_size)
     return PERR(e, "mma", "atom", "%s is a wave%d instruction; %s runs wave%d", p->atom->name, p->atom->wave_size,

@@ -9,7 +9,7 @@
  * its issue type is still free in this slot; otherwise the wave's ready time moves to the
  * earliest cycle it could issue and the wait is charged to the reason that set it.  Memory
  * instructions compute their completion time at issue from the LDS and memory models, so the
- * only events are SIMD wake-ups: about one per issued instruction.
+ * only events are SIMD wake-ups (gpu.c runs them), and runs of MFMAs need none (mfma_run).
  *
  * s_waitcnt and s_setprio take no issue slot; s_waitcnt waits until the counters allow.
  * Vector memory and LDS operations complete in issue order (the counters decrement in
@@ -22,9 +22,9 @@
 #include "sim/internal.h"
 
 static inline int64_t slot_align(const fsim__gpu *g, int s, int64_t t) {
-  int p = g->period;
-  int64_t r = ((int64_t)s - t) % p;
-  if (r < 0) r += p;
+  if (g->period_mask >= 0) return t + (((int64_t)s - t) & g->period_mask);
+  int64_t r = ((int64_t)s - t) % g->period;
+  if (r < 0) r += g->period;
   return t + r;
 }
 
@@ -275,6 +275,46 @@ static inline void consume(fsim__gpu *g, fsim__wave *w) {
   decode(g, w);
 }
 
+/* A run of MFMAs issued without going through the event queue.  When the wave that just
+ * issued an MFMA is first in its SIMD's arbitration order (no other wave there has a higher
+ * priority or is older), it wins every VALU slot it is ready for, so its following MFMAs
+ * issue at times that depend only on its own registers and the matrix pipe: each one at the
+ * first slot of this SIMD where the pipe is free and its operands are ready.  Computing them
+ * in a loop gives the times the event-by-event simulation would (other waves can still use
+ * the other issue types in between); it stops at the first instruction that is not an
+ * MFMA.  GEMM main loops are mostly such runs, so this carries most of the simulation. */
+static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
+  fsim__simd *sd = &cu->simd[s];
+  if (cu->waves + sd->waves[0] != w) return;
+  const fsim_arch *a = g->a;
+  int64_t prev = t;
+  for (int n = 0; n < 256 && w->pc < w->prog->ninst; n++) {
+    const fsim_wp_inst *in = &w->prog->inst[w->pc];
+    if (in->op != FSIM_OP_MFMA) break;
+    const fsim_mfma_entry *mf = &a->mfma[in->arg];
+    int64_t e = prev + g->period;
+    int reason = FSIM_STALL_ISSUE;
+    if (w->dep_ready > e) e = w->dep_ready, reason = w->dep_reason;
+    if (sd->mfma.free > e) e = sd->mfma.free, reason = FSIM_STALL_PIPE_MFMA;
+    int64_t at = slot_align(g, s, e);
+    if (at > prev + g->period) {
+      w->stall[reason] += (double)(at - prev - g->period);
+      if (g->timeline && cu->index == 0)
+        fsim__timeline_span(g, cu, (int)(w - cu->waves), fsim_stall_name((fsim_stall)reason), "stall", prev + g->period, at);
+    }
+    int cyc = fsim_mfma_cycles(a, mf);
+    fsim__mfma_issue(&sd->mfma, at, cyc, 2.0 * mf->m * mf->n * mf->k);
+    int64_t acc = a->issue.mfma_srcc_forwarding ? at + cyc : at + mf->latency;
+    write_reg(w, &in->dst, at + mf->latency, acc, FSIM__P_MFMA);
+    sd->slot_used[FSIM__IT_VALU] = at;
+    if (g->timeline && cu->index == 0) fsim__timeline_span(g, cu, (int)(w - cu->waves), mf->inst, "issue", at, at + cyc);
+    w->issued++;
+    consume(g, w);
+    prev = at;
+  }
+  w->ready_at = slot_align(g, s, prev + g->period);
+}
+
 /* Issues the wave's regular instruction at slot t if it can; otherwise moves its ready time. */
 static void issue_regular(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const fsim_wp_inst *in, int64_t t) {
   const fsim_arch *a = g->a;
@@ -383,6 +423,7 @@ static void issue_regular(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, cons
   consume(g, w);
   if (next > t + g->period) w->stall[FSIM_STALL_FIXED] += (double)(next - t - g->period);
   w->ready_at = slot_align(g, s, next);
+  if (mf != NULL) mfma_run(g, cu, s, w, t);
 }
 
 /* Lets wave w act at its SIMD's slot t. */

@@ -52,9 +52,8 @@ int fsim_sim_occupancy(const fsim_arch *a, const fsim_wprog *wp, int *waves_per_
 }
 
 void fsim__gpu_schedule_simd(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
-  int32_t id = cu->index * g->a->cu.simds + s;
-  int64_t when = fsim__evq_when(&g->q, id);
-  if (when < 0 || when > t) fsim__evq_push(&g->q, id, t);
+  (void)g;
+  if (t < cu->simd_next[s]) cu->simd_next[s] = t;
 }
 
 /* Dispatches XCD x's next workgroup to cu at the earliest allowed cycle >= t. */
@@ -90,7 +89,6 @@ static void gpu_free(fsim__gpu *g) {
   }
   free(g->cus);
   fsim__memsys_free(&g->mem);
-  fsim__evq_done(&g->q);
   free(g->xcd_next);
   free(g->xcd_launch);
   free(g->xcd_end_id);
@@ -125,15 +123,38 @@ static void reset_queues(fsim__gpu *g, int64_t total, int64_t t0) {
   }
 }
 
-/* Dispatches every workgroup from t0 and runs until the last ends (0) or a deadlock (-1). */
+/* Dispatches every workgroup from t0 and runs until the last ends (0) or nothing is left to
+ * run (-1).  Time advances in windows of g->window cycles: in each window every CU in turn
+ * runs its SIMDs' wake-ups in time order up to the window's end.  A CU's own units see its
+ * events in exact order; the memory system shared between CUs sees requests from different
+ * CUs up to one window out of order, which keeps each CU's state hot in the host's caches.
+ * tests/check_sim.c bounds the effect against a one-cycle window. */
 static int run_kernel(fsim__gpu *g, int64_t t0) {
+  const int simds = g->a->cu.simds;
+  for (int c = 0; c < g->ncus; c++)
+    for (int s = 0; s < simds; s++) g->cus[c].simd_next[s] = INT64_MAX;
   for (int round = 0; round < g->wgs_per_cu; round++)
     for (int c = 0; c < g->ncus; c++) dispatch_next(g, &g->cus[c], t0);
-  int64_t t;
-  int32_t id;
-  while (g->wgs_done < g->nwg && (id = fsim__evq_pop(&g->q, &t)) >= 0) {
-    fsim__cu *cu = &g->cus[id / g->a->cu.simds];
-    fsim__cu_simd_step(g, cu, id % g->a->cu.simds, t);
+  int64_t now = t0;
+  while (g->wgs_done < g->nwg) {
+    int64_t end = now + g->window, next = INT64_MAX;
+    for (int c = 0; c < g->ncus; c++) {
+      fsim__cu *cu = &g->cus[c];
+      for (;;) {
+        int s = 0;
+        int64_t t = cu->simd_next[0];
+        for (int k = 1; k < simds; k++)
+          if (cu->simd_next[k] < t) t = cu->simd_next[k], s = k;
+        if (t >= end) {
+          if (t < next) next = t;
+          break;
+        }
+        cu->simd_next[s] = INT64_MAX;
+        fsim__cu_simd_step(g, cu, s, t);
+      }
+    }
+    if (next == INT64_MAX) break;
+    now = next > end ? next : end;
   }
   return g->wgs_done < g->nwg ? -1 : 0;
 }
@@ -165,8 +186,8 @@ static void reset_stats(fsim__gpu *g) {
 }
 
 /* One simulation of wp; only XCD 0 when one_xcd; after an identical warm-up launch when warm. */
-static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xcd, int warm, int record_timeline,
-                            int timeline_max, fsim_sim_result *r, json_t **timeline, fsim_err *e) {
+static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xcd, int warm, int64_t window,
+                            int record_timeline, int timeline_max, fsim_sim_result *r, json_t **timeline, fsim_err *e) {
   fsim__gpu g;
   memset(&g, 0, sizeof g);
   memset(r, 0, sizeof *r);
@@ -174,6 +195,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   g.wp = wp;
   g.r = r;
   g.period = a->issue.issue_period;
+  g.period_mask = (g.period & (g.period - 1)) == 0 ? g.period - 1 : -1;
   g.xcd_total = a->device.xcds;
   g.cus_per_xcd = a->device.cus / a->device.xcds;
   g.xcds = one_xcd ? 1 : a->device.xcds;
@@ -196,7 +218,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   reset_queues(&g, total, 0);
   r->workgroups = total;
   if (fsim__memsys_create(&g.mem, a, g.xcds, one_xcd ? 1.0 / g.xcd_total : 1.0) != 0) goto oom;
-  if (fsim__evq_init(&g.q, g.ncus * a->cu.simds) != 0) goto oom;
+  g.window = window > 0 ? window : 1;
   /* per-pattern memo */
   g.row_base = calloc((size_t)wp->nlanes + 1, sizeof *g.row_base);
   if (!g.row_base) goto oom;
@@ -384,9 +406,10 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
   fsim_status st = fsim_wprog_validate(wp, a, e);
   if (st != FSIM_OK) return st;
   int tmax = opts->timeline_max_events > 0 ? opts->timeline_max_events : 200000;
+  int64_t win = opts->window > 0 ? opts->window : FSIM_SIM_DEFAULT_WINDOW;
   json_t *tl = NULL;
   if (!opts->sampled) {
-    st = run_once(a, wp, 0, opts->warm, opts->timeline_path != NULL, tmax, r, &tl, e);
+    st = run_once(a, wp, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
   } else {
     int s1 = opts->sample_trips[0] > 0 ? opts->sample_trips[0] : 6;
     int s2 = opts->sample_trips[1] > s1 ? opts->sample_trips[1] : 2 * s1;
@@ -403,7 +426,7 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
     }
     if (!uniform || trip <= s2) {
       /* no steady state to extrapolate: only the XCD subset */
-      st = run_once(a, wp, one_xcd, opts->warm, opts->timeline_path != NULL, tmax, r, &tl, e);
+      st = run_once(a, wp, one_xcd, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
     } else {
       fsim_wprog w1, w2;
       fsim_sim_result r1;
@@ -411,8 +434,8 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
       if (st == FSIM_OK) {
         st = clone_with_trip(wp, loops, s2, &w2, e);
         if (st == FSIM_OK) {
-          st = run_once(a, &w1, one_xcd, opts->warm, 0, 0, &r1, NULL, e);
-          if (st == FSIM_OK) st = run_once(a, &w2, one_xcd, opts->warm, opts->timeline_path != NULL, tmax, r, &tl, e);
+          st = run_once(a, &w1, one_xcd, opts->warm, win, 0, 0, &r1, NULL, e);
+          if (st == FSIM_OK) st = run_once(a, &w2, one_xcd, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
           clone_free(&w2);
         }
         clone_free(&w1);

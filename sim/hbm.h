@@ -23,7 +23,9 @@ typedef struct fsim__hbm {
 int fsim__hbm_create(fsim__hbm *h, int channels, double bytes_per_cycle_total, int line_bytes, double latency);
 void fsim__hbm_free(fsim__hbm *h);
 static inline int fsim__hbm_channel(const fsim__hbm *h, uint64_t line) {
-  return (int)((fsim__hash_line(line) >> 8) % (uint64_t)h->channels);
+  uint64_t x = fsim__hash_line(line) >> 20;
+  return (h->channels & (h->channels - 1)) == 0 ? (int)(x & (uint64_t)(h->channels - 1))
+                                                : (int)(x % (uint64_t)h->channels);
 }
 /* A line read arriving at t: returns when its data is back at the requester's cache. */
 double fsim__hbm_read(fsim__hbm *h, uint64_t line, double t);

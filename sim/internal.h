@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "sim/events.h"
 #include "sim/lds.h"
 #include "sim/memsys.h"
 #include "sim/sim.h"
@@ -62,6 +61,7 @@ typedef struct fsim__cu {
   int nwg_slots, wgs_active;
   int wgs_finished;        /* workgroups whose waves all ended, not yet freed */
   int next_simd;           /* rotating start for placing a workgroup's waves */
+  int64_t simd_next[16];   /* per SIMD: next cycle it has a wave to look at, INT64_MAX if none */
   fsim__lds lds;
   fsim__vmem vmem;
 } fsim__cu;
@@ -81,8 +81,9 @@ typedef struct fsim__gpu {
   int cus_per_xcd;
   fsim__cu *cus;
   fsim__memsys mem;
-  fsim__evq q;
+  int64_t window;          /* cycles each CU runs ahead before the next CU (see gpu.c) */
   int period;              /* issue period */
+  int period_mask;         /* period - 1 when a power of two, else -1 */
   /* dispatch */
   int64_t nwg;             /* workgroups to run (all of them, or XCD 0's share) */
   int64_t *xcd_next;       /* per XCD: next workgroup id to dispatch, or -1 */

@@ -1,7 +1,6 @@
 # sim/: the cycle-level simulator, one struct and one .c/.h pair per hardware unit.
 libflysim_a_SOURCES += \
 	sim/sim.h sim/internal.h \
-	sim/events.c sim/events.h \
 	sim/cache.c sim/cache.h \
 	sim/hbm.c sim/hbm.h \
 	sim/memsys.c sim/memsys.h \

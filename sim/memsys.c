@@ -55,7 +55,9 @@ void fsim__memsys_free(fsim__memsys *m) {
 }
 
 static inline int l2_channel(const fsim__memsys *m, uint64_t line) {
-  return (int)((fsim__hash_line(line) >> 4) % (uint64_t)m->l2_channels);
+  uint64_t h = fsim__hash_line(line) >> 40;
+  return (m->l2_channels & (m->l2_channels - 1)) == 0 ? (int)(h & (uint64_t)(m->l2_channels - 1))
+                                                      : (int)(h % (uint64_t)m->l2_channels);
 }
 
 static inline double l2_serve(fsim__memsys *m, int x, uint64_t line, double t) {
@@ -72,7 +74,7 @@ static void write_back_from_l2(fsim__memsys *m, uint64_t line, double t) {
     fsim__hbm_write(&m->dram, line, t);
     return;
   }
-  int s = fsim__hbm_channel(&m->dram, line) % m->mall_slices;
+  int s = fsim__hbm_channel(&m->dram, line) % m->mall_slices; /* the slice fronts that channel */
   double start = t > m->mall_free[s] ? t : m->mall_free[s];
   m->mall_free[s] = start + m->mall_service;
   m->stats.mall_busy += m->mall_service;
@@ -80,33 +82,37 @@ static void write_back_from_l2(fsim__memsys *m, uint64_t line, double t) {
   if (fsim__cache_fill(&m->mall, line, start, 1, &victim)) fsim__hbm_write(&m->dram, victim, start);
 }
 
+void fsim__memsys_prefetch(const fsim__memsys *m, int x, uint64_t line) { fsim__cache_prefetch(&m->l2[x], line); }
+
 double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, double t) {
   m->stats.l2_reads++;
   double start = l2_serve(m, x, line, t), ready;
-  if (fsim__cache_lookup(&m->l2[x], line, &ready)) {
+  size_t slot;
+  if (fsim__cache_probe(&m->l2[x], line, &ready, &slot)) {
     double done = start + m->l2_latency;
     return done > ready ? done : ready;
   }
   double done;
   if (m->has_mall) {
     m->stats.mall_reads++;
-    int s = fsim__hbm_channel(&m->dram, line) % m->mall_slices;
+    int s = fsim__hbm_channel(&m->dram, line) % m->mall_slices; /* the slice fronts that channel */
     double ms = start > m->mall_free[s] ? start : m->mall_free[s];
     m->mall_free[s] = ms + m->mall_service;
     m->stats.mall_busy += m->mall_service;
-    if (fsim__cache_lookup(&m->mall, line, &ready)) {
+    size_t mslot;
+    if (fsim__cache_probe(&m->mall, line, &ready, &mslot)) {
       done = ms + m->mall_latency;
       if (ready > done) done = ready;
     } else {
       done = fsim__hbm_read(&m->dram, line, ms);
       uint64_t victim;
-      if (fsim__cache_fill(&m->mall, line, done, 0, &victim)) fsim__hbm_write(&m->dram, victim, ms);
+      if (fsim__cache_fill_set(&m->mall, mslot, line, done, 0, &victim)) fsim__hbm_write(&m->dram, victim, ms);
     }
   } else {
     done = fsim__hbm_read(&m->dram, line, start);
   }
   uint64_t victim;
-  if (fsim__cache_fill(&m->l2[x], line, done, 0, &victim)) write_back_from_l2(m, victim, start);
+  if (fsim__cache_fill_set(&m->l2[x], slot, line, done, 0, &victim)) write_back_from_l2(m, victim, start);
   return done;
 }
 

@@ -40,6 +40,8 @@ typedef struct fsim__memsys {
  * scales the shared MALL and DRAM to that XCD's part. */
 int fsim__memsys_create(fsim__memsys *m, const fsim_arch *a, int xcds, double share);
 void fsim__memsys_free(fsim__memsys *m);
+/* Starts fetching the host memory that a read of line from XCD x will touch. */
+void fsim__memsys_prefetch(const fsim__memsys *m, int x, uint64_t line);
 /* A line read from XCD x arriving at the L2 at t; returns when the data reaches the CU. */
 double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, double t);
 /* A line write from XCD x at t; returns when the L2 acknowledges it. */

@@ -3,11 +3,10 @@
  * cache behaviour, occupancy and a stall breakdown, optionally with a Chrome/Perfetto
  * timeline of CU 0.
  *
- * The model, unit by unit (one struct and file each): events.c (calendar queue of SIMD
- * wake-ups), simd.h and mfma.h (issue slots, VALU and matrix pipes), lds.c (banks, phases,
+ * The model, unit by unit (one struct and file each): simd.h and mfma.h (issue slots, VALU and matrix pipes), lds.c (banks, phases,
  * ports), vmem.c (coalescer and vector L1), cache.c, memsys.c (L2 per XCD, Infinity Cache),
  * hbm.c (DRAM channels), cu.c (waves, issue rules, waitcnt, barriers), gpu.c (dispatch of
- * workgroups to XCDs and CUs, the run loop, sampling).  docs/simulator.md describes it.
+ * workgroups to XCDs and CUs, the windowed run loop, sampling).  docs/simulator.md describes it.
  *
  * Time is counted in cycles of the arch's sustained clock and converted to microseconds
  * with it.  Runs are deterministic: the same inputs give the same result, bit for bit. */
@@ -45,12 +44,16 @@ typedef enum fsim_stall {
 
 const char *fsim_stall_name(fsim_stall s);
 
+/* Cycles each CU runs ahead of the others between turns (gpu.c explains). */
+#define FSIM_SIM_DEFAULT_WINDOW 32
+
 typedef struct fsim_sim_opts {
   int sampled;               /* 1: simulate XCD 0's share with shortened main loops and extrapolate */
   int warm;                  /* 1: time a launch that follows an identical one (warm caches) */
   int sample_trips[2];       /* main-loop trip counts of the two sampled runs (default 6 and 12) */
   const char *timeline_path; /* write a Chrome trace of CU 0 here (NULL: none) */
   int timeline_max_events;   /* 0: 200000 */
+  int window;                /* cycles a CU runs ahead of the others (0: the default); 1 is exact */
 } fsim_sim_opts;
 
 typedef struct fsim_sim_result {

@@ -17,19 +17,25 @@ void fsim__vmem_free(fsim__vmem *v) { fsim__cache_free(&v->l1); }
 double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t) {
   v->stats.loads++;
   v->stats.lines += n;
+  /* the probes below walk sets spread over the host's memory: start them all at once */
+  for (int i = 0; i < n; i++) {
+    fsim__cache_prefetch(&v->l1, lines[i]);
+    fsim__memsys_prefetch(m, x, lines[i]);
+  }
   double done = t;
   for (int i = 0; i < n; i++) {
     double start = t > v->l1_free ? t : v->l1_free;
     v->l1_free = start + v->l1_service;
     double ready, d;
-    if (fsim__cache_lookup(&v->l1, lines[i], &ready)) {
+    size_t slot;
+    if (fsim__cache_probe(&v->l1, lines[i], &ready, &slot)) {
       v->stats.l1_hits++;
       d = start + v->l1_latency;
       if (ready > d) d = ready;
     } else {
       v->stats.l1_misses++;
       d = fsim__memsys_read(m, x, lines[i], start);
-      fsim__cache_fill(&v->l1, lines[i], d, 0, NULL);
+      fsim__cache_fill_set(&v->l1, slot, lines[i], d, 0, NULL);
     }
     if (d > done) done = d;
   }

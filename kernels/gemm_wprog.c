@@ -1,0 +1,552 @@
+/* GEMM wave programs: a plan (gemm_plan.c) becomes the per-wave instruction streams the
+ * simulator times.  Every address comes from the plan's lane functions.
+ *
+ * The pipeline (stages S, K tiles T of one K slice):
+ *   prologue   copies of tiles 0 .. S-2 into stages 0 .. S-2
+ *   main loop  T-S+1 iterations: wait for tile t (vmcnt), barrier, copy tile t+S-1 into
+ *              stage (t+S-1) mod S, then the K step on stage t mod S
+ *   drain loop S-1 iterations of the K step without copies
+ *   epilogue   C through LDS (ds_write, barrier, ds_read, 16-byte stores) or stored directly
+ * Stage and K offsets are iteration terms of the address patterns (modulo S for stages), so
+ * the program stays loop-compressed.  Copies through registers are written to LDS at the end
+ * of the iteration that loaded them.  S = 1 waits for its own copies inside the iteration.
+ *
+ * The K step reads fragments of k step kk+1 while the MFMAs of kk run (two fragment
+ * buffers).  Interleave hints ("vmem:2 dsrd:4 mfma:8") emit the step's copies, reads and
+ * MFMAs in rounds of those group sizes, as sched_group_barrier does; a read waits until
+ * the MFMAs that last used its buffer are out, an MFMA until its fragments' reads are in
+ * (s_waitcnt lgkmcnt computed from the order).  Ping-pong splits the waves into two groups
+ * and raises the first group's priority over its MFMAs (s_setprio), as FlyDSL's 8-wave
+ * kernels do, so one group's memory work fills the other's matrix-pipe time. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/gemm.h"
+
+typedef struct gen {
+  const fsim_gemm_plan *p;
+  fsim_wprog *wp;
+  fsim_err *e;
+  fsim_status st;
+  int w;                 /* the wave being generated */
+  fsim_wp_program *prog;
+  /* lds read bookkeeping for waitcnt: per fragment buffer/index, the sequence number of its
+   * last read; reads issued so far; the highest sequence known complete */
+  int lgkm_issued, lgkm_done;
+  int frag_seq[2][2][64]; /* [operand][buffer][index] */
+  int vm_outstanding;
+} gen;
+
+/* ---- helpers ---------------------------------------------------------------------------------- */
+
+static int reg(gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static int reg(gen *g, const char *fmt, ...) {
+  char name[FSIM_WP_NAME];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(name, sizeof name, fmt, ap);
+  va_end(ap);
+  int id = fsim_wprog_reg(g->wp, name, g->e);
+  if (id < 0 && g->st == FSIM_OK) g->st = g->e ? g->e->code : FSIM_ENOMEM;
+  return id < 0 ? 0 : id;
+}
+
+static fsim_wp_reg R(int id) { return (fsim_wp_reg){(uint16_t)id, 1}; }
+
+static void emit(gen *g, fsim_wp_inst in) {
+  if (g->st != FSIM_OK) return;
+  if (fsim_wp_program_append(g->prog, &in, g->e) < 0) g->st = g->e ? g->e->code : FSIM_ENOMEM;
+}
+
+static void waitcnt(gen *g, int vm, int lgkm) {
+  emit(g, (fsim_wp_inst){.op = FSIM_OP_WAITCNT, .arg = (uint16_t)(vm < 0 ? 0xffff : vm),
+                         .arg2 = (uint16_t)(lgkm < 0 ? 0xffff : lgkm), .addr = -1, .addr2 = -1});
+  if (lgkm >= 0 && g->lgkm_issued - lgkm > g->lgkm_done) g->lgkm_done = g->lgkm_issued - lgkm;
+  if (vm == 0) g->vm_outstanding = 0;
+}
+
+static void barrier(gen *g) { emit(g, (fsim_wp_inst){.op = FSIM_OP_BARRIER, .addr = -1, .addr2 = -1}); }
+
+/* A lane table with one row per wave, filled by f(row=w, lane); returns its index. */
+typedef int64_t (*lane_fn)(const fsim_gemm_plan *p, int a, int b, int c, int d, int w, int l);
+static int lanes(gen *g, const char *name, lane_fn f, int a, int b, int c, int d) {
+  int li = fsim_wprog_find_lanes(g->wp, name);
+  if (li >= 0) return li;
+  li = fsim_wprog_add_lanes(g->wp, name, g->p->waves, g->e);
+  if (li < 0) {
+    if (g->st == FSIM_OK) g->st = g->e ? g->e->code : FSIM_ENOMEM;
+    return 0;
+  }
+  fsim_wp_lanes *t = &g->wp->lanes[li];
+  for (int w = 0; w < g->p->waves; w++)
+    for (int l = 0; l < g->p->wave_size; l++) t->offset[w * g->p->wave_size + l] = (int32_t)f(g->p, a, b, c, d, w, l);
+  return li;
+}
+
+static int addr(gen *g, const char *name, fsim_space space, int lane_table, int64_t base, const int64_t wg[3],
+                int nterms, const int8_t *level, const int32_t *mod, const int32_t *phase, const int64_t *stride) {
+  int ai = fsim_wprog_find_addr(g->wp, name);
+  if (ai >= 0) return ai;
+  fsim_wp_addr ad;
+  memset(&ad, 0, sizeof ad);
+  snprintf(ad.name, sizeof ad.name, "%s", name);
+  ad.space = (uint8_t)space;
+  ad.lanes = lane_table;
+  ad.base = base;
+  if (wg) memcpy(ad.wg_stride, wg, sizeof ad.wg_stride);
+  ad.nterms = nterms;
+  for (int i = 0; i < nterms; i++) {
+    ad.term[i].level = level[i];
+    ad.term[i].mod = mod[i];
+    ad.term[i].phase = phase[i];
+    ad.term[i].stride = stride[i];
+  }
+  ai = fsim_wprog_add_addr(g->wp, &ad, g->e);
+  if (ai < 0 && g->st == FSIM_OK) g->st = g->e ? g->e->code : FSIM_ENOMEM;
+  return ai < 0 ? 0 : ai;
+}
+
+/* ---- lane functions ------------------------------------------------------------------------- */
+
+static int64_t lane_copy_global(const fsim_gemm_plan *p, int o, int c, int unused1, int unused2, int w, int l) {
+  (void)unused1, (void)unused2;
+  int64_t gl, ld;
+  fsim_gemm_lane_copy(p, o, w * p->wave_size + l, c, &gl, &ld);
+  return gl;
+}
+
+static int64_t lane_copy_lds(const fsim_gemm_plan *p, int o, int c, int unused1, int unused2, int w, int l) {
+  (void)unused1, (void)unused2;
+  int64_t gl, ld;
+  fsim_gemm_lane_copy(p, o, w * p->wave_size + l, c, &gl, &ld);
+  return ld;
+}
+
+static int64_t lane_frag_read(const fsim_gemm_plan *p, int o, int i, int kk, int r, int w, int l) {
+  return fsim_gemm_lane_read(p, o, w, i, kk, r, l);
+}
+
+/* ---- the K step ------------------------------------------------------------------------------- */
+
+typedef struct kstep_item {
+  char cls;   /* 'v' copy, 'r' LDS read, 'm' MFMA, 'w' LDS write of staged data */
+  int o, i, j, kk, r, c;
+} kstep_item;
+
+/* Address patterns of the copies of operand o, copy c, for one loop: the global K offset
+ * advances kstride per iteration from tile `first`; the stage is (iteration + first) mod S. */
+static void copy_addrs(gen *g, int o, int c, const char *loop_name, int first, int level, int *ga, int *la) {
+  const fsim_gemm_plan *p = g->p;
+  const fsim_gemm_operand *op = &p->op[o];
+  char name[48];
+  snprintf(name, sizeof name, "%c_copy%d_g", "AB"[o], c);
+  int lg = lanes(g, name, lane_copy_global, o, c, 0, 0);
+  snprintf(name, sizeof name, "%c_copy%d_l", "AB"[o], c);
+  int ll = lanes(g, name, lane_copy_lds, o, c, 0, 0);
+  int eb = op->elem_bits / 8;
+  int vals = fsim_dtype_bits(o == 0 ? p->s.a_type : p->s.b_type) == 4 ? 2 : 1;
+  int64_t kstride = (op->k_contig ? 1 : op->ld) * (p->s.bk / vals) * eb;
+  int64_t mnstride = (op->k_contig ? op->ld : 1) * (int64_t)op->rows * eb;
+  int64_t base = o == 0 ? 0 : (int64_t)1 << 40; /* A and B in separate address ranges */
+  int64_t wg[3] = {0, 0, 0};
+  wg[o == 0 ? 1 : 0] = mnstride;                      /* y = tile along M, x = tile along N */
+  wg[2] = (int64_t)p->k_tiles * kstride;              /* z = K slice */
+  if (p->s.op == FSIM_KOP_GROUPED_GEMM) wg[2] = (o == 0 ? p->s.m : p->s.n) * (int64_t)op->ld * eb;
+  int8_t lv[1] = {(int8_t)level};
+  int32_t mod0[1] = {0}, ph[1] = {first};
+  int64_t st[1] = {kstride};
+  snprintf(name, sizeof name, "%c%d_g_%s", "AB"[o], c, loop_name);
+  *ga = addr(g, name, FSIM_SPACE_GLOBAL, lg, base + (level < 0 ? first * kstride : 0), wg, level < 0 ? 0 : 1, lv,
+             mod0, ph, st);
+  int32_t mods[1] = {p->s.stages};
+  int64_t ls[1] = {p->lds_stride};
+  int64_t lbase = o == 0 ? p->lds_stage_a : p->lds_stage_b;
+  snprintf(name, sizeof name, "%c%d_l_%s", "AB"[o], c, loop_name);
+  *la = addr(g, name, FSIM_SPACE_LDS, ll, lbase + (level < 0 ? (first % p->s.stages) * p->lds_stride : 0), NULL,
+             level < 0 ? 0 : 1, lv, mods, ph, ls);
+}
+
+static void emit_copies(gen *g, const char *loop_name, int first, int level) {
+  const fsim_gemm_plan *p = g->p;
+  for (int o = 0; o < 2; o++)
+    for (int c = 0; c < p->op[o].copies; c++) {
+      int ga, la;
+      copy_addrs(g, o, c, loop_name, first, level, &ga, &la);
+      const fsim_gemm_operand *op = &p->op[o];
+      if (op->gcopy->op == FSIM_OP_LOAD_LDS) {
+        emit(g, (fsim_wp_inst){.op = FSIM_OP_LOAD_LDS, .width = (uint8_t)op->gcopy->bytes, .addr = ga, .addr2 = la});
+      } else {
+        fsim_wp_inst in = {.op = FSIM_OP_LOAD, .width = (uint8_t)op->gcopy->bytes, .addr = ga, .addr2 = -1};
+        in.dst = R(reg(g, "stage_%c%d", "AB"[o], c));
+        emit(g, in);
+      }
+      g->vm_outstanding++;
+    }
+}
+
+/* Register-path copies: write the staged data of this iteration's loads to their stage. */
+static void emit_staged_writes(gen *g, const char *loop_name, int first, int level) {
+  const fsim_gemm_plan *p = g->p;
+  int any = 0;
+  for (int o = 0; o < 2; o++) any |= p->op[o].lwrite != NULL;
+  if (!any) return;
+  waitcnt(g, 0, -1);
+  for (int o = 0; o < 2; o++) {
+    const fsim_gemm_operand *op = &p->op[o];
+    if (op->lwrite == NULL) continue;
+    for (int c = 0; c < op->copies; c++) {
+      int ga, la;
+      copy_addrs(g, o, c, loop_name, first, level, &ga, &la);
+      fsim_wp_inst in = {.op = FSIM_OP_LDS_WRITE, .width = (uint8_t)op->lwrite->bytes, .addr = la, .addr2 = -1, .nsrc = 1};
+      in.src[0] = R(reg(g, "stage_%c%d", "AB"[o], c));
+      emit(g, in);
+      g->lgkm_issued++;
+    }
+  }
+}
+
+static int read_addr(gen *g, int o, int i, int kk, int r, const char *loop_name, int first, int level) {
+  const fsim_gemm_plan *p = g->p;
+  char name[48];
+  snprintf(name, sizeof name, "%c_frag%d_k%d_r%d", "AB"[o], i, kk, r);
+  int lt = lanes(g, name, lane_frag_read, o, i, kk, r);
+  int8_t lv[1] = {(int8_t)level};
+  int32_t mods[1] = {p->s.stages}, ph[1] = {first};
+  int64_t st[1] = {p->lds_stride};
+  snprintf(name, sizeof name, "%c%d_%d_%d_%s", "AB"[o], i, kk, r, loop_name);
+  int64_t lbase = o == 0 ? p->lds_stage_a : p->lds_stage_b;
+  return addr(g, name, FSIM_SPACE_LDS, lt, lbase, NULL, 1, lv, mods, ph, st);
+}
+
+static void emit_read(gen *g, const kstep_item *it, const char *loop_name, int first, int level) {
+  const fsim_gemm_plan *p = g->p;
+  const fsim_gemm_operand *op = &p->op[it->o];
+  fsim_wp_inst in = {.op = FSIM_OP_LDS_READ, .width = (uint8_t)op->lread->bytes, .addr2 = -1};
+  in.flags = op->lread->transpose ? FSIM_IF_TRANSPOSE : 0;
+  in.addr = read_addr(g, it->o, it->i, it->kk, it->r, loop_name, first, level);
+  in.dst = R(reg(g, "%c%d_%d", "ab"[it->o], it->kk % 2, it->i));
+  emit(g, in);
+  g->frag_seq[it->o][it->kk % 2][it->i] = ++g->lgkm_issued;
+}
+
+static void emit_mfma(gen *g, const kstep_item *it) {
+  const fsim_gemm_plan *p = g->p;
+  int buf = it->kk % 2;
+  int need = g->frag_seq[0][buf][it->i];
+  if (g->frag_seq[1][buf][it->j] > need) need = g->frag_seq[1][buf][it->j];
+  if (need > g->lgkm_done) {
+    int allow = g->lgkm_issued - need;
+    waitcnt(g, -1, allow > 15 ? 15 : allow);
+  }
+  fsim_wp_inst in = {.op = FSIM_OP_MFMA, .arg = (uint16_t)(p->mfma - p->a->mfma), .addr = -1, .addr2 = -1, .nsrc = 3};
+  in.dst = R(reg(g, "c%d_%d", it->i, it->j));
+  in.src[0] = R(reg(g, "a%d_%d", buf, it->i));
+  in.src[1] = R(reg(g, "b%d_%d", buf, it->j));
+  in.src[2] = in.dst;
+  emit(g, in);
+}
+
+/* Interleave hints as (class, count) pairs; none: copies first, then reads one step ahead. */
+typedef struct hint {
+  char cls;
+  int count;
+} hint;
+
+static int parse_hints(const char *text, hint *h, int max) {
+  if (strcmp(text, "none") == 0 || *text == '\0') return 0;
+  int n = 0;
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *save = NULL;
+  for (char *t = strtok_r(buf, " ", &save); t && n < max; t = strtok_r(NULL, " ", &save)) {
+    char *colon = strchr(t, ':');
+    if (colon == NULL) return -1;
+    *colon = '\0';
+    int cnt = atoi(colon + 1);
+    if (cnt < 1) return -1;
+    char cls = strcmp(t, "vmem") == 0 ? 'v' : strcmp(t, "dsrd") == 0 ? 'r' : strcmp(t, "mfma") == 0 ? 'm'
+             : strcmp(t, "dswr") == 0 ? 'w' : 0;
+    if (cls == 0) return -1;
+    h[n].cls = cls;
+    h[n].count = cnt;
+    n++;
+  }
+  return n;
+}
+
+/* One K step on the stage of this loop's tile: copies (when `copies`), fragment reads and
+ * MFMAs, in the order the hints give. */
+static void emit_kstep(gen *g, int copies, const char *loop_name, int first, int level) {
+  const fsim_gemm_plan *p = g->p;
+  int nread = 0, nmfma = 0;
+  int max_reads = p->ki * (p->rm * p->op[0].reads_per_frag + p->rn * p->op[1].reads_per_frag);
+  kstep_item *reads = malloc((size_t)max_reads * sizeof *reads);
+  kstep_item *mfmas = malloc((size_t)p->ki * p->rm * p->rn * sizeof *mfmas);
+  if (reads == NULL || mfmas == NULL) {
+    free(reads);
+    free(mfmas);
+    g->st = FSIM_ERR(g->e, FSIM_ENOMEM, "out of memory");
+    return;
+  }
+  for (int kk = 0; kk < p->ki; kk++) {
+    for (int o = 0; o < 2; o++)
+      for (int i = 0; i < (o == 0 ? p->rm : p->rn); i++)
+        for (int r = 0; r < p->op[o].reads_per_frag; r++) reads[nread++] = (kstep_item){'r', o, i, 0, kk, r, 0};
+    for (int i = 0; i < p->rm; i++)
+      for (int j = 0; j < p->rn; j++) mfmas[nmfma++] = (kstep_item){'m', 0, i, j, kk, 0, 0};
+  }
+  hint h[8];
+  int nh = parse_hints(p->s.interleave, h, 8);
+  int ri = 0, mi = 0, copied = !copies;
+  int reads_per_k = nread / p->ki, mfma_per_k = nmfma / p->ki;
+  if (nh <= 0) {
+    /* default: copies first, then reads one k step ahead of the MFMAs */
+    h[0] = (hint){'v', 1 << 20};
+    h[1] = (hint){'r', reads_per_k};
+    h[2] = (hint){'m', mfma_per_k};
+    nh = 3;
+  }
+  int guard = 0;
+  while ((ri < nread || mi < nmfma || !copied) && g->st == FSIM_OK && guard++ < 100000) {
+    int progressed = 0;
+    for (int k = 0; k < nh; k++) {
+      for (int c = 0; c < h[k].count; c++) {
+        if (h[k].cls == 'v' && !copied) {
+          emit_copies(g, loop_name, first + p->s.stages - 1, level);
+          copied = 1;
+          progressed = 1;
+          break;
+        }
+        if (h[k].cls == 'r' && ri < nread) {
+          /* a read into buffer kk%2 waits for the MFMAs of kk-2 (same buffer) to be out */
+          int kk = reads[ri].kk;
+          if (kk >= 2 && mi < (kk - 1) * mfma_per_k) break;
+          emit_read(g, &reads[ri++], loop_name, first, level);
+          progressed = 1;
+        } else if (h[k].cls == 'm' && mi < nmfma) {
+          int kk = mfmas[mi].kk;
+          if (ri < (kk + 1) * reads_per_k) break; /* its fragments are not read yet */
+          emit_mfma(g, &mfmas[mi++]);
+          progressed = 1;
+        } else {
+          break;
+        }
+      }
+    }
+    if (!progressed) {
+      /* the hints cannot make progress on their own: take the next item in dependence order */
+      if (!copied) {
+        emit_copies(g, loop_name, first + p->s.stages - 1, level);
+        copied = 1;
+      } else if (ri < nread && (reads[ri].kk < 2 || mi >= (reads[ri].kk - 1) * mfma_per_k)) {
+        emit_read(g, &reads[ri++], loop_name, first, level);
+      } else if (mi < nmfma) {
+        emit_mfma(g, &mfmas[mi++]);
+      }
+    }
+  }
+  free(reads);
+  free(mfmas);
+}
+
+/* ---- epilogue ---------------------------------------------------------------------------------- */
+
+/* The LDS C buffer is column-major with a pitch that keeps the fragment writes conflict-free. */
+int64_t fsim_gemm_lane_c_lds(const fsim_gemm_plan *p, int i, int j, int run, int pitch, int w, int l) {
+  int row, col;
+  fsim_mma_atom_coord(&p->c_tv, p->atom->m, l, run * 4, &row, &col);
+  int wm = w % p->s.waves_m, wn = w / p->s.waves_m;
+  row += wm * p->wave_tm + i * p->atom->m;
+  col += wn * p->wave_tn + j * p->atom->n;
+  return ((int64_t)col * pitch + row) * p->c_bits / 8;
+}
+
+int64_t fsim_gemm_lane_c_direct(const fsim_gemm_plan *p, int i, int j, int run, int unused, int w, int l) {
+  (void)unused;
+  int row, col;
+  fsim_mma_atom_coord(&p->c_tv, p->atom->m, l, run * 4, &row, &col);
+  int wm = w % p->s.waves_m, wn = w / p->s.waves_m;
+  row += wm * p->wave_tm + i * p->atom->m;
+  col += wn * p->wave_tn + j * p->atom->n;
+  return ((int64_t)col * p->s.m + row) * p->c_bits / 8;
+}
+
+/* Thread t's chunk c of the C tile: byte offset in LDS (pitch) or global (ldc). */
+int64_t fsim_gemm_lane_c_chunk(const fsim_gemm_plan *p, int c, int pitch, int global, int unused, int w, int l) {
+  (void)unused;
+  int per = 16 * 8 / p->c_bits;
+  int64_t e = ((int64_t)c * p->threads + w * p->wave_size + l) * per;
+  int64_t col = e / p->s.bm, row = e % p->s.bm;
+  return (col * (global ? p->s.m : pitch) + row) * p->c_bits / 8;
+}
+
+int fsim_gemm_c_pitch(const fsim_gemm_plan *p) {
+  /* runs of 4 values per lane (8 in RDNA's layout) */
+  int best = p->s.bm, best_cyc = 1 << 30;
+  for (int pad = 0; pad <= 16; pad += 2) {
+    int pitch = p->s.bm + pad, cyc = 0;
+    int32_t off[FSIM_MAX_WAVE];
+    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_lds(p, 0, 0, 0, pitch, 0, l);
+    cyc = fsim_lds_bank_cycles(p->a, off, ~0ULL >> (64 - p->wave_size), 0, 4 * p->c_bits / 8, NULL);
+    if (cyc < best_cyc) best = pitch, best_cyc = cyc;
+  }
+  return best;
+}
+
+static void emit_epilogue(gen *g) {
+  const fsim_gemm_plan *p = g->p;
+  int runs = fsim_mma_atom_values(p->atom, 'C') / 4; /* 4 consecutive rows per run */
+  int run_bytes = 4 * p->c_bits / 8;
+  int64_t cbase = (int64_t)2 << 40;
+  int64_t wg[3] = {(int64_t)p->s.bn * p->s.m * p->c_bits / 8, (int64_t)p->s.bm * p->c_bits / 8, 0};
+  if (p->s.op == FSIM_KOP_GROUPED_GEMM) wg[2] = p->s.m * p->s.n * p->c_bits / 8;
+  waitcnt(g, 0, 0);
+  /* convert the accumulators to the output type (one VALU per run) */
+  for (int i = 0; i < p->rm; i++)
+    for (int j = 0; j < p->rn; j++) {
+      fsim_wp_inst cv = {.op = FSIM_OP_VALU, .arg = (uint16_t)runs, .addr = -1, .addr2 = -1, .nsrc = 1};
+      cv.dst = R(reg(g, "o%d_%d", i, j));
+      cv.src[0] = R(reg(g, "c%d_%d", i, j));
+      emit(g, cv);
+    }
+  char name[48];
+  if (p->s.c_path == FSIM_EPI_DIRECT) {
+    for (int i = 0; i < p->rm; i++)
+      for (int j = 0; j < p->rn; j++)
+        for (int r = 0; r < runs; r++) {
+          snprintf(name, sizeof name, "C_direct%d_%d_%d", i, j, r);
+          int lt = lanes(g, name, fsim_gemm_lane_c_direct, i, j, r, 0);
+          int ai = addr(g, name, FSIM_SPACE_GLOBAL, lt, cbase, wg, 0, NULL, NULL, NULL, NULL);
+          fsim_wp_inst st = {.op = FSIM_OP_STORE, .width = (uint8_t)run_bytes, .addr = ai, .addr2 = -1, .nsrc = 1};
+          st.src[0] = R(reg(g, "o%d_%d", i, j));
+          emit(g, st);
+        }
+    waitcnt(g, 0, -1);
+    return;
+  }
+  int pitch = fsim_gemm_c_pitch(p);
+  barrier(g); /* every wave is done reading the stages the C buffer aliases */
+  for (int i = 0; i < p->rm; i++)
+    for (int j = 0; j < p->rn; j++)
+      for (int r = 0; r < runs; r++) {
+        snprintf(name, sizeof name, "C_lds%d_%d_%d", i, j, r);
+        int lt = lanes(g, name, fsim_gemm_lane_c_lds, i, j, r, pitch);
+        int ai = addr(g, name, FSIM_SPACE_LDS, lt, p->lds_c, NULL, 0, NULL, NULL, NULL, NULL);
+        fsim_wp_inst wr = {.op = FSIM_OP_LDS_WRITE, .width = (uint8_t)run_bytes, .addr = ai, .addr2 = -1, .nsrc = 1};
+        wr.src[0] = R(reg(g, "o%d_%d", i, j));
+        emit(g, wr);
+      }
+  waitcnt(g, -1, 0);
+  barrier(g);
+  int chunks = (int)((int64_t)p->s.bm * p->s.bn * p->c_bits / 8 / (16 * p->threads));
+  if (chunks < 1) chunks = 1;
+  for (int c = 0; c < chunks; c++) {
+    snprintf(name, sizeof name, "C_read%d", c);
+    int lr = lanes(g, name, fsim_gemm_lane_c_chunk, c, pitch, 0, 0);
+    int ar = addr(g, name, FSIM_SPACE_LDS, lr, p->lds_c, NULL, 0, NULL, NULL, NULL, NULL);
+    snprintf(name, sizeof name, "C_store%d", c);
+    int ls = lanes(g, name, fsim_gemm_lane_c_chunk, c, pitch, 1, 0);
+    int as = addr(g, name, FSIM_SPACE_GLOBAL, ls, cbase, wg, 0, NULL, NULL, NULL, NULL);
+    fsim_wp_inst rd = {.op = FSIM_OP_LDS_READ, .width = 16, .addr = ar, .addr2 = -1};
+    rd.dst = R(reg(g, "cout%d", c));
+    emit(g, rd);
+    fsim_wp_inst st = {.op = FSIM_OP_STORE, .width = 16, .addr = as, .addr2 = -1, .nsrc = 1};
+    st.src[0] = rd.dst;
+    emit(g, st);
+  }
+  waitcnt(g, 0, -1);
+}
+
+/* ---- the program ------------------------------------------------------------------------------- */
+
+static void gen_wave_program(gen *g, int pingpong_group) {
+  const fsim_gemm_plan *p = g->p;
+  int S = p->s.stages, T = p->k_tiles;
+  int pre = S - 1 < T ? S - 1 : T;
+  int copies_per_tile = p->op[0].copies + p->op[1].copies;
+  g->lgkm_issued = g->lgkm_done = 0;
+  memset(g->frag_seq, 0, sizeof g->frag_seq);
+  /* prologue: tiles 0 .. pre-1 */
+  for (int t = 0; t < pre; t++) {
+    char nm[16];
+    snprintf(nm, sizeof nm, "pro%d", t);
+    emit_copies(g, nm, t, -1);
+    emit_staged_writes(g, nm, t, -1);
+  }
+  int main_trips = T - pre, drain = pre;
+  if (S == 1) main_trips = 0, drain = T;
+  if (main_trips > 0) {
+    fsim_wp_program_loop_begin(g->prog, main_trips, g->e);
+    int vm_allow = (S - 2) * copies_per_tile;
+    if (p->op[0].lwrite || p->op[1].lwrite) vm_allow = 0;
+    waitcnt(g, vm_allow < 0 ? 0 : (vm_allow > 63 ? 63 : vm_allow), p->op[0].lwrite || p->op[1].lwrite ? 0 : -1);
+    barrier(g);
+    if (pingpong_group == 0) emit(g, (fsim_wp_inst){.op = FSIM_OP_SETPRIO, .arg = 1, .addr = -1, .addr2 = -1});
+    emit_kstep(g, 1, "main", 0, 0);
+    if (pingpong_group == 0) emit(g, (fsim_wp_inst){.op = FSIM_OP_SETPRIO, .arg = 0, .addr = -1, .addr2 = -1});
+    emit_staged_writes(g, "main", S - 1, 0);
+    fsim_wp_program_loop_end(g->prog, g->e);
+  }
+  if (drain > 0) {
+    fsim_wp_program_loop_begin(g->prog, drain, g->e);
+    waitcnt(g, 0, 0);
+    barrier(g);
+    if (S == 1) {
+      /* one stage: load, wait, barrier, compute, barrier (before the next overwrite) */
+      emit_copies(g, "single", 0, 0);
+      emit_staged_writes(g, "single", 0, 0);
+      waitcnt(g, 0, 0);
+      barrier(g);
+    }
+    if (pingpong_group == 0) emit(g, (fsim_wp_inst){.op = FSIM_OP_SETPRIO, .arg = 1, .addr = -1, .addr2 = -1});
+    emit_kstep(g, 0, "drain", S == 1 ? 0 : main_trips, 0);
+    if (pingpong_group == 0) emit(g, (fsim_wp_inst){.op = FSIM_OP_SETPRIO, .arg = 0, .addr = -1, .addr2 = -1});
+    if (S == 1) barrier(g);
+    fsim_wp_program_loop_end(g->prog, g->e);
+  }
+  emit_epilogue(g);
+}
+
+fsim_status fsim_gemm_wave_program(const fsim_gemm_plan *p, fsim_wprog *wp, fsim_err *e) {
+  fsim_status st = fsim_wprog_init(wp, p->s.name, e);
+  if (st != FSIM_OK) return st;
+  wp->grid[0] = p->tiles_n;
+  wp->grid[1] = p->tiles_m;
+  wp->grid[2] = p->s.split_k * (p->s.op == FSIM_KOP_GROUPED_GEMM ? p->s.groups : 1);
+  wp->waves_per_wg = p->waves;
+  wp->wave_size = p->wave_size;
+  wp->vgprs = p->vgprs;
+  wp->agprs = p->agprs;
+  wp->sgprs = p->sgprs;
+  wp->lds_bytes = (int)p->lds_bytes;
+  snprintf(wp->arch_gfx, sizeof wp->arch_gfx, "%s", p->a->device.gfx);
+  /* FlyDSL's BlockSwizzle applies when there are at least 256 workgroups and they split
+   * evenly over the XCDs */
+  if (p->s.xcd_remap && p->workgroups >= 256 && p->workgroups % p->a->device.xcds == 0) {
+    wp->remap = FSIM_REMAP_XCD;
+    wp->remap_xcds = p->a->device.xcds;
+  }
+  wp->group_m = p->s.group_m;
+  int groups = p->s.kind == FSIM_PIPE_PINGPONG ? 2 : 1;
+  st = fsim_wprog_set_programs(wp, p->waves, e); /* one program per wave: addresses differ by wave only through
+                                                    lane tables, but ping-pong groups differ in code */
+  if (st != FSIM_OK) {
+    fsim_wprog_free(wp);
+    return st;
+  }
+  wp->nprograms = groups;
+  for (int w = 0; w < p->waves; w++) wp->wave_program[w] = groups == 2 ? (w >= p->waves / 2) : 0;
+  gen g = {.p = p, .wp = wp, .e = e, .st = FSIM_OK};
+  for (int gi = 0; gi < groups && g.st == FSIM_OK; gi++) {
+    g.prog = &wp->programs[gi];
+    gen_wave_program(&g, groups == 2 ? gi : -1);
+  }
+  if (g.st != FSIM_OK) {
+    fsim_wprog_free(wp);
+    return g.st;
+  }
+  return FSIM_OK;
+}
