@@ -107,7 +107,7 @@ static const fsim_ini_group sched_groups[] = {
 static int sched_applies(const void *base, const fsim_ini_key *k) {
   const fsim_schedule *s = base;
   unsigned ops = sched_ops[k - sched_keys];
-  return s->op >= 0 && s->op < FSIM_KOP_COUNT && ((ops >> s->op) & 1);
+  return ops == ALL || (s->op >= 0 && s->op < FSIM_KOP_COUNT && ((ops >> s->op) & 1));
 }
 
 static const fsim_ini_spec sched_spec = {sched_keys, N_KEYS, sched_groups, 1,

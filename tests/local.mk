@@ -29,4 +29,16 @@ tests_check_sim_CPPFLAGS = $(TU_CPPFLAGS)
 tests_check_sim_CFLAGS = $(TU_CFLAGS)
 tests_check_sim_LDADD = $(TU_LDADD)
 
+check_PROGRAMS += tests/check_atom
+tests_check_atom_SOURCES = tests/check_atom.c $(TU_SOURCES)
+tests_check_atom_CPPFLAGS = $(TU_CPPFLAGS)
+tests_check_atom_CFLAGS = $(TU_CFLAGS)
+tests_check_atom_LDADD = $(TU_LDADD)
+
+check_PROGRAMS += tests/check_schedule
+tests_check_schedule_SOURCES = tests/check_schedule.c $(TU_SOURCES)
+tests_check_schedule_CPPFLAGS = $(TU_CPPFLAGS)
+tests_check_schedule_CFLAGS = $(TU_CFLAGS)
+tests_check_schedule_LDADD = $(TU_LDADD)
+
 TESTS += $(check_PROGRAMS)
