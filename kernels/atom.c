@@ -57,17 +57,17 @@ static const fsim_mma_atom atoms[] = {
     {"v_mfma_f32_32x32x16_fp8_fp8", "__builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8", FSIM_CDNA3 | FSIM_CDNA4, 32, 32,
      16, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 0, TV32x8, TV32x8, C32, NULL, SRC_CAL},
     {"v_mfma_scale_f32_16x16x128_f8f6f4.fp8", "__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4", FSIM_CDNA4, 16,
-     16, 128, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 1, SC16x128_F8, SC16x128_F8, C16, "(16,4):(1,16)", SRC_SC},
+     16, 128, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 1, SC16x128_F8, SC16x128_F8, C16, "((16,4),1):((1,16),0)", SRC_SC},
     {"v_mfma_scale_f32_16x16x128_f8f6f4.fp6", "__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4", FSIM_CDNA4, 16,
-     16, 128, FSIM_DT_FP6, FSIM_DT_FP6, FSIM_DT_F32, 64, 1, SC16x128_F4, SC16x128_F4, C16, "(16,4):(1,16)", SRC_SC},
+     16, 128, FSIM_DT_FP6, FSIM_DT_FP6, FSIM_DT_F32, 64, 1, SC16x128_F4, SC16x128_F4, C16, "((16,4),1):((1,16),0)", SRC_SC},
     {"v_mfma_scale_f32_16x16x128_f8f6f4.fp4", "__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4", FSIM_CDNA4, 16,
-     16, 128, FSIM_DT_FP4, FSIM_DT_FP4, FSIM_DT_F32, 64, 1, SC16x128_F4, SC16x128_F4, C16, "(16,4):(1,16)", SRC_SC},
+     16, 128, FSIM_DT_FP4, FSIM_DT_FP4, FSIM_DT_F32, 64, 1, SC16x128_F4, SC16x128_F4, C16, "((16,4),1):((1,16),0)", SRC_SC},
     {"v_mfma_scale_f32_32x32x64_f8f6f4.fp8", "__builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4", FSIM_CDNA4, 32, 32,
-     64, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 1, SC32x64_F8, SC32x64_F8, C32, "(32,2):(1,32)", SRC_SC},
+     64, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 1, SC32x64_F8, SC32x64_F8, C32, "((32,2),1):((1,32),0)", SRC_SC},
     {"v_mfma_scale_f32_32x32x64_f8f6f4.fp6", "__builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4", FSIM_CDNA4, 32, 32,
-     64, FSIM_DT_FP6, FSIM_DT_FP6, FSIM_DT_F32, 64, 1, SC32x64_F4, SC32x64_F4, C32, "(32,2):(1,32)", SRC_SC},
+     64, FSIM_DT_FP6, FSIM_DT_FP6, FSIM_DT_F32, 64, 1, SC32x64_F4, SC32x64_F4, C32, "((32,2),1):((1,32),0)", SRC_SC},
     {"v_mfma_scale_f32_32x32x64_f8f6f4.fp4", "__builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4", FSIM_CDNA4, 32, 32,
-     64, FSIM_DT_FP4, FSIM_DT_FP4, FSIM_DT_F32, 64, 1, SC32x64_F4, SC32x64_F4, C32, "(32,2):(1,32)", SRC_SC},
+     64, FSIM_DT_FP4, FSIM_DT_FP4, FSIM_DT_F32, 64, 1, SC32x64_F4, SC32x64_F4, C32, "((32,2),1):((1,32),0)", SRC_SC},
     {"v_wmma_f32_16x16x16_f16", "__builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12", FSIM_RDNA4, 16, 16, 16,
      FSIM_DT_F16, FSIM_DT_F16, FSIM_DT_F32, 32, 0, WMMA16, WMMA16, WMMA_C, NULL,
      "AMD matrix instruction calculator (RDNA4)"},
@@ -82,16 +82,28 @@ const fsim_mma_atom *fsim_mma_atoms(int *n) {
   return atoms;
 }
 
-const fsim_mma_atom *fsim_mma_atom_find(const char *name) {
+/* "MxNxK_type" (with an optional ".variant"), the tail of an atom's name after its prefix */
+static int is_short_name(const char *name) {
+  int m, n, k, used = 0;
+  return sscanf(name, "%dx%dx%d_%n", &m, &n, &k, &used) == 3 && used > 0 && name[used] != '\0';
+}
+
+const fsim_mma_atom *fsim_mma_atom_find_on(const char *name, unsigned isa_bits) {
   for (int i = 0; i < N_ATOMS; i++)
     if (strcmp(atoms[i].name, name) == 0) return &atoms[i];
-  /* short form: "16x16x32_bf16" matches "v_mfma_f32_16x16x32_bf16" */
+  if (!is_short_name(name)) return NULL;
+  /* "16x16x32_bf16" is the tail of "v_mfma_f32_16x16x32_bf16"; prefer an atom of the ISA */
+  const fsim_mma_atom *any = NULL;
   for (int i = 0; i < N_ATOMS; i++) {
     const char *tail = strstr(atoms[i].name, name);
-    if (tail != NULL && tail > atoms[i].name && tail[-1] == '_' && tail[strlen(name)] == '\0') return &atoms[i];
+    if (tail == NULL || tail == atoms[i].name || tail[-1] != '_' || tail[strlen(name)] != '\0') continue;
+    if (atoms[i].isas & isa_bits) return &atoms[i];
+    if (any == NULL) any = &atoms[i];
   }
-  return NULL;
+  return any;
 }
+
+const fsim_mma_atom *fsim_mma_atom_find(const char *name) { return fsim_mma_atom_find_on(name, ~0u); }
 
 const fsim_mma_atom *fsim_mma_atom_for(unsigned isa_bit, int m, int n, int k, fsim_dtype a, fsim_dtype b) {
   for (int i = 0; i < N_ATOMS; i++) {

@@ -38,8 +38,10 @@ typedef struct fsim_mma_atom {
 
 /* The atoms, in table order; n receives the count. */
 const fsim_mma_atom *fsim_mma_atoms(int *n);
-/* By name (also "16x16x32_bf16"-style short names); NULL if unknown. */
+/* By name, or by a short name "MxNxK_type" ("16x16x32_bf16"); NULL if unknown.  The _on form
+ * resolves a short name to an atom of the given ISAs first (FSIM_CDNA4 ...). */
 const fsim_mma_atom *fsim_mma_atom_find(const char *name);
+const fsim_mma_atom *fsim_mma_atom_find_on(const char *name, unsigned isa_bits);
 /* The atom for a shape and operand types on an ISA, preferring full-rate instructions; NULL if none. */
 const fsim_mma_atom *fsim_mma_atom_for(unsigned isa_bit, int m, int n, int k, fsim_dtype a, fsim_dtype b);
 

@@ -38,8 +38,9 @@ typedef struct fsim_gemm_operand {
   int reads_per_frag;           /* LDS reads per atom fragment */
   int frag_regs;                /* VGPRs of one atom fragment */
   int64_t ld;                   /* leading dimension in elements (global) */
-  int lds_cycles_per_read;      /* bank cycles of one fragment read (computed) */
-  int lds_cycles_per_write;     /* bank cycles of one copy's LDS write (computed) */
+  int vals_per_elem;            /* values per storage element: 2 for 4-bit types, else 1 */
+  int lds_cycles_per_kstep;     /* bank cycles of one wave's fragment reads in a K step, plus its
+                                   copy writes on the register path (computed) */
 } fsim_gemm_operand;
 
 typedef struct fsim_gemm_plan {
@@ -55,6 +56,7 @@ typedef struct fsim_gemm_plan {
   int64_t lds_stage_a, lds_stage_b; /* byte offsets of stage 0 of A and B; stage i adds i * lds_stride */
   int64_t lds_stride;
   int64_t lds_c;                /* C staging buffer (epilogue through LDS), aliased with the stages */
+  int c_pitch;                  /* its column pitch in elements */
   int vgprs, agprs, sgprs;
   int tiles_m, tiles_n;
   int64_t workgroups;           /* tiles_m * tiles_n * split_k * groups */
@@ -93,6 +95,24 @@ int64_t fsim_gemm_lane_c_lds(const fsim_gemm_plan *p, int i, int j, int run, int
 int64_t fsim_gemm_lane_c_direct(const fsim_gemm_plan *p, int i, int j, int run, int unused, int w, int l);
 /* Thread (w, l)'s 16-byte chunk c of the C tile: LDS offset (global = 0) or global offset. */
 int64_t fsim_gemm_lane_c_chunk(const fsim_gemm_plan *p, int c, int pitch, int global, int unused, int w, int l);
+
+/* Functional execution on random data (seeded) against a GSL BLAS reference; the problem
+ * must be small (m*n*k <= 2^30).  faults plants a mistake on purpose, to show it is caught:
+ * FSIM_FAULT_READ_SWIZZLE reads LDS with another swizzle than the copies wrote with,
+ * FSIM_FAULT_A_LAYOUT makes the MMA take A values from the wrong lane group. */
+#define FSIM_FAULT_READ_SWIZZLE 1u
+#define FSIM_FAULT_A_LAYOUT 2u
+typedef struct fsim_gemm_check {
+  int ok;
+  int64_t elements, mismatches;
+  double max_abs_err;       /* largest |result - reference| */
+  double max_rel_err;       /* largest error relative to sum |a||b| of its dot product */
+  double tolerance_rel;     /* the output rounding allowed, relative */
+  int64_t first_row, first_col;
+  double first_got, first_want;
+} fsim_gemm_check;
+fsim_status fsim_gemm_functional(const fsim_gemm_plan *p, uint64_t seed, unsigned faults, fsim_gemm_check *out,
+                                 fsim_err *e);
 
 /* The wave programs of the plan, for the simulator. */
 fsim_status fsim_gemm_wave_program(const fsim_gemm_plan *p, fsim_wprog *wp, fsim_err *e);

@@ -105,8 +105,8 @@ int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk
   const fsim_layout *tv = atom_tv(p, o);
   int wave_pos = o == 0 ? w % p->s.waves_m : w / p->s.waves_m;
   int mn0 = wave_pos * (o == 0 ? p->wave_tm : p->wave_tn) + i * (o == 0 ? p->atom->m : p->atom->n);
-  int k0 = kk * p->atom->k;
-  int eb = op->elem_bits / 8;
+  int k0 = kk * p->atom->k; /* in values; LDS rows hold storage elements of vpe values each */
+  int eb = op->elem_bits / 8, vpe = op->vals_per_elem;
   int mn, k;
   if (op->lread->transpose) {
     int g = l / 16, s = l % 16, mnb, kb;
@@ -114,10 +114,10 @@ int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk
     mn = mnb + 4 * (s % 4);
     k = kb + s / 4;
   } else {
-    int vr = op->lread->bytes / eb;
+    int vr = op->lread->bytes / eb * vpe;
     atom_mnk(p, tv, o, l, r * vr, &mn, &k);
   }
-  return fsim_swizzle_apply(&op->sw, lds_logical(op, mn0 + mn, k0 + k)) * eb;
+  return fsim_swizzle_apply(&op->sw, lds_logical(op, mn0 + mn, (k0 + k) / vpe)) * eb;
 }
 
 void fsim_gemm_read_delivers(const fsim_gemm_plan *p, int o, int r, int l, int v, int *mn, int *k) {
@@ -129,9 +129,9 @@ void fsim_gemm_read_delivers(const fsim_gemm_plan *p, int o, int r, int l, int v
     *mn = mnb + i;
     *k = kb + v;
   } else {
-    int vr = op->lread->bytes / (op->elem_bits / 8);
+    int vr = op->lread->bytes / (op->elem_bits / 8) * op->vals_per_elem;
     atom_mnk(p, tv, o, l, r * vr, mn, k);
-    *k += v; /* a plain read delivers consecutive elements of the LDS row */
+    *k += v; /* a plain read delivers consecutive values of the LDS row */
   }
 }
 
@@ -147,7 +147,7 @@ static fsim_status check_reads(fsim_gemm_plan *p, int o, fsim_err *e) {
   snprintf(sec, sizeof sec, "operand.%s", id);
   int vals = fsim_mma_atom_values(p->atom, o == 0 ? 'A' : 'B');
   int eb = op->elem_bits / 8;
-  int vr = op->lread->transpose ? 4 : op->lread->bytes / eb;
+  int vr = op->lread->transpose ? 4 : op->lread->bytes / eb * op->vals_per_elem; /* values per read */
   if (op->lread->transpose && op->elem_bits != 16)
     return PERR(e, sec, "lds_read", "%s transposes 16-bit elements; %s is %d-bit", op->lread->name, id, op->elem_bits);
   if (op->lread->transpose && op->lds_major != FSIM_LDS_MN_MAJOR)
@@ -249,6 +249,7 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_err *e) {
   fsim_dtype t = o == 0 ? s->a_type : s->b_type;
   op->elem_bits = fsim_dtype_bits(t) < 8 ? 8 : fsim_dtype_bits(t); /* 4- and 6-bit: bytes (two values each) */
   int vals_per_elem = fsim_dtype_bits(t) == 4 ? 2 : 1;
+  op->vals_per_elem = vals_per_elem;
   if (fsim_dtype_bits(t) == 6)
     return PERR(e, "problem", o == 0 ? "a_type" : "b_type", "6-bit operands are not generated yet (fp4 and fp8 are)");
   int bk = s->bk / vals_per_elem;
@@ -313,7 +314,7 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_err *e) {
   }
   fsim_swizzle id0;
   fsim_swizzle_make(&id0, 0, 0, 0, NULL);
-  op->lds_cycles_per_read = fsim_gemm_read_bank_cycles(p, o, &op->sw);
+  op->lds_cycles_per_kstep = fsim_gemm_read_bank_cycles(p, o, &op->sw);
   return FSIM_OK;
 }
 
@@ -324,7 +325,7 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
   if (s->op != FSIM_KOP_GEMM && s->op != FSIM_KOP_GROUPED_GEMM && s->op != FSIM_KOP_SCALED_GEMM)
     return PERR(e, "schedule", "op", "%s is not a GEMM", fsim_kop_name((fsim_kop)s->op));
   unsigned isa = fsim_isa_bit(a);
-  p->atom = fsim_mma_atom_find(s->atom);
+  p->atom = fsim_mma_atom_find_on(s->atom, isa);
   if (p->atom == NULL) return PERR(e, "mma", "atom", "'%s' is not an MMA atom (see docs/atoms.md)", s->atom);
   if (!(p->atom->isas & isa))
     return PERR(e, "mma", "atom", "%s does not exist on %s (%s)", p->atom->name, a->device.gfx, a->device.name);
@@ -336,10 +337,10 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
                 fsim_dtype_name(s->b_type));
   if (s->op == FSIM_KOP_SCALED_GEMM && !p->atom->scaled)
     return PERR(e, "mma", "atom", "a scaled GEMM needs a scaled atom (v_mfma_scale_f32_*), not %s", p->atom->name);
-  if (fsim_mma_atom_layout(p->atom, 'A', &p->a_tv, e) != FSIM_OK ||
-      fsim_mma_atom_layout(p->atom, 'B', &p->b_tv, e) != FSIM_OK ||
-      fsim_mma_atom_layout(p->atom, 'C', &p->c_tv, e) != FSIM_OK)
-    return FSIM_ERR(e, FSIM_EFAIL, "internal: %s layouts do not parse: %s", p->atom->name, e ? e->msg : "");
+  if (fsim_mma_atom_layout(p->atom, 'A', &p->a_tv, NULL) != FSIM_OK ||
+      fsim_mma_atom_layout(p->atom, 'B', &p->b_tv, NULL) != FSIM_OK ||
+      fsim_mma_atom_layout(p->atom, 'C', &p->c_tv, NULL) != FSIM_OK)
+    return FSIM_ERR(e, FSIM_EFAIL, "internal: the layouts of %s do not parse", p->atom->name);
   p->wave_size = a->cu.wave_size;
   if (p->atom->wave_size != p->wave_size)
     return PERR(e, "mma", "atom", "%s is a wave%d instruction; %s runs wave%d", p->atom->name, p->atom->wave_size,
@@ -374,14 +375,13 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
   p->lds_stage_a = 0;
   p->lds_stage_b = sa;
   p->c_bits = fsim_dtype_bits(s->c_type);
-  int64_t c_bytes = s->c_path == FSIM_EPI_LDS ? (int64_t)s->bm * s->bn * p->c_bits / 8 : 0;
   p->lds_c = 0;
-  p->lds_bytes = (int64_t)s->stages * p->lds_stride;
-  if (c_bytes > p->lds_bytes) p->lds_bytes = c_bytes;
-  if (p->lds_bytes > a->lds.max_bytes_per_wg)
+  int64_t stage_bytes = (int64_t)s->stages * p->lds_stride;
+  if (stage_bytes > a->lds.max_bytes_per_wg)
     return PERR(e, "pipeline", "stages", "%d stages of %dx%d and %dx%d tiles need %lld bytes of LDS, more than the %d a "
                 "workgroup may use on %s",
-                s->stages, s->bm, s->bk, s->bn, s->bk, (long long)p->lds_bytes, a->lds.max_bytes_per_wg, a->device.name);
+                s->stages, s->bm, s->bk, s->bn, s->bk, (long long)stage_bytes, a->lds.max_bytes_per_wg, a->device.name);
+  p->lds_bytes = stage_bytes;
   /* registers per wave: accumulators (AGPRs where the part has them), double-buffered
    * fragments, staging for copies through registers, addressing */
   int acc = p->rm * p->rn * fsim_mma_atom_values(p->atom, 'C');
@@ -406,6 +406,17 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
     return PERR(e, "tile", "bm", "%d VGPRs + %d AGPRs per wave exceed the %d-register file", p->vgprs, p->agprs,
                 a->cu.vgprs_per_lane);
   p->sgprs = 48;
+  /* the C buffer (epilogue through LDS) aliases the stages; its columns are padded so that
+   * the accumulator writes do not conflict */
+  if (s->c_path == FSIM_EPI_LDS) {
+    p->c_pitch = fsim_gemm_c_pitch(p);
+    int64_t c_bytes = (int64_t)p->c_pitch * s->bn * p->c_bits / 8;
+    if (c_bytes > a->lds.max_bytes_per_wg)
+      return PERR(e, "epilogue", "c_path", "staging the %dx%d %s C tile needs %lld bytes of LDS, more than the %d a "
+                  "workgroup may use on %s; use c_path = direct",
+                  s->bm, s->bn, fsim_dtype_name(s->c_type), (long long)c_bytes, a->lds.max_bytes_per_wg, a->device.name);
+    if (c_bytes > p->lds_bytes) p->lds_bytes = c_bytes;
+  }
   /* epilogue store */
   const fsim_copy_atom *st = fsim_copy_atom_find(s->store);
   if (st == NULL || st->op != FSIM_OP_STORE) return PERR(e, "epilogue", "store", "'%s' is not a store atom", s->store);

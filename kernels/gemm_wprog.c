@@ -384,10 +384,14 @@ int64_t fsim_gemm_lane_c_chunk(const fsim_gemm_plan *p, int c, int pitch, int gl
 }
 
 int fsim_gemm_c_pitch(const fsim_gemm_plan *p) {
-  /* runs of 4 values per lane (8 in RDNA's layout) */
+  /* the padded pitch with the fewest bank cycles for an accumulator write, among those whose
+   * buffer fits in the LDS the stages already use (the buffer aliases them) */
   int best = p->s.bm, best_cyc = 1 << 30;
+  int64_t room = p->lds_bytes > (int64_t)p->s.bm * p->s.bn * p->c_bits / 8 ? p->lds_bytes
+                                                                            : (int64_t)p->s.bm * p->s.bn * p->c_bits / 8;
   for (int pad = 0; pad <= 16; pad += 2) {
     int pitch = p->s.bm + pad, cyc = 0;
+    if ((int64_t)pitch * p->s.bn * p->c_bits / 8 > room) break;
     int32_t off[FSIM_MAX_WAVE];
     for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_lds(p, 0, 0, 0, pitch, 0, l);
     cyc = fsim_lds_bank_cycles(p->a, off, ~0ULL >> (64 - p->wave_size), 0, 4 * p->c_bits / 8, NULL);
@@ -427,7 +431,7 @@ static void emit_epilogue(gen *g) {
     waitcnt(g, 0, -1);
     return;
   }
-  int pitch = fsim_gemm_c_pitch(p);
+  int pitch = p->c_pitch;
   barrier(g); /* every wave is done reading the stages the C buffer aliases */
   for (int i = 0; i < p->rm; i++)
     for (int j = 0; j < p->rn; j++)

@@ -23,7 +23,7 @@ static fsim_status bad(fsim_err *e, const char *sec, const char *key, const char
 
 static fsim_status atom_on(const fsim_arch *a, const char *key, const char *name, fsim_dtype want,
                            const fsim_mma_atom **out, fsim_err *e) {
-  const fsim_mma_atom *t = fsim_mma_atom_find(name);
+  const fsim_mma_atom *t = fsim_mma_atom_find_on(name, fsim_isa_bit(a));
   if (t == NULL) return bad(e, "mma", key, "'%s' is not an MMA atom (see docs/atoms.md)", name);
   if (!(t->isas & fsim_isa_bit(a))) return bad(e, "mma", key, "%s does not exist on %s (%s)", t->name, a->device.gfx, a->device.name);
   if (fsim_arch_find_mfma(a, t->name) == NULL) return bad(e, "mma", key, "%s has no timing in %s", t->name, a->file);

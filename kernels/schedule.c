@@ -110,9 +110,17 @@ static int sched_applies(const void *base, const fsim_ini_key *k) {
   return ops == ALL || (s->op >= 0 && s->op < FSIM_KOP_COUNT && ((ops >> s->op) & 1));
 }
 
+static const char *sched_hint(const void *base) {
+  static const char *const hints[] = {"a gemm schedule does not use it", "a grouped-gemm schedule does not use it",
+                                      "a scaled-gemm schedule does not use it", "an attention schedule does not use it",
+                                      "an rmsnorm schedule does not use it", "a topk schedule does not use it"};
+  const fsim_schedule *s = base;
+  return s->op >= 0 && s->op < FSIM_KOP_COUNT ? hints[s->op] : "no [schedule] op was given";
+}
+
 static const fsim_ini_spec sched_spec = {sched_keys, N_KEYS, sched_groups, 1,
                                          "schedule problem tile mma pipeline epilogue operand.ID", NULL,
-                                         sched_applies};
+                                         sched_applies, sched_hint};
 
 const fsim_ini_spec *fsim_schedule_spec(void) { return &sched_spec; }
 

@@ -247,7 +247,7 @@ static const fsim_ini_group arch_groups[] = {
 };
 
 static const fsim_ini_spec arch_spec = {arch_keys, N_KEYS, arch_groups, 1,
-                                        "device cu issue lds memory dispatch mfma.ID", check_relations, NULL};
+                                        "device cu issue lds memory dispatch mfma.ID", check_relations, NULL, NULL};
 
 const fsim_ini_spec *fsim_arch_spec(void) { return &arch_spec; }
 

@@ -77,18 +77,14 @@ START_TEST(test_layouts_are_bijections) {
                     vals, t->wave_size, rows, cols);
       ck_assert_msg(fsim_layout_size(&l) == (int64_t)t->wave_size * vals, "%s %c: size %lld", t->name, *w,
                     (long long)fsim_layout_size(&l));
-      /* (lane, value): two top-level modes of wave_size lanes and vals values.  Not checked
-       * for S: the scale layouts are written "(16,4):(1,16)" / "(32,2):(1,32)", whose modes
-       * are 16 (32) lanes and 4 (2) "values" rather than (64 lanes, 1 value); coordinates come
-       * out right only because an index past a mode's size runs on along its last stride. */
+      /* (lane, value): two top-level modes of wave_size lanes and vals values (scales: one
+       * value per lane, "((16,4),1):((1,16),0)") */
       ck_assert_int_eq(fsim_layout_rank(&l), 2);
-      if (*w != 'S') {
-        fsim_layout m0, m1;
-        ck_assert_int_eq(fsim_layout_get(&m0, &l, 0, NULL), FSIM_OK);
-        ck_assert_int_eq(fsim_layout_get(&m1, &l, 1, NULL), FSIM_OK);
-        ck_assert_int_eq(fsim_layout_size(&m0), t->wave_size);
-        ck_assert_int_eq(fsim_layout_size(&m1), vals);
-      }
+      fsim_layout m0, m1;
+      ck_assert_int_eq(fsim_layout_get(&m0, &l, 0, NULL), FSIM_OK);
+      ck_assert_int_eq(fsim_layout_get(&m1, &l, 1, NULL), FSIM_OK);
+      ck_assert_int_eq(fsim_layout_size(&m0), t->wave_size);
+      ck_assert_int_eq(fsim_layout_size(&m1), vals);
       ck_assert_int_eq(fsim_layout_cosize(&l), rows * cols);
       unsigned char *hit = calloc((size_t)(rows * cols), 1);
       for (int lane = 0; lane < t->wave_size; lane++)
@@ -296,13 +292,16 @@ START_TEST(test_lookups) {
   /* short names: the tail after an underscore */
   ck_assert_str_eq(find("16x16x32_bf16")->name, "v_mfma_f32_16x16x32_bf16");
   ck_assert_str_eq(find("32x32x8_f16")->name, "v_mfma_f32_32x32x8_f16");
-  ck_assert_str_eq(find("f32_32x32x16_fp8_fp8")->name, "v_mfma_f32_32x32x16_fp8_fp8");
+  ck_assert_str_eq(find("32x32x16_fp8_fp8")->name, "v_mfma_f32_32x32x16_fp8_fp8");
   ck_assert_str_eq(find("16x16x128_f8f6f4.fp4")->name, "v_mfma_scale_f32_16x16x128_f8f6f4.fp4");
   ck_assert_str_eq(find("32x32x64_f8f6f4.fp8")->name, "v_mfma_scale_f32_32x32x64_f8f6f4.fp8");
   /* "16x16x16_f16" is the tail of both the CDNA MFMA and the RDNA4 WMMA: table order gives the
    * MFMA, so RDNA4 schedules must spell the WMMA out. */
   ck_assert_str_eq(find("16x16x16_f16")->name, "v_mfma_f32_16x16x16_f16");
-  ck_assert_str_eq(find("wmma_f32_16x16x16_f16")->name, "v_wmma_f32_16x16x16_f16");
+  /* a short name resolves to the ISA's atom when asked with one */
+  ck_assert_str_eq(fsim_mma_atom_find_on("16x16x16_f16", FSIM_RDNA4)->name, "v_wmma_f32_16x16x16_f16");
+  ck_assert_ptr_null(fsim_mma_atom_find("bf16")); /* not a short name: no shape */
+  ck_assert_ptr_null(fsim_mma_atom_find("f32_32x32x16_fp8_fp8"));
   static const char *unknown[] = {"v_mfma_nope", "", "x32_bf16", "16x16x32_bf16x", "v_mfma_f32_16x16x32_bf16 ",
                                   "v_mfma_f32_16x16x64_bf16", "v_mfma_scale_f32_16x16x128_f8f6f4",
                                   "16x16x128_f8f6f4.fp5"};

@@ -273,11 +273,33 @@ typedef struct load_state {
   fsim_status fail_code;
 } load_state;
 
+static int fail(load_state *st, fsim_status code, const char *section, const char *key, const char *why);
+static int section_known(const fsim_ini_spec *spec, const char *section);
+static const fsim_ini_group *group_of_section(const fsim_ini_spec *spec, const char *section, const char **id);
+
+/* inih reports a section only with its first key, so an unknown section left empty is caught
+ * here, as its header goes by. */
+static void check_header(load_state *st, const char *line) {
+  while (*line == ' ' || *line == '\t') line++;
+  if (*line != '[') return;
+  const char *end = strchr(line, ']');
+  if (end == NULL || end - line - 1 >= 128) return; /* inih reports the syntax error */
+  char name[128];
+  memcpy(name, line + 1, (size_t)(end - line - 1));
+  name[end - line - 1] = '\0';
+  const char *id;
+  if (section_known(st->spec, name) || group_of_section(st->spec, name, &id)) return;
+  char why[256];
+  snprintf(why, sizeof why, "unknown section (known: %s)", st->spec->sections_hint);
+  fail(st, FSIM_EINVAL, name, NULL, why);
+}
+
 static char *counting_reader(char *str, int num, void *stream) {
   load_state *st = stream;
   char *r = fgets(str, num, st->fp);
   if (r == NULL) return NULL;
   st->line++;
+  if (!st->failed) check_header(st, str);
   size_t len = strlen(str);
   if (len > 0 && str[len - 1] != '\n' && !feof(st->fp) && st->line_too_long == 0) {
     st->line_too_long = st->line;
@@ -403,6 +425,15 @@ static fsim_status load_stream(const fsim_ini_spec *spec, void *base, FILE *fp, 
     if (group_of(spec, k->section) || k->optional || st->key_line[i] != 0) continue;
     if (spec->applies && !spec->applies(base, k)) continue;
     rc = FSIM_ERR(e, FSIM_EINVAL, "%s: [%s] %s: missing (%s)", path, k->section, k->key, k->doc);
+    goto done;
+  }
+  /* a key given for a variant it does not apply to (say, [tile] threads in a GEMM schedule) is
+   * a mistake, not something to ignore */
+  for (int i = 0; spec->applies && i < spec->nkeys; i++) {
+    const fsim_ini_key *k = &spec->keys[i];
+    if (st->key_line[i] == 0 || spec->applies(base, k)) continue;
+    rc = FSIM_ERR(e, FSIM_EINVAL, "%s:%d: [%s] %s: does not apply here (%s)", path, st->key_line[i], k->section,
+                  k->key, spec->applies_hint ? spec->applies_hint(base) : "another variant's key");
     goto done;
   }
   for (int s = 0; s < st->nelem; s++) {

@@ -69,6 +69,8 @@ typedef struct fsim_ini_spec {
   int (*check)(const void *base, const char **section, const char **key, char *why, size_t n);
   /* Keys that do not apply to this base (NULL: all apply): not required, not written. */
   int (*applies)(const void *base, const fsim_ini_key *k);
+  /* Says why a key does not apply (NULL: a generic phrase). */
+  const char *(*applies_hint)(const void *base);
 } fsim_ini_spec;
 
 /* The i-th key of the spec, or NULL. */

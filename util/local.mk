@@ -3,3 +3,4 @@ libflysim_a_SOURCES += \
 	util/status.c util/status.h \
 	util/dtype.c util/dtype.h
 libflysim_a_SOURCES += util/ini_table.c util/ini_table.h
+libflysim_a_SOURCES += util/numeric.c util/numeric.h
