@@ -3,27 +3,16 @@
 
 #include "model/access.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-typedef struct bank_word {
-  int bank;
-  int64_t word;
-} bank_word;
-
-static int cmp_bank_word(const void *x, const void *y) {
-  const bank_word *a = x, *b = y;
-  if (a->bank != b->bank) return a->bank < b->bank ? -1 : 1;
-  return (a->word > b->word) - (a->word < b->word);
-}
-
-int fsim_lds_bank_cycles(const fsim_arch *a, const int32_t *offsets, uint64_t active, int64_t base,
-                         int width, int *degree) {
+int fsim_lds_bank_cycles(const fsim_arch *a, const int32_t *offsets, uint64_t active, int64_t base, int width,
+                         int *degree) {
   const fsim_lane_phases *ph = fsim_arch_lds_phases(a, width);
   const int banks = a->lds.banks, bank_bytes = a->lds.bank_bytes;
   const int words = (width + bank_bytes - 1) / bank_bytes;
   int total = 0, worst = 0;
-  bank_word bw[FSIM_MAX_WAVE * 4]; /* at most wave_size lanes x 4 words */
+  /* (bank, word) pairs of one phase as sortable keys: at most wave_size lanes x 4 words */
+  uint64_t key[FSIM_MAX_WAVE * 4];
   for (int f = 0; f < ph->n; f++) {
     int n = 0;
     for (int lane = 0; lane < a->cu.wave_size; lane++) {
@@ -32,19 +21,24 @@ int fsim_lds_bank_cycles(const fsim_arch *a, const int32_t *offsets, uint64_t ac
       int64_t first = addr >= 0 ? addr / bank_bytes : -((-addr + bank_bytes - 1) / bank_bytes);
       for (int k = 0; k < words; k++) {
         int64_t w = first + k;
-        bw[n].word = w;
-        bw[n].bank = (int)(((w % banks) + banks) % banks);
-        n++;
+        uint64_t bank = (uint64_t)(((w % banks) + banks) % banks);
+        uint64_t x = (bank << 48) | ((uint64_t)(w + ((int64_t)1 << 46)) & (((uint64_t)1 << 48) - 1));
+        /* insertion sort: lanes mostly ascend, so this is close to linear */
+        int j = n++;
+        while (j > 0 && key[j - 1] > x) {
+          key[j] = key[j - 1];
+          j--;
+        }
+        key[j] = x;
       }
     }
     if (n == 0) continue;
-    qsort(bw, (size_t)n, sizeof bw[0], cmp_bank_word);
     /* the phase costs as many cycles as the busiest bank has distinct words */
     int deg = 0, run = 0;
     for (int i = 0; i < n; i++) {
-      if (i == 0 || bw[i].bank != bw[i - 1].bank)
+      if (i == 0 || (key[i] >> 48) != (key[i - 1] >> 48))
         run = 1;
-      else if (bw[i].word != bw[i - 1].word)
+      else if (key[i] != key[i - 1])
         run++;
       if (run > deg) deg = run;
     }

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/occupancy.h"
 #include "sim/internal.h"
 
 static const char *stall_names[] = {
@@ -30,25 +31,12 @@ static const char *stall_names[] = {
 
 const char *fsim_stall_name(fsim_stall s) { return (unsigned)s < FSIM_STALL_COUNT ? stall_names[s] : "?"; }
 
-static int round_up(int v, int g) { return g > 0 ? (v + g - 1) / g * g : v; }
-
 int fsim_sim_occupancy(const fsim_arch *a, const fsim_wprog *wp, int *waves_per_simd, const char **limit) {
-  int vg = round_up(round_up(wp->vgprs, 4) + wp->agprs, a->cu.vgpr_granule);
-  if (vg < a->cu.vgpr_granule) vg = a->cu.vgpr_granule;
-  int sg = round_up(wp->sgprs > 0 ? wp->sgprs : 1, a->cu.sgpr_granule);
-  int wps = a->cu.waves_per_simd;
-  const char *lim = "waves";
-  if (a->cu.vgprs_per_lane / vg < wps) wps = a->cu.vgprs_per_lane / vg, lim = "vgprs";
-  if (a->cu.sgprs_per_simd / sg < wps) wps = a->cu.sgprs_per_simd / sg, lim = "sgprs";
-  int wgs = wps * a->cu.simds / wp->waves_per_wg;
-  if (a->cu.workgroups_per_cu < wgs) wgs = a->cu.workgroups_per_cu, lim = "workgroups";
-  if (wp->lds_bytes > 0) {
-    int by_lds = a->lds.bytes_per_cu / round_up(wp->lds_bytes, a->lds.alloc_granule);
-    if (by_lds < wgs) wgs = by_lds, lim = "lds";
-  }
-  if (waves_per_simd) *waves_per_simd = wgs > 0 ? (wgs * wp->waves_per_wg + a->cu.simds - 1) / a->cu.simds : 0;
-  if (limit) *limit = lim;
-  return wgs;
+  fsim_occupancy o;
+  fsim_occupancy_of(a, wp->waves_per_wg, wp->vgprs, wp->agprs, wp->sgprs, wp->lds_bytes, &o);
+  if (waves_per_simd) *waves_per_simd = o.waves_per_simd;
+  if (limit) *limit = o.limit;
+  return o.wgs_per_cu;
 }
 
 void fsim__gpu_schedule_simd(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {

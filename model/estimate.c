@@ -1,0 +1,120 @@
+/* The analytical cost model (see estimate.h and docs/model.md).
+ *
+ * Occupancy gives the workgroups a CU holds (W).  Round-robin dispatch gives the busiest XCD
+ * ceil(N / xcds) workgroups and its busiest CU q = ceil(that / CUs per XCD); the CU runs
+ * them c = min(W, q) at a time in ceil(q / c) batches.  One main-loop iteration of a batch
+ * takes the largest of the times its resources need, all at the sustained clock:
+ *   MFMA   c * waves * mfma_per_wave * mfma_cycles / SIMDs   (at least one wave's chain)
+ *   LDS    the bank array: c * waves * bank cycles per wave, plus DMA writes at the array's
+ *          bytes per clock; the ports: a SIMD's waves' read bytes at the port's bytes/clock
+ *   issue  c * waves per SIMD * (LDS reads + copies) issue periods
+ *   L1     c * load bytes / L1 bytes per clock
+ *   L2     CUs per XCD * c * load bytes / (channels * bytes per clock * 0.9)  [hash imbalance,
+ *          measured by `flysim micro bandwidth --level l2`]
+ *   MALL   xcds * the XCD's distinct tile bytes per iteration / MALL bytes per clock
+ * plus what the pipeline does not hide: the barrier and the first LDS read of each iteration,
+ * and the global-load latency beyond (stages - 1) iterations of that work, shared among the
+ * c workgroups.  A workgroup adds a prologue (first tile's latency) and an epilogue (C
+ * stores).  DRAM bounds the whole kernel: the unique bytes when they fit the Infinity Cache,
+ * every L2 miss otherwise, at the achievable bandwidth. */
+#include "config.h"
+
+#include "model/estimate.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "model/occupancy.h"
+
+static double dmax(double a, double b) { return a > b ? a : b; }
+
+/* One main-loop iteration with c workgroups on the CU; fills the components. */
+static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, fsim_estimate *o) {
+  const int simds = a->cu.simds;
+  const int cus_per_xcd = a->device.cus / a->device.xcds;
+  double waves = (double)c * s->waves_per_wg;
+  double waves_per_simd = waves / simds < 1 ? 1 : waves / simds;
+  double chain = (double)s->mfma_per_wave * s->mfma_cycles;
+  o->t_mfma = dmax(chain, waves * chain / simds);
+  double clk_bytes = a->device.sustained_clock_ghz * 1e9;
+  double bank = waves * s->lds_bank_cycles_per_wave +
+                (double)c * s->lds_write_bytes_per_wg / (a->lds.banks * a->lds.bank_bytes);
+  double port = waves_per_simd * a->lds.simds_per_port * (double)s->lds_read_bytes_per_wave / a->lds.port_bytes_per_clk;
+  o->t_lds = dmax(bank, port);
+  o->t_issue = waves_per_simd * (s->lds_reads_per_wave + s->vmem_per_wave) * a->issue.issue_period;
+  double l1 = (double)c * s->load_bytes_per_wg / a->memory.l1_bytes_per_clk;
+  o->t_l2 = dmax(l1, (double)cus_per_xcd * c * s->load_bytes_per_wg /
+                         (a->memory.l2_channels * (double)a->memory.l2_bytes_per_clk * 0.9));
+  double mall_bpc = a->memory.mall_tbps * 1e12 / clk_bytes;
+  o->t_mall = a->memory.mall_bytes > 0 && mall_bpc > 0
+                  ? (double)a->device.xcds * s->xcd_unique_bytes_per_iter / mall_bpc
+                  : 0;
+  double work = dmax(dmax(o->t_mfma, o->t_lds), dmax(dmax(o->t_issue, o->t_l2), o->t_mall));
+  /* not hidden: the barrier and the first reads of the iteration; the loads' latency beyond
+   * what the stages cover; with c workgroups, the others' work fills these gaps */
+  double mem_latency = a->memory.l2_latency;
+  double exposed = a->issue.barrier_latency + a->lds.latency +
+                   dmax(0, mem_latency - (s->stages - 1) * work);
+  o->t_exposed = exposed / c;
+  o->t_iter = work + o->t_exposed;
+  return o->t_iter;
+}
+
+/* One workgroup's time with c workgroups on the CU. */
+static double workgroup(const fsim_arch *a, const fsim_plan_summary *s, int c, fsim_estimate *o) {
+  double it = iteration(a, s, c, o);
+  double prologue = a->memory.l2_latency + a->lds.latency;
+  const int cus_per_xcd = a->device.cus / a->device.xcds;
+  double l2_share = a->memory.l2_channels * (double)a->memory.l2_bytes_per_clk / (cus_per_xcd * (double)c);
+  double epilogue = (double)s->store_bytes_per_wg / l2_share + a->memory.l2_latency + s->epilogue_lds_cycles +
+                    2.0 * a->issue.barrier_latency;
+  return prologue + s->iters * it + epilogue;
+}
+
+int fsim_model_estimate(const fsim_arch *a, const fsim_plan_summary *s, fsim_estimate *o) {
+  memset(o, 0, sizeof *o);
+  fsim_occupancy occ;
+  fsim_occupancy_of(a, s->waves_per_wg, s->vgprs, s->agprs, s->sgprs, s->lds_bytes, &occ);
+  o->wgs_per_cu = occ.wgs_per_cu;
+  o->waves_per_simd = occ.waves_per_simd;
+  o->occupancy_limit = occ.limit;
+  if (occ.wgs_per_cu < 1) return -1;
+  const int xcds = a->device.xcds, cus_per_xcd = a->device.cus / xcds;
+  int64_t per_xcd = (s->workgroups + xcds - 1) / xcds;
+  int64_t q = (per_xcd + cus_per_xcd - 1) / cus_per_xcd;
+  int c = q < occ.wgs_per_cu ? (int)q : occ.wgs_per_cu;
+  int64_t batches = q / c, tail = q % c;
+  double t_full = workgroup(a, s, c, o);
+  fsim_estimate keep = *o; /* the full batch's components describe the kernel */
+  double cycles = batches * t_full;
+  if (tail > 0) cycles += workgroup(a, s, (int)tail, o);
+  *o = keep;
+  o->t_wg = t_full;
+  o->rounds = (double)q / c;
+  /* the dispatcher starts an XCD's first batch wg_launch_cycles apart */
+  int64_t first = per_xcd < (int64_t)cus_per_xcd * c ? per_xcd : (int64_t)cus_per_xcd * c;
+  cycles += (double)(first - 1) * a->dispatch.wg_launch_cycles;
+  /* DRAM over the whole kernel */
+  double clk = a->device.sustained_clock_ghz * 1e9;
+  double dram_bpc = a->memory.dram_bus_bits * a->memory.dram_gbps_per_pin / 8.0 * 1e9 * a->memory.dram_efficiency / clk;
+  double dram_bytes = (double)s->unique_bytes;
+  if (s->unique_bytes > a->memory.mall_bytes)
+    dram_bytes = dmax(dram_bytes, (double)xcds * s->xcd_unique_bytes_per_iter * s->iters * o->rounds);
+  o->t_hbm = dram_bytes / dram_bpc;
+  const char *bound = "mfma";
+  double best = o->t_mfma;
+  if (o->t_lds > best) best = o->t_lds, bound = "lds";
+  if (o->t_issue > best) best = o->t_issue, bound = "issue";
+  if (o->t_l2 > best) best = o->t_l2, bound = "l2";
+  if (o->t_mall > best) best = o->t_mall, bound = "mall";
+  if (o->t_exposed > best) bound = "latency";
+  if (o->t_hbm > cycles) {
+    cycles = o->t_hbm;
+    bound = "hbm";
+  }
+  o->bound = bound;
+  o->cycles = cycles;
+  o->kernel_us = cycles / (a->device.sustained_clock_ghz * 1e3);
+  o->time_us = o->kernel_us + a->dispatch.launch_overhead_us;
+  return 0;
+}

@@ -1,0 +1,62 @@
+/* The analytical cost model: a closed-form estimate of a kernel's time from a summary of its
+ * plan (what one wave and one workgroup do per main-loop iteration, what the problem moves
+ * through memory, its resources), in microseconds per configuration, so that a tuner can
+ * rank every legal configuration before the cycle-level simulator refines the best few.
+ *
+ * The summary is plain numbers: model/ knows nothing of schedules or layouts, kernels/
+ * fills it (fsim_gemm_summary).  docs/model.md gives every formula; docs/validation.md
+ * measures its agreement with the simulator. */
+#ifndef FSIM_ESTIMATE_H
+#define FSIM_ESTIMATE_H
+
+#include <stdint.h>
+
+#include "model/arch.h"
+
+typedef struct fsim_plan_summary {
+  /* launch and resources */
+  int64_t workgroups;
+  int waves_per_wg;
+  int vgprs, agprs, sgprs;
+  int64_t lds_bytes;
+  /* the main loop, per workgroup */
+  int iters;                 /* main-loop iterations (K tiles) */
+  int stages;                /* tiles in flight: loads are issued stages-1 iterations ahead */
+  int barriers_per_iter;
+  /* per iteration and wave */
+  int mfma_per_wave;
+  int mfma_cycles;           /* matrix-pipe cycles of one MFMA */
+  int mfma_latency;
+  int lds_reads_per_wave;
+  int64_t lds_read_bytes_per_wave;
+  int lds_bank_cycles_per_wave; /* reads (and register-path writes), from the conflict law */
+  int vmem_per_wave;         /* copy instructions */
+  int ksteps;                /* atom steps per iteration (reads of one overlap MFMAs of the previous) */
+  /* per iteration and workgroup */
+  int64_t load_bytes_per_wg; /* global bytes the copies move */
+  int64_t lds_write_bytes_per_wg;
+  /* once per workgroup */
+  int64_t store_bytes_per_wg;
+  int epilogue_lds_cycles;   /* bank cycles of the C staging, per wave */
+  /* the problem's traffic */
+  int64_t unique_bytes;      /* A + B + C footprint */
+  int64_t xcd_unique_bytes_per_iter; /* distinct A and B bytes one XCD's resident workgroups load per iteration */
+  double flops;
+} fsim_plan_summary;
+
+typedef struct fsim_estimate {
+  double cycles;             /* kernel, at the sustained clock */
+  double kernel_us, time_us; /* time_us adds the launch overhead */
+  const char *bound;         /* "mfma", "lds", "l2", "mall", "hbm", "latency" or "issue" */
+  /* per main-loop iteration of one workgroup at the modelled occupancy, cycles */
+  double t_mfma, t_lds, t_l2, t_mall, t_hbm, t_issue, t_exposed, t_iter;
+  double t_wg;               /* one workgroup, prologue to epilogue */
+  double rounds;             /* workgroups per CU slot on the busiest CU */
+  int wgs_per_cu, waves_per_simd;
+  const char *occupancy_limit;
+} fsim_estimate;
+
+/* Estimates s on a; returns 0, or -1 when a workgroup does not fit on a CU. */
+int fsim_model_estimate(const fsim_arch *a, const fsim_plan_summary *s, fsim_estimate *out);
+
+#endif
