@@ -39,8 +39,8 @@ typedef struct fsim_gemm_operand {
   int frag_regs;                /* VGPRs of one atom fragment */
   int64_t ld;                   /* leading dimension in elements (global) */
   int vals_per_elem;            /* values per storage element: 2 for 4-bit types, else 1 */
-  int lds_cycles_per_kstep;     /* bank cycles of one wave's fragment reads in a K step, plus its
-                                   copy writes on the register path (computed) */
+  int lds_cycles_per_kstep;     /* bank cycles of one wave's fragment reads in a K step */
+  int lds_cycles_per_tile_writes; /* bank cycles of one wave's copy writes per K tile (register path) */
 } fsim_gemm_operand;
 
 typedef struct fsim_gemm_plan {
@@ -67,6 +67,13 @@ typedef struct fsim_gemm_plan {
 
 /* Checks s against a and builds the plan; errors name [section] key and the reason. */
 fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const fsim_arch *a, fsim_err *e);
+/* The same, remembering per-operand results (read checks, swizzle choice, bank cycles) in
+ * memo, for enumerating many configurations that share them. */
+typedef struct fsim_gemm_memo fsim_gemm_memo;
+fsim_gemm_memo *fsim_gemm_memo_create(void);
+void fsim_gemm_memo_free(fsim_gemm_memo *m);
+fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, const fsim_arch *a, fsim_gemm_memo *memo,
+                                    fsim_err *e);
 
 /* ---- per-lane addresses (bytes, relative to the operand's tile origin) ---- */
 
@@ -81,14 +88,19 @@ int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk
  * the fragment's origin: the data the read delivers (transposing reads included). */
 void fsim_gemm_read_delivers(const fsim_gemm_plan *p, int o, int r, int l, int v, int *mn, int *k);
 
-/* Bank cycles the fragment reads and copy writes of operand o cost (one wave's access). */
-int fsim_gemm_read_bank_cycles(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw);
+/* Bank cycles one wave's fragment reads of a K step and its copy writes of a K tile (register
+ * path) cost for operand o under swizzle sw. */
+void fsim_gemm_bank_cycles(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int *reads, int *writes);
 
 /* ---- the C epilogue ----
  * The LDS C buffer is column-major with a pitch (elements per column) that keeps the
  * fragment writes conflict-free; C in global memory is column-major with ldc = m.
  * Accumulators are written in runs of 4 consecutive rows (value 4*run of the lane). */
 int fsim_gemm_c_pitch(const fsim_gemm_plan *p);
+/* internal: the same with the memo's cache of write costs */
+int fsim__gemm_c_pitch_memo(const fsim_gemm_plan *p, struct fsim_gemm_memo *memo);
+int fsim__gemm_memo_pitch_get(struct fsim_gemm_memo *m, const fsim_gemm_plan *p, int pad);
+void fsim__gemm_memo_pitch_put(struct fsim_gemm_memo *m, const fsim_gemm_plan *p, int pad, int cycles);
 /* Byte offset in the C buffer of run `run` of fragment (i, j) for lane l of wave w. */
 int64_t fsim_gemm_lane_c_lds(const fsim_gemm_plan *p, int i, int j, int run, int pitch, int w, int l);
 /* Byte offset in the C tile (global, ldc = m) of the same run. */

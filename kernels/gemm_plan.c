@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "kernels/gemm.h"
+#include "model/occupancy.h"
 
 #define PERR(e, sec, key, ...) gemm_err((e), __LINE__, (sec), (key), __VA_ARGS__)
 static fsim_status gemm_err(fsim_err *e, int line, const char *sec, const char *key, const char *fmt, ...)
@@ -178,30 +179,48 @@ static fsim_status check_reads(fsim_gemm_plan *p, int o, fsim_err *e) {
 }
 
 /* Bank cycles of one wave's fragment reads for a k step (all i) with swizzle sw. */
-int fsim_gemm_read_bank_cycles(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw) {
-  fsim_gemm_plan q = *p;
-  q.op[o].sw = *sw;
-  int32_t off[FSIM_MAX_WAVE];
-  int total = 0, nfrag = o == 0 ? p->rm : p->rn;
-  for (int i = 0; i < nfrag; i++)
-    for (int r = 0; r < p->op[o].reads_per_frag; r++) {
-      for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_read(&q, o, 0, i, 0, r, l);
-      total += fsim_lds_bank_cycles(p->a, off, ~0ULL >> (64 - p->wave_size), 0, p->op[o].lread->bytes, NULL);
-    }
-  if (p->op[o].lwrite != NULL) { /* register path: the ds_write side too */
-    for (int c = 0; c < p->op[o].copies; c++) {
-      for (int l = 0; l < p->wave_size; l++) {
-        int64_t g, d;
-        fsim_gemm_lane_copy(&q, o, l, c, &g, &d);
-        off[l] = (int32_t)d;
-      }
-      total += fsim_lds_bank_cycles(p->a, off, ~0ULL >> (64 - p->wave_size), 0, p->op[o].lwrite->bytes, NULL);
-    }
-  }
-  return total;
+/* Bank cycles of the first nfrag fragments' reads and the first ncopy copies' writes. */
+static void bank_cycles_n(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int nfrag, int ncopy, int *reads,
+                          int *writes);
+
+void fsim_gemm_bank_cycles(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int *reads, int *writes) {
+  bank_cycles_n(p, o, sw, o == 0 ? p->rm : p->rn, p->op[o].copies, reads, writes);
 }
 
-/* Picks the swizzle with the fewest bank cycles: S<b,m,s> with m the access granule, or none. */
+static void bank_cycles_n(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int nfrag, int ncopy, int *reads,
+                          int *writes) {
+  fsim_gemm_plan *q = malloc(sizeof *q);
+  if (q == NULL) {
+    *reads = *writes = 0;
+    return;
+  }
+  *q = *p;
+  q->op[o].sw = *sw;
+  int32_t off[FSIM_MAX_WAVE];
+  uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
+  *reads = *writes = 0;
+  for (int i = 0; i < nfrag; i++)
+    for (int r = 0; r < p->op[o].reads_per_frag; r++) {
+      for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_read(q, o, 0, i, 0, r, l);
+      *reads += fsim_lds_bank_cycles(p->a, off, all, 0, p->op[o].lread->bytes, NULL);
+    }
+  if (p->op[o].lwrite != NULL) /* register path: the ds_write side too */
+    for (int c = 0; c < ncopy; c++) {
+      for (int l = 0; l < p->wave_size; l++) {
+        int64_t g, d;
+        fsim_gemm_lane_copy(q, o, l, c, &g, &d);
+        off[l] = (int32_t)d;
+      }
+      *writes += fsim_lds_bank_cycles(p->a, off, all, 0, p->op[o].lwrite->bytes, NULL);
+    }
+  free(q);
+}
+
+/* The swizzle with the fewest bank cycles per K tile (reads of every k step, plus the
+ * register path's writes): S<b,m,s> with m the access granule, or none when nothing beats it.
+ * Candidates are compared on the first two fragments and the first two copies (the rest
+ * repeat their pattern further down the tile), weighted to the whole tile; the plan then
+ * counts all of them with the winner. */
 static void choose_swizzle(fsim_gemm_plan *p, int o) {
   fsim_gemm_operand *op = &p->op[o];
   int eb = op->elem_bits / 8;
@@ -212,20 +231,99 @@ static void choose_swizzle(fsim_gemm_plan *p, int o) {
   int m = ilog2(gran);
   fsim_swizzle best;
   fsim_swizzle_make(&best, 0, 0, 0, NULL);
-  int best_cyc = fsim_gemm_read_bank_cycles(p, o, &best);
+  int nfrag = o == 0 ? p->rm : p->rn, nf = nfrag < 2 ? nfrag : 2, nc = op->copies < 2 ? op->copies : 2;
+  int rd, wr;
+  bank_cycles_n(p, o, &best, nf, nc, &rd, &wr);
+  int64_t best_cyc = (int64_t)p->ki * rd * nfrag / nf + (int64_t)wr * op->copies / nc;
   int row_bits = ilog2(op->row_len);
   for (int b = 1; b <= 4; b++)
     for (int s = b; s <= 7; s++) {
       if (m + s > row_bits + 6) continue;
       fsim_swizzle sw;
       if (fsim_swizzle_make(&sw, b, m, s, NULL) != FSIM_OK) continue;
-      int cyc = fsim_gemm_read_bank_cycles(p, o, &sw);
+      bank_cycles_n(p, o, &sw, nf, nc, &rd, &wr);
+      int64_t cyc = (int64_t)p->ki * rd * nfrag / nf + (int64_t)wr * op->copies / nc;
       if (cyc < best_cyc) best = sw, best_cyc = cyc;
     }
   op->sw = best;
 }
 
-static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_err *e) {
+/* ---- memo: operand results that only depend on a few fields, for enumerating many configs */
+
+typedef struct memo_key {
+  const fsim_arch *a;
+  const fsim_mma_atom *atom;
+  const fsim_copy_atom *gcopy, *lread, *lwrite;
+  int o, elem_bits, vpe, lds_major, k_contig, row_len, rows, bk, nfrag, threads, ki, wave_size;
+  char swizzle[24];
+} memo_key;
+
+typedef struct memo_val {
+  fsim_status st;
+  char msg[sizeof(((fsim_err *)0)->msg)];
+  int reads_per_frag;
+  fsim_swizzle sw;
+  int read_cycles, write_cycles;
+} memo_val;
+
+#define MEMO_SLOTS 32768
+#define MEMO_ATOMS 64
+struct fsim_gemm_memo {
+  const fsim_mma_atom *atom[MEMO_ATOMS]; /* parsed layouts per atom */
+  fsim_layout a_tv[MEMO_ATOMS], b_tv[MEMO_ATOMS], c_tv[MEMO_ATOMS];
+  int used[MEMO_SLOTS];
+  memo_key key[MEMO_SLOTS];
+  memo_val val[MEMO_SLOTS];
+  int64_t hits, misses;
+  /* bank cycles of an accumulator write at pitch bm + pad: [atom][c bytes 1,2,4][log2 bm][pad / 2] */
+  short pitch_cycles[MEMO_ATOMS][3][9][9];
+};
+
+fsim_gemm_memo *fsim_gemm_memo_create(void) { return calloc(1, sizeof(fsim_gemm_memo)); }
+
+int fsim__gemm_memo_pitch_get(fsim_gemm_memo *m, const fsim_gemm_plan *p, int pad) {
+  int n, ai = (int)(p->atom - fsim_mma_atoms(&n)), cb = p->c_bits / 8, lb = 0;
+  while ((1 << lb) < p->s.bm) lb++;
+  if (m == NULL || ai >= MEMO_ATOMS || (cb != 1 && cb != 2 && cb != 4) || lb > 8 || pad > 16) return 0;
+  return m->pitch_cycles[ai][cb / 2][lb][pad / 2];
+}
+
+void fsim__gemm_memo_pitch_put(fsim_gemm_memo *m, const fsim_gemm_plan *p, int pad, int cycles) {
+  int n, ai = (int)(p->atom - fsim_mma_atoms(&n)), cb = p->c_bits / 8, lb = 0;
+  while ((1 << lb) < p->s.bm) lb++;
+  if (m == NULL || ai >= MEMO_ATOMS || (cb != 1 && cb != 2 && cb != 4) || lb > 8 || pad > 16) return;
+  m->pitch_cycles[ai][cb / 2][lb][pad / 2] = (short)cycles;
+}
+void fsim_gemm_memo_free(fsim_gemm_memo *m) { free(m); }
+
+static uint64_t hash_bytes(const void *p, size_t n) {
+  const unsigned char *b = p;
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
+  return h;
+}
+
+static memo_val *memo_find(fsim_gemm_memo *m, const memo_key *k, int *found) {
+  size_t i = hash_bytes(k, sizeof *k) % MEMO_SLOTS;
+  for (int probe = 0; probe < MEMO_SLOTS; probe++, i = (i + 1) % MEMO_SLOTS) {
+    if (!m->used[i]) {
+      m->used[i] = 1;
+      m->key[i] = *k;
+      *found = 0;
+      m->misses++;
+      return &m->val[i];
+    }
+    if (memcmp(&m->key[i], k, sizeof *k) == 0) {
+      *found = 1;
+      m->hits++;
+      return &m->val[i];
+    }
+  }
+  *found = 0;
+  return NULL; /* full: work without it */
+}
+
+static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo, fsim_err *e) {
   const fsim_schedule *s = &p->s;
   const char *id = o == 0 ? "A" : "B";
   char sec[16];
@@ -296,29 +394,84 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_err *e) {
                 op->gcopy->bytes, contig * eb);
   op->ld = op->k_contig ? s->k / vals_per_elem : (o == 0 ? s->m : s->n);
   op->stage_bytes = (int64_t)op->nrows_lds * op->row_len * eb;
-  fsim_status st = check_reads(p, o, e);
-  if (st != FSIM_OK) return st;
   op->frag_regs = fsim_mma_atom_values(p->atom, o == 0 ? 'A' : 'B') * fsim_dtype_bits(t) / 32;
   if (op->frag_regs < 1) op->frag_regs = 1;
-  if (strcmp(so->swizzle, "auto") == 0) {
-    choose_swizzle(p, o);
-  } else {
-    st = fsim_schedule_swizzle(so, &op->sw, e);
-    if (st != FSIM_OK) return st;
-    int gran = op->lread->transpose ? 4 : op->lread->bytes / eb;
-    int copy_el = op->gcopy->bytes / eb;
-    if (copy_el > gran) gran = copy_el;
-    if (op->sw.b > 0 && (1 << op->sw.m) < gran)
-      return PERR(e, sec, "swizzle", "S<%d,%d,%d> splits the %d-element accesses of this operand (M must be >= %d)",
-                  op->sw.b, op->sw.m, op->sw.s, gran, ilog2(gran));
+  memo_key key;
+  memset(&key, 0, sizeof key); /* padding too: the key is compared as bytes */
+  key.a = p->a;
+  key.atom = p->atom;
+  key.gcopy = op->gcopy;
+  key.lread = op->lread;
+  key.lwrite = op->lwrite;
+  key.o = o;
+  key.elem_bits = op->elem_bits;
+  key.vpe = op->vals_per_elem;
+  key.lds_major = op->lds_major;
+  key.k_contig = op->k_contig;
+  key.row_len = op->row_len;
+  key.rows = op->rows;
+  key.bk = s->bk;
+  key.nfrag = o == 0 ? p->rm : p->rn;
+  key.threads = p->threads;
+  key.ki = p->ki;
+  key.wave_size = p->wave_size;
+  snprintf(key.swizzle, sizeof key.swizzle, "%s", so->swizzle);
+  if (op->lwrite == NULL) {
+    /* direct copies write consecutive addresses: the writes cost nothing extra, so neither the
+     * copies' shape nor the K steps' weight change the choice or the read cycles */
+    key.threads = key.rows = key.bk = key.ki = 0;
+    key.gcopy = NULL;
   }
-  fsim_swizzle id0;
-  fsim_swizzle_make(&id0, 0, 0, 0, NULL);
-  op->lds_cycles_per_kstep = fsim_gemm_read_bank_cycles(p, o, &op->sw);
+  int found = 0;
+  memo_val *mv = memo ? memo_find(memo, &key, &found) : NULL;
+  if (mv != NULL && found) {
+    if (mv->st != FSIM_OK) return FSIM_ERR(e, mv->st, "%s", mv->msg);
+    op->reads_per_frag = mv->reads_per_frag;
+    op->sw = mv->sw;
+    op->lds_cycles_per_kstep = mv->read_cycles;
+    op->lds_cycles_per_tile_writes = mv->write_cycles;
+    return FSIM_OK;
+  }
+  fsim_err local;
+  fsim_err_clear(&local);
+  fsim_status st = check_reads(p, o, &local);
+  if (st == FSIM_OK) {
+    if (strcmp(so->swizzle, "auto") == 0) {
+      choose_swizzle(p, o);
+    } else {
+      st = fsim_schedule_swizzle(so, &op->sw, &local);
+      if (st == FSIM_OK) {
+        int gran = op->lread->transpose ? 4 : op->lread->bytes / eb;
+        int copy_el = op->gcopy->bytes / eb;
+        if (copy_el > gran) gran = copy_el;
+        if (op->sw.b > 0 && (1 << op->sw.m) < gran)
+          st = PERR(&local, sec, "swizzle", "S<%d,%d,%d> splits the %d-element accesses of this operand (M must be >= %d)",
+                    op->sw.b, op->sw.m, op->sw.s, gran, ilog2(gran));
+      }
+    }
+  }
+  if (st == FSIM_OK) fsim_gemm_bank_cycles(p, o, &op->sw, &op->lds_cycles_per_kstep, &op->lds_cycles_per_tile_writes);
+  if (mv != NULL) {
+    mv->st = st;
+    memcpy(mv->msg, local.msg, sizeof mv->msg);
+    mv->reads_per_frag = op->reads_per_frag;
+    mv->sw = op->sw;
+    mv->read_cycles = op->lds_cycles_per_kstep;
+    mv->write_cycles = op->lds_cycles_per_tile_writes;
+  }
+  if (st != FSIM_OK) {
+    if (e) *e = local;
+    return st;
+  }
   return FSIM_OK;
 }
 
 fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const fsim_arch *a, fsim_err *e) {
+  return fsim_gemm_plan_make_memo(p, s, a, NULL, e);
+}
+
+fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, const fsim_arch *a, fsim_gemm_memo *memo,
+                                    fsim_err *e) {
   memset(p, 0, sizeof *p);
   p->s = *s;
   p->a = a;
@@ -337,10 +490,23 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
                 fsim_dtype_name(s->b_type));
   if (s->op == FSIM_KOP_SCALED_GEMM && !p->atom->scaled)
     return PERR(e, "mma", "atom", "a scaled GEMM needs a scaled atom (v_mfma_scale_f32_*), not %s", p->atom->name);
-  if (fsim_mma_atom_layout(p->atom, 'A', &p->a_tv, NULL) != FSIM_OK ||
-      fsim_mma_atom_layout(p->atom, 'B', &p->b_tv, NULL) != FSIM_OK ||
-      fsim_mma_atom_layout(p->atom, 'C', &p->c_tv, NULL) != FSIM_OK)
-    return FSIM_ERR(e, FSIM_EFAIL, "internal: the layouts of %s do not parse", p->atom->name);
+  int natoms, ai = (int)(p->atom - fsim_mma_atoms(&natoms));
+  if (memo != NULL && ai < MEMO_ATOMS && memo->atom[ai] == p->atom) {
+    p->a_tv = memo->a_tv[ai];
+    p->b_tv = memo->b_tv[ai];
+    p->c_tv = memo->c_tv[ai];
+  } else {
+    if (fsim_mma_atom_layout(p->atom, 'A', &p->a_tv, NULL) != FSIM_OK ||
+        fsim_mma_atom_layout(p->atom, 'B', &p->b_tv, NULL) != FSIM_OK ||
+        fsim_mma_atom_layout(p->atom, 'C', &p->c_tv, NULL) != FSIM_OK)
+      return FSIM_ERR(e, FSIM_EFAIL, "internal: the layouts of %s do not parse", p->atom->name);
+    if (memo != NULL && ai < MEMO_ATOMS) {
+      memo->atom[ai] = p->atom;
+      memo->a_tv[ai] = p->a_tv;
+      memo->b_tv[ai] = p->b_tv;
+      memo->c_tv[ai] = p->c_tv;
+    }
+  }
   p->wave_size = a->cu.wave_size;
   if (p->atom->wave_size != p->wave_size)
     return PERR(e, "mma", "atom", "%s is a wave%d instruction; %s runs wave%d", p->atom->name, p->atom->wave_size,
@@ -366,7 +532,7 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
   p->rn = p->wave_tn / p->atom->n;
   p->ki = s->bk / p->atom->k;
   for (int o = 0; o < 2; o++) {
-    fsim_status st = setup_operand(p, o, e);
+    fsim_status st = setup_operand(p, o, memo, e);
     if (st != FSIM_OK) return st;
   }
   /* LDS: stages of A and B, each operand stage aligned to 1 KiB; C staging aliases them */
@@ -382,10 +548,11 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
                 "workgroup may use on %s",
                 s->stages, s->bm, s->bk, s->bn, s->bk, (long long)stage_bytes, a->lds.max_bytes_per_wg, a->device.name);
   p->lds_bytes = stage_bytes;
-  /* registers per wave: accumulators (AGPRs where the part has them), double-buffered
-   * fragments, staging for copies through registers, addressing */
+  /* registers per wave: accumulators (AGPRs where the part has them), the fragments of one
+   * K step (two buffers when the step has two or more atom K steps, as the wave program
+   * reads kk+1 while kk multiplies), staging for copies through registers, addressing */
   int acc = p->rm * p->rn * fsim_mma_atom_values(p->atom, 'C');
-  int frag = 2 * (p->rm * p->op[0].frag_regs + p->rn * p->op[1].frag_regs);
+  int frag = (p->ki >= 2 ? 2 : 1) * (p->rm * p->op[0].frag_regs + p->rn * p->op[1].frag_regs);
   int staging = 0;
   for (int o = 0; o < 2; o++)
     if (p->op[o].lwrite) staging += p->op[o].copies * p->op[o].gcopy->bytes / 4;
@@ -409,7 +576,7 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
   /* the C buffer (epilogue through LDS) aliases the stages; its columns are padded so that
    * the accumulator writes do not conflict */
   if (s->c_path == FSIM_EPI_LDS) {
-    p->c_pitch = fsim_gemm_c_pitch(p);
+    p->c_pitch = fsim__gemm_c_pitch_memo(p, memo);
     int64_t c_bytes = (int64_t)p->c_pitch * s->bn * p->c_bits / 8;
     if (c_bytes > a->lds.max_bytes_per_wg)
       return PERR(e, "epilogue", "c_path", "staging the %dx%d %s C tile needs %lld bytes of LDS, more than the %d a "
@@ -417,6 +584,11 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
                   s->bm, s->bn, fsim_dtype_name(s->c_type), (long long)c_bytes, a->lds.max_bytes_per_wg, a->device.name);
     if (c_bytes > p->lds_bytes) p->lds_bytes = c_bytes;
   }
+  fsim_occupancy occ;
+  fsim_occupancy_of(a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
+  if (occ.wgs_per_cu < 1)
+    return PERR(e, "tile", "waves_n", "%d waves of %d VGPRs + %d AGPRs do not fit on one CU (%s)", p->waves, p->vgprs,
+                p->agprs, occ.limit);
   /* epilogue store */
   const fsim_copy_atom *st = fsim_copy_atom_find(s->store);
   if (st == NULL || st->op != FSIM_OP_STORE) return PERR(e, "epilogue", "store", "'%s' is not a store atom", s->store);

@@ -383,18 +383,24 @@ int64_t fsim_gemm_lane_c_chunk(const fsim_gemm_plan *p, int c, int pitch, int gl
   return (col * (global ? p->s.m : pitch) + row) * p->c_bits / 8;
 }
 
-int fsim_gemm_c_pitch(const fsim_gemm_plan *p) {
+int fsim_gemm_c_pitch(const fsim_gemm_plan *p) { return fsim__gemm_c_pitch_memo(p, NULL); }
+
+int fsim__gemm_c_pitch_memo(const fsim_gemm_plan *p, fsim_gemm_memo *memo) {
   /* the padded pitch with the fewest bank cycles for an accumulator write, among those whose
    * buffer fits in the LDS the stages already use (the buffer aliases them) */
   int best = p->s.bm, best_cyc = 1 << 30;
   int64_t room = p->lds_bytes > (int64_t)p->s.bm * p->s.bn * p->c_bits / 8 ? p->lds_bytes
                                                                             : (int64_t)p->s.bm * p->s.bn * p->c_bits / 8;
   for (int pad = 0; pad <= 16; pad += 2) {
-    int pitch = p->s.bm + pad, cyc = 0;
+    int pitch = p->s.bm + pad;
     if ((int64_t)pitch * p->s.bn * p->c_bits / 8 > room) break;
-    int32_t off[FSIM_MAX_WAVE];
-    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_lds(p, 0, 0, 0, pitch, 0, l);
-    cyc = fsim_lds_bank_cycles(p->a, off, ~0ULL >> (64 - p->wave_size), 0, 4 * p->c_bits / 8, NULL);
+    int cyc = fsim__gemm_memo_pitch_get(memo, p, pad);
+    if (cyc == 0) {
+      int32_t off[FSIM_MAX_WAVE];
+      for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_lds(p, 0, 0, 0, pitch, 0, l);
+      cyc = fsim_lds_bank_cycles(p->a, off, ~0ULL >> (64 - p->wave_size), 0, 4 * p->c_bits / 8, NULL);
+      fsim__gemm_memo_pitch_put(memo, p, pad, cyc);
+    }
     if (cyc < best_cyc) best = pitch, best_cyc = cyc;
   }
   return best;

@@ -5,4 +5,5 @@ libflysim_a_SOURCES += \
 libflysim_a_SOURCES += \
 	kernels/atom.c kernels/atom.h \
 	kernels/schedule.c kernels/schedule.h kernels/sched_check.c \
-	kernels/gemm.h kernels/gemm_plan.c kernels/gemm_wprog.c kernels/gemm_func.c
+	kernels/gemm.h kernels/gemm_plan.c kernels/gemm_wprog.c kernels/gemm_func.c \
+	kernels/gemm_space.c kernels/gemm_space.h

@@ -1,0 +1,413 @@
+/* GEMM problems, --config strings, the legal space and plan summaries: see gemm_space.h.
+ *
+ * The space, per problem and ISA: every MMA atom of the ISA for the operand types (scaled
+ * atoms only, for scaled GEMMs); tiles BM, BN in {16..256} and BK in {32..256} (powers of
+ * two, no larger than the problem needs); waves WM x WN in {1,2,4,8}^2 with at most 16;
+ * stages 1-4; split-K 1-16 when the output tiles do not fill the GPU; copies direct to LDS
+ * (where the ISA has them) or through registers, with the widest copy that divides the tile;
+ * C through LDS or direct; the plain pipeline, and ping-pong with 8 or more waves.  The swizzle
+ * is chosen per config (the fewest bank cycles), the XCD remap is on (FlyDSL applies it when
+ * it can).  What fixed keys leave, plan_make checks; only legal plans are visited. */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/gemm_space.h"
+#include "model/occupancy.h"
+
+void fsim_gemm_config_free_all(fsim_gemm_config *c) {
+  memset(c, 0, sizeof *c);
+  c->path = c->c_path = c->xcd_remap = c->group_m = c->kind = -1;
+}
+
+static fsim_status bad_value(fsim_err *e, const char *key, const char *val, const char *want) {
+  return FSIM_ERR(e, FSIM_EINVAL, "--config %s=%s: expected %s", key, val, want);
+}
+
+static int parse_dims(const char *s, int n, int *out) {
+  char *end;
+  for (int i = 0; i < n; i++) {
+    long v = strtol(s, &end, 10);
+    if (end == s || v < 1 || v > 4096) return -1;
+    out[i] = (int)v;
+    if (i + 1 < n) {
+      if (*end != 'x') return -1;
+      s = end + 1;
+    } else if (*end != '\0') {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end != '\0' || v < lo || v > hi) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+fsim_status fsim_gemm_config_parse(const char *text, fsim_gemm_config *c, fsim_err *e) {
+  fsim_gemm_config_free_all(c);
+  char buf[512];
+  if (strlen(text) >= sizeof buf) return FSIM_ERR(e, FSIM_EINVAL, "--config: too long");
+  strcpy(buf, text);
+  char *save = NULL;
+  for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(item, '=');
+    if (eq == NULL) return FSIM_ERR(e, FSIM_EINVAL, "--config: '%s' is not key=value", item);
+    *eq = '\0';
+    const char *k = item, *v = eq + 1;
+    int d[3];
+    if (strcmp(k, "tile") == 0) {
+      if (parse_dims(v, 3, d)) return bad_value(e, k, v, "BMxBNxBK, e.g. 256x256x64");
+      c->bm = d[0], c->bn = d[1], c->bk = d[2];
+    } else if (strcmp(k, "waves") == 0) {
+      if (parse_dims(v, 2, d)) return bad_value(e, k, v, "WMxWN, e.g. 2x4");
+      c->waves_m = d[0], c->waves_n = d[1];
+    } else if (strcmp(k, "stages") == 0) {
+      if (parse_int(v, 1, 8, &c->stages)) return bad_value(e, k, v, "an integer from 1 to 8");
+    } else if (strcmp(k, "splitk") == 0) {
+      if (parse_int(v, 1, 256, &c->split_k)) return bad_value(e, k, v, "an integer from 1 to 256");
+    } else if (strcmp(k, "mfma") == 0) {
+      if (parse_dims(v, 3, d) == 0) {
+        c->atom_m = d[0], c->atom_n = d[1], c->atom_k = d[2];
+      } else {
+        if (fsim_mma_atom_find(v) == NULL) return bad_value(e, k, v, "MxNxK (16x16x32) or an atom name");
+        snprintf(c->atom, sizeof c->atom, "%s", v);
+      }
+    } else if (strcmp(k, "path") == 0) {
+      if (strcmp(v, "direct") == 0) c->path = FSIM_PATH_DIRECT;
+      else if (strcmp(v, "registers") == 0) c->path = FSIM_PATH_REGISTERS;
+      else return bad_value(e, k, v, "direct or registers");
+    } else if (strcmp(k, "c") == 0) {
+      if (strcmp(v, "lds") == 0) c->c_path = FSIM_EPI_LDS;
+      else if (strcmp(v, "direct") == 0) c->c_path = FSIM_EPI_DIRECT;
+      else return bad_value(e, k, v, "lds or direct");
+    } else if (strcmp(k, "remap") == 0) {
+      if (parse_int(v, 0, 1, &c->xcd_remap)) return bad_value(e, k, v, "0 or 1");
+    } else if (strcmp(k, "groupm") == 0) {
+      if (parse_int(v, 0, 1024, &c->group_m)) return bad_value(e, k, v, "an integer from 0 to 1024");
+    } else if (strcmp(k, "kind") == 0) {
+      if (strcmp(v, "plain") == 0) c->kind = FSIM_PIPE_PLAIN;
+      else if (strcmp(v, "pingpong") == 0) c->kind = FSIM_PIPE_PINGPONG;
+      else return bad_value(e, k, v, "plain or pingpong");
+    } else if (strcmp(k, "swizzle") == 0) {
+      int b, m, s;
+      char tail;
+      if (strcmp(v, "auto") != 0 && strcmp(v, "none") != 0 && sscanf(v, "%d,%d,%d%c", &b, &m, &s, &tail) != 3)
+        return bad_value(e, k, v, "auto, none or B,M,S");
+      snprintf(c->swizzle, sizeof c->swizzle, "%s", v);
+    } else {
+      return FSIM_ERR(e, FSIM_EINVAL,
+                      "--config: unknown key '%s' (tile, waves, stages, mfma, splitk, path, c, remap, groupm, kind, "
+                      "swizzle)",
+                      k);
+    }
+  }
+  return FSIM_OK;
+}
+
+int fsim_gemm_config_complete(const fsim_gemm_config *c) {
+  return c->bm && c->bn && c->bk && c->waves_m && c->waves_n && c->stages && c->split_k &&
+         (c->atom[0] || c->atom_m) && c->path >= 0 && c->c_path >= 0 && c->kind >= 0;
+}
+
+int fsim_gemm_config_format(const fsim_schedule *s, char *buf, size_t n) {
+  const fsim_mma_atom *at = fsim_mma_atom_find(s->atom);
+  const fsim_sched_operand *a = fsim_schedule_operand(s, "A");
+  return snprintf(buf, n, "tile=%dx%dx%d,waves=%dx%d,stages=%d,mfma=%dx%dx%d,splitk=%d,path=%s,c=%s,remap=%d,groupm=%d,"
+                  "kind=%s",
+                  s->bm, s->bn, s->bk, s->waves_m, s->waves_n, s->stages, at ? at->m : 0, at ? at->n : 0,
+                  at ? at->k : 0, s->split_k, a && a->path == FSIM_PATH_REGISTERS ? "registers" : "direct",
+                  s->c_path == FSIM_EPI_DIRECT ? "direct" : "lds", s->xcd_remap, s->group_m,
+                  s->kind == FSIM_PIPE_PINGPONG ? "pingpong" : "plain");
+}
+
+fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
+  if (pr->m < 1 || pr->n < 1 || pr->k < 1)
+    return FSIM_ERR(e, FSIM_EINVAL, "--m/--n/--k: %lldx%lldx%lld is not a shape (all must be >= 1)", pr->m, pr->n, pr->k);
+  if (pr->m > (1LL << 24) || pr->n > (1LL << 24) || pr->k > (1LL << 24))
+    return FSIM_ERR(e, FSIM_EINVAL, "--m/--n/--k: %lldx%lldx%lld exceeds 2^24 in a dimension", pr->m, pr->n, pr->k);
+  if (pr->op == FSIM_KOP_SCALED_GEMM) {
+    if (!(pr->a == FSIM_DT_FP8 || pr->a == FSIM_DT_FP4) || !(pr->b == FSIM_DT_FP8 || pr->b == FSIM_DT_FP4))
+      return FSIM_ERR(e, FSIM_EINVAL, "--dtype: a scaled GEMM takes fp8 (E4M3) or fp4 (E2M1) operands, not %s x %s",
+                      fsim_dtype_name(pr->a), fsim_dtype_name(pr->b));
+  } else if (!(pr->a == FSIM_DT_BF16 || pr->a == FSIM_DT_F16 || pr->a == FSIM_DT_FP8) || pr->b != pr->a) {
+    return FSIM_ERR(e, FSIM_EINVAL, "--dtype: a GEMM takes bf16, fp16 or fp8, not %s", fsim_dtype_name(pr->a));
+  }
+  if (pr->op == FSIM_KOP_GROUPED_GEMM && pr->groups < 1) return FSIM_ERR(e, FSIM_EINVAL, "--groups: must be >= 1");
+  return FSIM_OK;
+}
+
+int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *why, size_t n) {
+  if (pr->op == FSIM_KOP_SCALED_GEMM && pr->k % 128 != 0) {
+    snprintf(why, n, "scaled GEMM needs K to be a multiple of 128 (K = %lld); PyTorch falls back", pr->k);
+    return 0;
+  }
+  if (pr->op == FSIM_KOP_SCALED_GEMM && a->device.isa != FSIM_ISA_CDNA4) {
+    snprintf(why, n, "%s has no scaled MFMA; PyTorch falls back", a->device.gfx);
+    return 0;
+  }
+  int ok_type = 0;
+  int na;
+  const fsim_mma_atom *atoms = fsim_mma_atoms(&na);
+  for (int i = 0; i < na; i++)
+    ok_type |= (atoms[i].isas & fsim_isa_bit(a)) && atoms[i].a_type == pr->a && atoms[i].b_type == pr->b;
+  if (!ok_type) {
+    snprintf(why, n, "%s has no matrix instruction for %s x %s; PyTorch falls back", a->device.gfx,
+             fsim_dtype_name(pr->a), fsim_dtype_name(pr->b));
+    return 0;
+  }
+  why[0] = '\0';
+  return 1;
+}
+
+/* ---- schedules from configs ------------------------------------------------------------------ */
+
+static int k_contig(const fsim_gemm_problem *pr, int o) {
+  return o == 0 ? (pr->layout == FSIM_LAYOUT_TN || pr->layout == FSIM_LAYOUT_TT)
+                : (pr->layout == FSIM_LAYOUT_TN || pr->layout == FSIM_LAYOUT_NN);
+}
+
+/* The widest copy atom of the path that divides the tile; NULL if none. */
+static const char *copy_for(const fsim_arch *a, int path, int64_t tile_bytes, int threads, int contig_bytes) {
+  static const char *direct[] = {"buffer_load_lds_dwordx4", "buffer_load_lds_dword"};
+  static const char *regs[] = {"buffer_load_dwordx4", "buffer_load_dwordx2", "buffer_load_dword"};
+  const char **list = path == FSIM_PATH_DIRECT ? direct : regs;
+  int n = path == FSIM_PATH_DIRECT ? 2 : 3;
+  for (int i = 0; i < n; i++) {
+    const fsim_copy_atom *c = fsim_copy_atom_find(list[i]);
+    if (!(c->isas & fsim_isa_bit(a))) continue;
+    if (tile_bytes % ((int64_t)threads * c->bytes) == 0 && contig_bytes % c->bytes == 0) return c->name;
+  }
+  return NULL;
+}
+
+/* The LDS read that delivers the atom's fragment: the widest plain read along K for a k-major
+ * tile, the transposing read (or single 16-bit reads) for an mn-major one. */
+static const char *read_for(const fsim_arch *a, const fsim_mma_atom *at, int kmajor, int bits) {
+  if (!kmajor) {
+    if (bits != 16) return NULL;
+    return (fsim_copy_atom_find("ds_read_b64_tr_b16")->isas & fsim_isa_bit(a)) ? "ds_read_b64_tr_b16" : "ds_read_u16";
+  }
+  int vals = at->m * at->k / at->wave_size; /* A values per lane; the layouts hold them in runs */
+  int bytes = vals * bits / 8;
+  if (at->scaled && bits == 8) bytes = 16; /* fp8 scaled atoms keep 16-value runs */
+  if (bytes >= 16 && bytes % 16 == 0) return "ds_read_b128";
+  if (bytes >= 8 && bytes % 8 == 0) return "ds_read_b64";
+  return "ds_read_b32";
+}
+
+fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm_config *c, const fsim_arch *a,
+                                    fsim_schedule *s, fsim_err *e) {
+  const fsim_mma_atom *at = c->atom[0] ? fsim_mma_atom_find_on(c->atom, fsim_isa_bit(a)) : NULL;
+  if (at == NULL && c->atom_m) {
+    at = fsim_mma_atom_for(fsim_isa_bit(a), c->atom_m, c->atom_n, c->atom_k, pr->a, pr->b);
+    if (at == NULL)
+      return FSIM_ERR(e, FSIM_EINVAL, "--config mfma=%dx%dx%d: no %s x %s instruction of that shape on %s", c->atom_m,
+                      c->atom_n, c->atom_k, fsim_dtype_name(pr->a), fsim_dtype_name(pr->b), a->device.gfx);
+  }
+  if (at == NULL || !fsim_gemm_config_complete(c)) return FSIM_ERR(e, FSIM_EINVAL, "internal: an incomplete config");
+  fsim_schedule_defaults(s);
+  s->op = pr->op;
+  snprintf(s->name, sizeof s->name, "%s_%lldx%lldx%lld", fsim_kop_name(pr->op), pr->m, pr->n, pr->k);
+  snprintf(s->arch, sizeof s->arch, "%s", a->device.gfx);
+  s->m = pr->m, s->n = pr->n, s->k = pr->k, s->groups = pr->groups > 0 ? pr->groups : 1;
+  s->a_type = pr->a, s->b_type = pr->b, s->c_type = pr->c, s->layout = pr->layout;
+  s->bm = c->bm, s->bn = c->bn, s->bk = c->bk, s->waves_m = c->waves_m, s->waves_n = c->waves_n;
+  s->split_k = c->split_k, s->stages = c->stages, s->kind = c->kind, s->c_path = c->c_path;
+  s->xcd_remap = c->xcd_remap < 0 ? 1 : c->xcd_remap;
+  s->group_m = c->group_m < 0 ? 0 : c->group_m;
+  snprintf(s->atom, sizeof s->atom, "%s", at->name);
+  int threads = c->waves_m * c->waves_n * a->cu.wave_size;
+  s->n_operands = 2;
+  for (int o = 0; o < 2; o++) {
+    fsim_sched_operand *op = &s->operand[o];
+    snprintf(op->id, sizeof op->id, "%s", o == 0 ? "A" : "B");
+    int kc = k_contig(pr, o), bits = fsim_dtype_bits(o == 0 ? pr->a : pr->b);
+    int rows = o == 0 ? c->bm : c->bn;
+    int64_t tile_bytes = (int64_t)rows * c->bk * bits / 8;
+    int contig = (kc ? c->bk : rows) * bits / 8;
+    op->path = c->path;
+    op->lds_major = kc ? FSIM_LDS_K_MAJOR : FSIM_LDS_MN_MAJOR;
+    const char *copy = copy_for(a, c->path, tile_bytes, threads, contig);
+    const char *read = read_for(a, at, kc, bits);
+    if (copy == NULL)
+      return FSIM_ERR(e, FSIM_EINVAL, "[operand.%s] global_copy: no %s copy divides a %dx%d tile on %d threads", op->id,
+                      c->path == FSIM_PATH_DIRECT ? "direct-to-LDS" : "register", rows, c->bk, threads);
+    if (read == NULL)
+      return FSIM_ERR(e, FSIM_EINVAL, "[operand.%s] lds_read: an mn-major %d-bit tile has no transposing read here",
+                      op->id, bits);
+    snprintf(op->global_copy, sizeof op->global_copy, "%s", copy);
+    snprintf(op->lds_read, sizeof op->lds_read, "%s", read);
+    snprintf(op->swizzle, sizeof op->swizzle, "%s", c->swizzle[0] ? c->swizzle : "auto");
+  }
+  int run_bytes = 4 * fsim_dtype_bits(pr->c) / 8;
+  snprintf(s->store, sizeof s->store, "%s",
+           c->c_path == FSIM_EPI_LDS || run_bytes >= 16 ? "buffer_store_dwordx4"
+           : run_bytes >= 8                              ? "buffer_store_dwordx2"
+                                                         : "buffer_store_dword");
+  return FSIM_OK;
+}
+
+/* ---- the space ------------------------------------------------------------------------------- */
+
+static int64_t next_pow2(int64_t v) {
+  int64_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
+                                fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *e) {
+  static const int tiles[] = {16, 32, 64, 128, 256}, depths[] = {32, 64, 128, 256}, waves[] = {1, 2, 4, 8},
+                   splits[] = {1, 2, 4, 8, 16};
+  int64_t ntried = 0, nlegal = 0;
+  fsim_gemm_memo *memo = fsim_gemm_memo_create();
+  fsim_schedule *s = malloc(sizeof *s);
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  if (memo == NULL || s == NULL || p == NULL) {
+    fsim_gemm_memo_free(memo);
+    free(s);
+    free(p);
+    return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  }
+  int na;
+  const fsim_mma_atom *atoms = fsim_mma_atoms(&na);
+  unsigned isa = fsim_isa_bit(a);
+  int has_direct = (fsim_copy_atom_find("buffer_load_lds_dword")->isas & isa) != 0;
+  int stop = 0;
+  fsim_status st = FSIM_OK;
+  const fsim_mma_atom *want = fixed->atom[0] ? fsim_mma_atom_find_on(fixed->atom, isa) : NULL;
+  for (int ai = 0; ai < na && !stop; ai++) {
+    const fsim_mma_atom *at = &atoms[ai];
+    if (!(at->isas & isa) || at->a_type != pr->a || at->b_type != pr->b) continue;
+    if (pr->op == FSIM_KOP_SCALED_GEMM && !at->scaled) continue;
+    if (want && at != want) continue;
+    if (fixed->atom_m && (at->m != fixed->atom_m || at->n != fixed->atom_n || at->k != fixed->atom_k)) continue;
+    if (fsim_arch_find_mfma(a, at->name) == NULL) continue;
+    int64_t max_m = next_pow2(pr->m) > at->m ? next_pow2(pr->m) : at->m;
+    int64_t max_n = next_pow2(pr->n) > at->n ? next_pow2(pr->n) : at->n;
+    int64_t max_k = next_pow2(pr->k) > at->k ? next_pow2(pr->k) : at->k;
+    for (int bi = 0; bi < 5 && !stop; bi++)
+      for (int bj = 0; bj < 5 && !stop; bj++)
+        for (int bl = 0; bl < 4 && !stop; bl++) {
+          int bm = tiles[bi], bn = tiles[bj], bk = depths[bl];
+          if (fixed->bm ? bm != fixed->bm : (bm > max_m || bm % at->m)) continue;
+          if (fixed->bn ? bn != fixed->bn : (bn > max_n || bn % at->n)) continue;
+          if (fixed->bk ? bk != fixed->bk : (bk > max_k || bk % at->k)) continue;
+          if (pr->op == FSIM_KOP_SCALED_GEMM && bk % 128) continue;
+          int64_t tiles_mn = ((pr->m + bm - 1) / bm) * ((pr->n + bn - 1) / bn);
+          for (int wi = 0; wi < 4 && !stop; wi++)
+            for (int wj = 0; wj < 4 && !stop; wj++) {
+              int wm = waves[wi], wn = waves[wj];
+              if (fixed->waves_m ? wm != fixed->waves_m : 0) continue;
+              if (fixed->waves_n ? wn != fixed->waves_n : 0) continue;
+              if (wm * wn > 16 || bm % (wm * at->m) || bn % (wn * at->n)) continue;
+              for (int st_ = 1; st_ <= 4 && !stop; st_++) {
+                if (fixed->stages ? st_ != fixed->stages : 0) continue;
+                for (int si = 0; si < 5 && !stop; si++) {
+                  int sk = splits[si];
+                  if (fixed->split_k ? sk != fixed->split_k
+                                     : (sk > 1 && (tiles_mn >= a->device.cus || pr->k / sk < 2 * bk)))
+                    continue;
+                  for (int path = 0; path < 2 && !stop; path++) {
+                    if (fixed->path >= 0 ? path != fixed->path : (path == FSIM_PATH_DIRECT && !has_direct)) continue;
+                    for (int cp = 0; cp < 2 && !stop; cp++) {
+                      if (fixed->c_path >= 0 && cp != fixed->c_path) continue;
+                      for (int kind = 0; kind < 2 && !stop; kind++) {
+                        if (fixed->kind >= 0 ? kind != fixed->kind : (kind == FSIM_PIPE_PINGPONG && wm * wn < 8))
+                          continue;
+                        fsim_gemm_config c = *fixed;
+                        c.bm = bm, c.bn = bn, c.bk = bk, c.waves_m = wm, c.waves_n = wn, c.stages = st_;
+                        c.split_k = sk, c.path = path, c.c_path = cp, c.kind = kind;
+                        snprintf(c.atom, sizeof c.atom, "%s", at->name);
+                        ntried++;
+                        if (fsim_gemm_schedule_from(pr, &c, a, s, NULL) != FSIM_OK) continue;
+                        if (fsim_gemm_plan_make_memo(p, s, a, memo, NULL) != FSIM_OK) continue;
+                        nlegal++;
+                        if (visit(ctx, p)) stop = 1;
+                      }
+                    }
+                  }
+                }
+              }
+            }
+        }
+  }
+  fsim_gemm_memo_free(memo);
+  free(s);
+  free(p);
+  if (tried) *tried = ntried;
+  if (legal) *legal = nlegal;
+  return st;
+}
+
+/* ---- the summary ------------------------------------------------------------------------------ */
+
+void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
+  const fsim_schedule *sc = &p->s;
+  const fsim_arch *a = p->a;
+  memset(s, 0, sizeof *s);
+  s->workgroups = p->workgroups;
+  s->waves_per_wg = p->waves;
+  s->vgprs = p->vgprs;
+  s->agprs = p->agprs;
+  s->sgprs = p->sgprs;
+  s->lds_bytes = p->lds_bytes;
+  s->iters = p->k_tiles;
+  s->stages = sc->stages;
+  s->barriers_per_iter = sc->stages == 1 ? 2 : 1;
+  s->ksteps = p->ki;
+  s->mfma_per_wave = p->rm * p->rn * p->ki;
+  s->mfma_cycles = fsim_mfma_cycles(a, p->mfma);
+  s->mfma_latency = p->mfma->latency;
+  s->lds_reads_per_wave = p->ki * (p->rm * p->op[0].reads_per_frag + p->rn * p->op[1].reads_per_frag);
+  s->lds_read_bytes_per_wave = (int64_t)p->ki * p->wave_size *
+                               (p->rm * p->op[0].reads_per_frag * p->op[0].lread->bytes +
+                                p->rn * p->op[1].reads_per_frag * p->op[1].lread->bytes);
+  s->lds_bank_cycles_per_wave = p->ki * (p->op[0].lds_cycles_per_kstep + p->op[1].lds_cycles_per_kstep) +
+                                p->op[0].lds_cycles_per_tile_writes + p->op[1].lds_cycles_per_tile_writes;
+  s->vmem_per_wave = p->op[0].copies + p->op[1].copies;
+  int64_t ea = fsim_dtype_bits(sc->a_type), eb = fsim_dtype_bits(sc->b_type), ec = p->c_bits;
+  s->load_bytes_per_wg = ((int64_t)sc->bm * sc->bk * ea + (int64_t)sc->bn * sc->bk * eb) / 8;
+  s->lds_write_bytes_per_wg = s->load_bytes_per_wg;
+  s->store_bytes_per_wg = (int64_t)sc->bm * sc->bn * ec / 8;
+  int runs = fsim_mma_atom_values(p->atom, 'C') / 4;
+  s->epilogue_lds_cycles = sc->c_path == FSIM_EPI_LDS ? p->rm * p->rn * runs * 4 : 0;
+  int groups = sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1;
+  s->unique_bytes = groups * ((sc->m * sc->k * ea + sc->n * sc->k * eb) / 8 + sc->m * sc->n * ec / 8);
+  s->flops = 2.0 * sc->m * sc->n * sc->k * groups;
+  /* distinct A and B tiles among the workgroups XCD 0 holds at once */
+  fsim_occupancy occ;
+  fsim_occupancy_of(a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
+  int cus_per_xcd = a->device.cus / a->device.xcds;
+  int64_t resident = (int64_t)cus_per_xcd * (occ.wgs_per_cu > 0 ? occ.wgs_per_cu : 1);
+  fsim_wprog w;
+  memset(&w, 0, sizeof w);
+  w.grid[0] = p->tiles_n, w.grid[1] = p->tiles_m, w.grid[2] = sc->split_k * groups;
+  if (sc->xcd_remap && p->workgroups >= 256 && p->workgroups % a->device.xcds == 0) {
+    w.remap = FSIM_REMAP_XCD;
+    w.remap_xcds = a->device.xcds;
+  }
+  w.group_m = sc->group_m;
+  int64_t rows_seen = 0, cols_seen = 0;
+  /* a small open set of (tile, z) keys: resident <= 32 CUs x 16 workgroups */
+  int64_t keys_a[1024], keys_b[1024];
+  for (int64_t i = 0, id = 0; id < p->workgroups && i < resident && i < 1024; i++, id += a->device.xcds) {
+    int coord[3];
+    fsim_wprog_wg_coords(&w, id, coord);
+    int64_t ka = (int64_t)coord[1] * 4096 + coord[2], kb = (int64_t)coord[0] * 4096 + coord[2];
+    int seen = 0;
+    for (int64_t j = 0; j < rows_seen && !seen; j++) seen = keys_a[j] == ka;
+    if (!seen) keys_a[rows_seen++] = ka;
+    seen = 0;
+    for (int64_t j = 0; j < cols_seen && !seen; j++) seen = keys_b[j] == kb;
+    if (!seen) keys_b[cols_seen++] = kb;
+  }
+  s->xcd_unique_bytes_per_iter = (rows_seen * sc->bm * sc->bk * ea + cols_seen * sc->bn * sc->bk * eb) / 8;
+}

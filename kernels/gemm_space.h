@@ -1,0 +1,56 @@
+/* GEMM problems as users give them, --config strings, the legal configuration space, and
+ * the summary of a plan that the analytical model reads.
+ *
+ * A config is what `--config` says: tile=BMxBNxBK, waves=WMxWN, stages=S, mfma=MxNxK (or an
+ * atom name), splitk=S, and optionally path=direct|registers, c=lds|direct, remap=0|1,
+ * groupm=G, kind=plain|pingpong, swizzle=auto|none|B,M,S.  Keys left out are free: the
+ * enumeration visits every legal value of them (docs/gemm.md lists the space). */
+#ifndef FSIM_GEMM_SPACE_H
+#define FSIM_GEMM_SPACE_H
+
+#include "kernels/gemm.h"
+#include "model/estimate.h"
+
+typedef struct fsim_gemm_problem {
+  fsim_kop op;          /* gemm, grouped-gemm or scaled-gemm */
+  long long m, n, k;
+  int groups;           /* grouped-gemm */
+  fsim_dtype a, b, c;
+  fsim_gemm_layout layout;
+} fsim_gemm_problem;
+
+/* Constraints; 0 (or -1 for the enums, "" for strings) leaves a key free. */
+typedef struct fsim_gemm_config {
+  int bm, bn, bk, waves_m, waves_n, stages, split_k;
+  int atom_m, atom_n, atom_k;
+  char atom[64];
+  int path, c_path, xcd_remap, group_m, kind;
+  char swizzle[24];
+} fsim_gemm_config;
+
+void fsim_gemm_config_free_all(fsim_gemm_config *c);
+/* Parses "tile=256x256x64,waves=2x4,..." into constraints (starting from all free). */
+fsim_status fsim_gemm_config_parse(const char *text, fsim_gemm_config *c, fsim_err *e);
+/* The canonical config string of a GEMM schedule. */
+int fsim_gemm_config_format(const fsim_schedule *s, char *buf, size_t n);
+/* 1 when every key that shapes the kernel is fixed (nothing to choose). */
+int fsim_gemm_config_complete(const fsim_gemm_config *c);
+
+/* Whether FlyDSL's path takes the problem; if not, *why says why (PyTorch falls back). */
+int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *why, size_t n);
+/* Checks the problem's own values (types for the operator, sizes); errors name the flag. */
+fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e);
+
+/* The schedule of a problem under a complete config; fails if a key is still free. */
+fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm_config *c, const fsim_arch *a,
+                                    fsim_schedule *s, fsim_err *e);
+
+/* Visits every legal plan consistent with the constraints; a visit returning nonzero stops. */
+typedef int (*fsim_gemm_visit)(void *ctx, const fsim_gemm_plan *p);
+fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
+                                fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *e);
+
+/* What the analytical model needs of a plan. */
+void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s);
+
+#endif
