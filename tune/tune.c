@@ -1,0 +1,148 @@
+/* Tuning: see tune.h.  Candidates are ranked by the model's time; ties keep enumeration
+ * order, so the result is deterministic.  Kernels of more than FSIM_TUNE_FULL_LIMIT wave
+ * instructions are simulated in the sampled mode unless asked otherwise. */
+#include "config.h"
+
+#include "tune/tune.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define FSIM_TUNE_FULL_LIMIT 4000000 /* wave instructions simulated in full when sampling is auto */
+
+typedef struct rank_ctx {
+  const fsim_arch *a;
+  fsim_tune_candidate *all;
+  int64_t n, cap;
+  int oom;
+} rank_ctx;
+
+static int visit(void *vctx, const fsim_gemm_plan *p) {
+  rank_ctx *ctx = vctx;
+  fsim_plan_summary sum;
+  fsim_estimate est;
+  fsim_gemm_summary(p, &sum);
+  if (fsim_model_estimate(ctx->a, &sum, &est) != 0) return 0;
+  if (ctx->n == ctx->cap) {
+    int64_t nc = ctx->cap ? ctx->cap * 2 : 4096;
+    fsim_tune_candidate *na = realloc(ctx->all, (size_t)nc * sizeof *na);
+    if (na == NULL) {
+      ctx->oom = 1;
+      return 1;
+    }
+    ctx->all = na;
+    ctx->cap = nc;
+  }
+  fsim_tune_candidate *c = &ctx->all[ctx->n++];
+  fsim_gemm_config_format(&p->s, c->config, sizeof c->config);
+  c->model_us = est.time_us;
+  c->model_bound = est.bound;
+  c->sim_us = 0;
+  return 0;
+}
+
+/* Stable by model time: a merge sort (qsort is not stable). */
+static void sort_candidates(fsim_tune_candidate *v, fsim_tune_candidate *tmp, int64_t n) {
+  if (n < 2) return;
+  int64_t h = n / 2;
+  sort_candidates(v, tmp, h);
+  sort_candidates(v + h, tmp, n - h);
+  int64_t i = 0, j = h, k = 0;
+  while (i < h && j < n) tmp[k++] = v[j].model_us < v[i].model_us ? v[j++] : v[i++];
+  while (i < h) tmp[k++] = v[i++];
+  while (j < n) tmp[k++] = v[j++];
+  memcpy(v, tmp, (size_t)n * sizeof *v);
+}
+
+const char *fsim_tune_sim_bound(const fsim_sim_result *r) {
+  struct {
+    const char *name;
+    double u;
+  } u[] = {{"mfma", r->util_mfma}, {"lds", r->util_lds}, {"l1", r->util_l1},
+           {"l2", r->util_l2},     {"mall", r->util_mall}, {"hbm", r->util_dram}};
+  int best = 0;
+  for (int i = 1; i < 6; i++)
+    if (u[i].u > u[best].u) best = i;
+  return u[best].u >= 0.6 ? u[best].name : "latency";
+}
+
+fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm,
+                               const char *timeline, fsim_sim_result *sim, fsim_estimate *est, fsim_err *e) {
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  if (p == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  fsim_status st = fsim_gemm_plan_make(p, s, a, e);
+  fsim_wprog wp;
+  if (st == FSIM_OK) {
+    fsim_plan_summary sum;
+    fsim_gemm_summary(p, &sum);
+    if (est && fsim_model_estimate(a, &sum, est) != 0) memset(est, 0, sizeof *est);
+    st = fsim_gemm_wave_program(p, &wp, e);
+  }
+  if (st == FSIM_OK) {
+    if (sampled < 0) sampled = fsim_wprog_total_wave_instructions(&wp) > FSIM_TUNE_FULL_LIMIT;
+    fsim_sim_opts o = {.sampled = sampled, .warm = warm, .timeline_path = timeline};
+    st = fsim_sim_run(a, &wp, &o, sim, e);
+    fsim_wprog_free(&wp);
+  }
+  free(p);
+  return st;
+}
+
+fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o, fsim_tune_result *r,
+                           fsim_err *e) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  memset(r, 0, sizeof *r);
+  fsim_tune_opts def = {.refine = 4, .sampled = -1};
+  if (o == NULL) o = &def;
+  fsim_gemm_config free_all;
+  fsim_gemm_config_free_all(&free_all);
+  const fsim_gemm_config *fixed = o->fixed ? o->fixed : &free_all;
+  rank_ctx ctx = {.a = a};
+  fsim_status st = fsim_gemm_enumerate(pr, fixed, a, visit, &ctx, &r->tried, &r->legal, e);
+  if (st == FSIM_OK && ctx.oom) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory ranking configurations");
+  if (st == FSIM_OK && ctx.n == 0)
+    st = FSIM_ERR(e, FSIM_EINVAL, "no legal configuration for %s %lldx%lldx%lld %s on %s%s", fsim_kop_name(pr->op),
+                  pr->m, pr->n, pr->k, fsim_dtype_name(pr->a), a->device.name,
+                  o->fixed ? " within the fixed --config keys" : "");
+  if (st != FSIM_OK) {
+    free(ctx.all);
+    return st;
+  }
+  fsim_tune_candidate *tmp = malloc((size_t)ctx.n * sizeof *tmp);
+  if (tmp == NULL) {
+    free(ctx.all);
+    return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  }
+  sort_candidates(ctx.all, tmp, ctx.n);
+  free(tmp);
+  r->ncand = ctx.n < 64 ? (int)ctx.n : 64;
+  memcpy(r->cand, ctx.all, (size_t)r->ncand * sizeof *r->cand);
+  free(ctx.all);
+  int refine = o->refine > 0 ? o->refine : 4;
+  if (refine > r->ncand) refine = r->ncand;
+  fsim_schedule *s = malloc(sizeof *s);
+  if (s == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  r->best = -1;
+  for (int i = 0; i < refine && st == FSIM_OK; i++) {
+    fsim_gemm_config c;
+    fsim_sim_result sim;
+    fsim_estimate est;
+    st = fsim_gemm_config_parse(r->cand[i].config, &c, e);
+    if (st == FSIM_OK) st = fsim_gemm_schedule_from(pr, &c, a, s, e);
+    if (st == FSIM_OK) st = fsim_tune_evaluate(a, s, o->sampled, o->warm, NULL, &sim, &est, e);
+    if (st != FSIM_OK) break;
+    r->cand[i].sim_us = sim.time_us;
+    if (r->best < 0 || sim.time_us < r->cand[r->best].sim_us) {
+      r->best = i;
+      r->schedule = *s;
+      r->sim = sim;
+      r->estimate = est;
+    }
+  }
+  free(s);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  r->host_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  return st;
+}

@@ -1,0 +1,49 @@
+/* Tuning: enumerate every legal configuration of a problem (kernels/gemm_space), rank them
+ * all with the analytical model (model/estimate), simulate the best few with the
+ * cycle-level model (sim/) and keep the fastest.  The layer above kernels/, model/ and sim/:
+ * it only orchestrates them. */
+#ifndef FSIM_TUNE_H
+#define FSIM_TUNE_H
+
+#include "kernels/gemm_space.h"
+#include "model/estimate.h"
+#include "sim/sim.h"
+
+typedef struct fsim_tune_opts {
+  const fsim_gemm_config *fixed; /* constraints (NULL: all free) */
+  int refine;                    /* configurations simulated (default 4) */
+  int sampled;                   /* -1 auto (large kernels sampled), 0 full, 1 sampled */
+  int warm;                      /* simulate warm launches */
+} fsim_tune_opts;
+
+typedef struct fsim_tune_candidate {
+  char config[200];
+  double model_us;
+  const char *model_bound;
+  double sim_us;                 /* 0 when not simulated */
+} fsim_tune_candidate;
+
+typedef struct fsim_tune_result {
+  int64_t tried, legal;          /* configurations considered, and legal */
+  int ncand;                     /* candidates kept (the best by the model), model order */
+  fsim_tune_candidate cand[64];
+  int best;                      /* index into cand: fastest simulated */
+  fsim_schedule schedule;        /* the winner's */
+  fsim_estimate estimate;        /* the winner's */
+  fsim_sim_result sim;           /* the winner's */
+  double host_seconds;
+} fsim_tune_result;
+
+/* Tunes pr on a.  A problem with no legal configuration fails with FSIM_EINVAL. */
+fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o, fsim_tune_result *r,
+                           fsim_err *e);
+
+/* Simulates one schedule (full or sampled, see fsim_tune_opts.sampled) and estimates it. */
+fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm,
+                               const char *timeline, fsim_sim_result *sim, fsim_estimate *est, fsim_err *e);
+
+/* The bound a simulation shows: the busiest unit ("mfma", "lds", "l1", "l2", "mall", "hbm"),
+ * or "latency" when none is busy more than 60% of the time. */
+const char *fsim_tune_sim_bound(const fsim_sim_result *r);
+
+#endif
