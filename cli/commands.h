@@ -8,5 +8,8 @@ int fsim_cmd_layout(int argc, char **argv);
 int fsim_cmd_sim(int argc, char **argv);
 int fsim_cmd_micro(int argc, char **argv);
 int fsim_cmd_schedule(int argc, char **argv);
+int fsim_cmd_predict(int argc, char **argv);
+int fsim_cmd_tune(int argc, char **argv);
+int fsim_cmd_db(int argc, char **argv);
 
 #endif

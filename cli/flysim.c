@@ -18,6 +18,9 @@ static const struct {
     {"sim", fsim_cmd_sim, "simulate a wave-program file cycle by cycle"},
     {"micro", fsim_cmd_micro, "microbenchmarks of the model: mfma, lds, latency, bandwidth"},
     {"schedule", fsim_cmd_schedule, "check or print a kernel schedule file"},
+    {"predict", fsim_cmd_predict, "predict one kernel's time (simulator or model)"},
+    {"tune", fsim_cmd_tune, "rank every legal config of a problem or suite, store the winners"},
+    {"db", fsim_cmd_db, "read the tuning database: list, show, export"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

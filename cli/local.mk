@@ -7,4 +7,8 @@ flysim_SOURCES += \
 	cli/cmd_sim.c \
 	cli/cmd_micro.c \
 	cli/cmd_schedule.c \
+	cli/gemm_args.c cli/gemm_args.h \
+	cli/cmd_predict.c \
+	cli/cmd_tune.c \
+	cli/cmd_db.c \
 	cli/report.c cli/report.h

@@ -303,10 +303,12 @@ static void emit_kstep(gen *g, int copies, const char *loop_name, int first, int
   int ri = 0, mi = 0, copied = !copies;
   int reads_per_k = nread / p->ki, mfma_per_k = nmfma / p->ki;
   if (nh <= 0) {
-    /* default: copies first, then reads one k step ahead of the MFMAs */
+    /* default, as a compiler's scheduler does it: copies first, the reads of the first k step,
+     * then each k step's MFMAs with the next step's reads spread evenly among them */
+    int per = reads_per_k > 0 ? mfma_per_k / reads_per_k : mfma_per_k;
     h[0] = (hint){'v', 1 << 20};
-    h[1] = (hint){'r', reads_per_k};
-    h[2] = (hint){'m', mfma_per_k};
+    h[1] = (hint){'r', 1};
+    h[2] = (hint){'m', per > 1 ? per : 1};
     nh = 3;
   }
   int guard = 0;

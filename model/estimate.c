@@ -49,13 +49,24 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
   o->t_mall = a->memory.mall_bytes > 0 && mall_bpc > 0
                   ? (double)a->device.xcds * s->xcd_unique_bytes_per_iter / mall_bpc
                   : 0;
-  double work = dmax(dmax(o->t_mfma, o->t_lds), dmax(dmax(o->t_issue, o->t_l2), o->t_mall));
-  /* not hidden: the barrier and the first reads of the iteration; the loads' latency beyond
-   * what the stages cover; with c workgroups, the others' work fills these gaps */
+  double compute = dmax(dmax(o->t_mfma, o->t_lds), o->t_issue), memory = dmax(o->t_l2, o->t_mall);
   double mem_latency = a->memory.l2_latency;
-  double exposed = a->issue.barrier_latency + a->lds.latency +
-                   dmax(0, mem_latency - (s->stages - 1) * work);
-  o->t_exposed = exposed / c;
+  /* not hidden: the barrier, and the reads of the first atom k step (the MFMAs wait for
+   * them; later steps' reads overlap the previous step's MFMAs), at the LDS latency plus
+   * their share of the LDS time */
+  double first_reads = a->lds.latency + o->t_lds / (s->ksteps > 0 ? s->ksteps : 1);
+  /* other workgroups on the CU, and the other wave group of a ping-pong, fill the gaps */
+  int fillers = c * (s->wave_groups > 1 ? 2 : 1);
+  double work, exposed;
+  if (s->stages <= 1) {
+    /* one stage: a workgroup loads, waits and computes in turn; other workgroups overlap */
+    work = dmax(dmax(compute, memory), (compute + memory) / fillers);
+    exposed = 2.0 * a->issue.barrier_latency + first_reads + mem_latency;
+  } else {
+    work = dmax(compute, memory);
+    exposed = a->issue.barrier_latency + first_reads + dmax(0, mem_latency - (s->stages - 1) * work);
+  }
+  o->t_exposed = exposed / fillers;
   o->t_iter = work + o->t_exposed;
   return o->t_iter;
 }
@@ -117,4 +128,19 @@ int fsim_model_estimate(const fsim_arch *a, const fsim_plan_summary *s, fsim_est
   o->kernel_us = cycles / (a->device.sustained_clock_ghz * 1e3);
   o->time_us = o->kernel_us + a->dispatch.launch_overhead_us;
   return 0;
+}
+
+double fsim_model_roofline_us(const fsim_arch *a, double flops, double bytes, const char *peak_class,
+                              const char **bound) {
+  fsim_arch_derived d;
+  fsim_arch_derive(a, &d);
+  int cls = fsim_arch_peak_class_index(peak_class);
+  double per_clk = cls >= 0 ? d.peak_flops_per_clk_per_cu[cls] : 0;
+  if (per_clk <= 0) per_clk = d.peak_flops_per_clk_per_cu[fsim_arch_peak_class_index("fp32")];
+  double clk = a->device.sustained_clock_ghz * 1e9;
+  double t_flops = flops / (per_clk * a->device.cus * clk);
+  double dram = a->memory.dram_bus_bits * a->memory.dram_gbps_per_pin / 8.0 * 1e9 * a->memory.dram_efficiency;
+  double t_bytes = bytes / dram;
+  *bound = t_bytes > t_flops ? "hbm" : "mfma";
+  return dmax(t_flops, t_bytes) * 1e6 + a->dispatch.launch_overhead_us;
 }

@@ -32,6 +32,7 @@ typedef struct fsim_plan_summary {
   int lds_bank_cycles_per_wave; /* reads (and register-path writes), from the conflict law */
   int vmem_per_wave;         /* copy instructions */
   int ksteps;                /* atom steps per iteration (reads of one overlap MFMAs of the previous) */
+  int wave_groups;           /* 2 for ping-pong: one group's MFMAs cover the other's memory work */
   /* per iteration and workgroup */
   int64_t load_bytes_per_wg; /* global bytes the copies move */
   int64_t lds_write_bytes_per_wg;
@@ -58,5 +59,12 @@ typedef struct fsim_estimate {
 
 /* Estimates s on a; returns 0, or -1 when a workgroup does not fit on a CU. */
 int fsim_model_estimate(const fsim_arch *a, const fsim_plan_summary *s, fsim_estimate *out);
+
+/* A roofline estimate for a kernel flysim does not model in detail (the fallback path):
+ * flops at the peak of the data-type class (fp32's where the part has none) and bytes at the
+ * achievable DRAM bandwidth, both at the sustained clock, plus the launch overhead.  *bound
+ * is "mfma" or "hbm". */
+double fsim_model_roofline_us(const fsim_arch *a, double flops, double bytes, const char *peak_class,
+                              const char **bound);
 
 #endif

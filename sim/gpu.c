@@ -86,23 +86,25 @@ static void gpu_free(fsim__gpu *g) {
   if (g->timeline) json_decref((json_t *)g->timeline);
 }
 
-/* Fills the XCD queues with the workgroup ids each XCD runs; launches start at t0. */
+/* Fills the XCD queues with the workgroup ids each XCD runs (less the first g->skip_wgs of
+ * each, in sampled mode); launches start at t0. */
 static void reset_queues(fsim__gpu *g, int64_t total, int64_t t0) {
   g->nwg = 0;
   g->wgs_done = 0;
   if (g->a->dispatch.policy == FSIM_DISPATCH_ROUND_ROBIN) {
     g->xcd_stride = g->xcd_total;
     for (int x = 0; x < g->xcds; x++) {
-      g->xcd_next[x] = x < total ? x : -1;
+      int64_t first = x + g->skip_wgs * g->xcd_total;
+      g->xcd_next[x] = first < total ? first : -1;
       g->xcd_end_id[x] = total;
       g->xcd_launch[x] = t0;
-      g->nwg += x < total ? (total - x + g->xcd_total - 1) / g->xcd_total : 0;
+      g->nwg += first < total ? (total - first + g->xcd_total - 1) / g->xcd_total : 0;
     }
   } else {
     g->xcd_stride = 1;
     int64_t chunk = (total + g->xcd_total - 1) / g->xcd_total;
     for (int x = 0; x < g->xcds; x++) {
-      int64_t lo = x * chunk, hi = lo + chunk < total ? lo + chunk : total;
+      int64_t lo = x * chunk + g->skip_wgs, hi = x * chunk + chunk < total ? x * chunk + chunk : total;
       g->xcd_next[x] = lo < hi ? lo : -1;
       g->xcd_end_id[x] = hi;
       g->xcd_launch[x] = t0;
@@ -173,9 +175,11 @@ static void reset_stats(fsim__gpu *g) {
   if (g->timeline) json_array_clear((json_t *)g->timeline);
 }
 
-/* One simulation of wp; only XCD 0 when one_xcd; after an identical warm-up launch when warm. */
-static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xcd, int warm, int64_t window,
-                            int record_timeline, int timeline_max, fsim_sim_result *r, json_t **timeline, fsim_err *e) {
+/* One simulation of wp; only XCD 0 when one_xcd; after an identical warm-up launch when warm;
+ * without each XCD's first skip_rounds rounds of workgroups (sampled mode). */
+static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xcd, int64_t skip_rounds, int warm,
+                            int64_t window, int record_timeline, int timeline_max, fsim_sim_result *r,
+                            json_t **timeline, fsim_err *e) {
   fsim__gpu g;
   memset(&g, 0, sizeof g);
   memset(r, 0, sizeof *r);
@@ -203,6 +207,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   g.xcd_launch = calloc((size_t)g.xcds, sizeof *g.xcd_launch);
   g.xcd_end_id = calloc((size_t)g.xcds, sizeof *g.xcd_end_id);
   if (!g.xcd_next || !g.xcd_launch || !g.xcd_end_id) goto oom;
+  g.skip_wgs = skip_rounds * g.cus_per_xcd * g.wgs_per_cu;
   reset_queues(&g, total, 0);
   r->workgroups = total;
   if (fsim__memsys_create(&g.mem, a, g.xcds, one_xcd ? 1.0 / g.xcd_total : 1.0) != 0) goto oom;
@@ -385,6 +390,104 @@ static void finish_result(const fsim_arch *a, fsim_sim_result *r) {
   r->time_us = r->kernel_us + a->dispatch.launch_overhead_us;
 }
 
+/* r := r + k (r - r1), for every figure that grows linearly with the sampled dimension
+ * (trip count or rounds of workgroups); utilisations through their busy times. */
+static void extrapolate(fsim_sim_result *r, const fsim_sim_result *r1, double k) {
+  double c1 = (double)r1->cycles, c2 = (double)r->cycles;
+  r->cycles += (int64_t)(k * (c2 - c1) + 0.5);
+  double cf = r->cycles > 0 ? (double)r->cycles : 1;
+#define EXTRAP_UTIL(f) r->f = (r->f * c2 + k * (r->f * c2 - r1->f * c1)) / cf
+  EXTRAP_UTIL(util_mfma);
+  EXTRAP_UTIL(util_valu);
+  EXTRAP_UTIL(util_lds);
+  EXTRAP_UTIL(util_l1);
+  EXTRAP_UTIL(util_l2);
+  EXTRAP_UTIL(util_mall);
+  EXTRAP_UTIL(util_dram);
+#undef EXTRAP_UTIL
+  for (int i = 0; i < FSIM_STALL_COUNT; i++) r->stall[i] += k * (r->stall[i] - r1->stall[i]);
+  r->wave_cycles += k * (r->wave_cycles - r1->wave_cycles);
+  r->issue_cycles += k * (r->issue_cycles - r1->issue_cycles);
+  r->mfma_flops += k * (r->mfma_flops - r1->mfma_flops);
+#define EXTRAP(f) r->f += (int64_t)(k * (double)(r->f - r1->f) + 0.5)
+  EXTRAP(waves);
+  EXTRAP(l1_hits);
+  EXTRAP(l1_misses);
+  EXTRAP(l2_hits);
+  EXTRAP(l2_misses);
+  EXTRAP(mall_hits);
+  EXTRAP(mall_misses);
+  EXTRAP(dram_read_bytes);
+  EXTRAP(dram_write_bytes);
+  EXTRAP(lds_bank_cycles);
+  EXTRAP(lds_accesses);
+#undef EXTRAP
+  r->simulated_wave_instructions += r1->simulated_wave_instructions;
+}
+
+/* What the sampled mode simulates: XCD 0 alone (when every XCD has work), the main loop at two
+ * short trip counts (when all programs share one main loop longer than the second), and,
+ * when XCD 0 runs 4 or more complete rounds of workgroups, one and two of those rounds. */
+typedef struct sample_plan {
+  int one_xcd;
+  int *loops;          /* main loop per program */
+  int64_t trip;        /* its trip count; -1: no steady loop to shorten */
+  int s1, s2;
+  int64_t rounds;      /* complete rounds of workgroups on XCD 0's CUs */
+} sample_plan;
+
+static void sample_free(sample_plan *sp) { free(sp->loops); }
+
+static fsim_status sample_setup(const fsim_arch *a, const fsim_wprog *wp, const fsim_sim_opts *opts, sample_plan *sp,
+                                fsim_err *e) {
+  memset(sp, 0, sizeof *sp);
+  sp->s1 = opts->sample_trips[0] > 0 ? opts->sample_trips[0] : 6;
+  sp->s2 = opts->sample_trips[1] > sp->s1 ? opts->sample_trips[1] : 2 * sp->s1;
+  int64_t total = fsim_wprog_workgroups(wp);
+  sp->one_xcd = a->device.xcds > 1 && total >= a->device.xcds;
+  sp->loops = calloc((size_t)wp->nprograms, sizeof *sp->loops);
+  if (sp->loops == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  sp->trip = -1;
+  int uniform = 1;
+  for (int i = 0; i < wp->nprograms; i++) {
+    sp->loops[i] = main_loop(&wp->programs[i]);
+    int64_t ti = sp->loops[i] >= 0 ? wp->programs[i].loops[sp->loops[i]].trip : -1;
+    if (i == 0) sp->trip = ti;
+    uniform &= ti == sp->trip;
+  }
+  if (!uniform || sp->trip <= sp->s2) sp->trip = -1;
+  int wpc = fsim_sim_occupancy(a, wp, NULL, NULL);
+  int64_t per_xcd = (total + a->device.xcds - 1) / a->device.xcds;
+  int64_t slots = (int64_t)(a->device.cus / a->device.xcds) * (wpc > 0 ? wpc : 1);
+  sp->rounds = sp->one_xcd && a->dispatch.policy == FSIM_DISPATCH_ROUND_ROBIN ? per_xcd / slots : 0;
+  if (opts->no_sample_rounds) sp->rounds = 0;
+  return FSIM_OK;
+}
+
+/* One sampled point: the rounds after skip, with the main loop extrapolated from two short
+ * trip counts (or simulated as is when there is no steady loop). */
+static fsim_status sample_trips(const fsim_arch *a, const fsim_wprog *wp, const sample_plan *sp, int64_t skip, int warm,
+                                int64_t win, int record, int tmax, fsim_sim_result *r, json_t **tl, fsim_err *e) {
+  if (sp->trip < 0) return run_once(a, wp, sp->one_xcd, skip, warm, win, record, tmax, r, tl, e);
+  fsim_wprog w1, w2;
+  fsim_sim_result r1;
+  fsim_status st = clone_with_trip(wp, sp->loops, sp->s1, &w1, e);
+  if (st != FSIM_OK) return st;
+  st = clone_with_trip(wp, sp->loops, sp->s2, &w2, e);
+  if (st == FSIM_OK) {
+    st = run_once(a, &w1, sp->one_xcd, skip, warm, win, 0, 0, &r1, NULL, e);
+    if (st == FSIM_OK) st = run_once(a, &w2, sp->one_xcd, skip, warm, win, record, tmax, r, tl, e);
+    clone_free(&w2);
+  }
+  clone_free(&w1);
+  if (st != FSIM_OK) return st;
+  /* linear in the trip count: cycles(T) = cycles(s2) + (T - s2) * slope */
+  double c1 = (double)r1.cycles, c2 = (double)r->cycles;
+  extrapolate(r, &r1, (double)(sp->trip - sp->s2) / (sp->s2 - sp->s1));
+  r->sample_period_cycles = (c2 - c1) / (sp->s2 - sp->s1);
+  return FSIM_OK;
+}
+
 fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_sim_opts *opts, fsim_sim_result *r,
                          fsim_err *e) {
   fsim_sim_opts def = {0};
@@ -397,63 +500,23 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
   int64_t win = opts->window > 0 ? opts->window : FSIM_SIM_DEFAULT_WINDOW;
   json_t *tl = NULL;
   if (!opts->sampled) {
-    st = run_once(a, wp, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
+    st = run_once(a, wp, 0, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
   } else {
-    int s1 = opts->sample_trips[0] > 0 ? opts->sample_trips[0] : 6;
-    int s2 = opts->sample_trips[1] > s1 ? opts->sample_trips[1] : 2 * s1;
-    int one_xcd = a->device.xcds > 1 && fsim_wprog_workgroups(wp) >= a->device.xcds;
-    int *loops = calloc((size_t)wp->nprograms, sizeof *loops);
-    if (loops == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-    int64_t trip = -1;
-    int uniform = 1;
-    for (int i = 0; i < wp->nprograms; i++) {
-      loops[i] = main_loop(&wp->programs[i]);
-      int64_t ti = loops[i] >= 0 ? wp->programs[i].loops[loops[i]].trip : -1;
-      if (trip < 0) trip = ti;
-      uniform &= ti == trip;
-    }
-    if (!uniform || trip <= s2) {
-      /* no steady state to extrapolate: only the XCD subset */
-      st = run_once(a, wp, one_xcd, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
-    } else {
-      fsim_wprog w1, w2;
+    sample_plan sp;
+    st = sample_setup(a, wp, opts, &sp, e);
+    if (st == FSIM_OK && sp.rounds >= 4) {
+      /* rounds of workgroups: one and two complete rounds (plus the partial last round),
+       * extrapolated linearly to all of them */
       fsim_sim_result r1;
-      st = clone_with_trip(wp, loops, s1, &w1, e);
-      if (st == FSIM_OK) {
-        st = clone_with_trip(wp, loops, s2, &w2, e);
-        if (st == FSIM_OK) {
-          st = run_once(a, &w1, one_xcd, opts->warm, win, 0, 0, &r1, NULL, e);
-          if (st == FSIM_OK) st = run_once(a, &w2, one_xcd, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
-          clone_free(&w2);
-        }
-        clone_free(&w1);
-      }
-      if (st == FSIM_OK) {
-        /* linear in the trip count: cycles(T) = cycles(s2) + (T - s2) * slope */
-        double k = (double)(trip - s2) / (s2 - s1);
-        r->sample_period_cycles = (double)(r->cycles - r1.cycles) / (s2 - s1);
-        r->cycles += (int64_t)(k * (double)(r->cycles - r1.cycles) + 0.5);
-        for (int i = 0; i < FSIM_STALL_COUNT; i++) r->stall[i] += k * (r->stall[i] - r1.stall[i]);
-        r->wave_cycles += k * (r->wave_cycles - r1.wave_cycles);
-        r->issue_cycles += k * (r->issue_cycles - r1.issue_cycles);
-        r->mfma_flops += k * (r->mfma_flops - r1.mfma_flops);
-#define EXTRAP(f) r->f += (int64_t)(k * (double)(r->f - r1.f))
-        EXTRAP(l1_hits);
-        EXTRAP(l1_misses);
-        EXTRAP(l2_hits);
-        EXTRAP(l2_misses);
-        EXTRAP(mall_hits);
-        EXTRAP(mall_misses);
-        EXTRAP(dram_read_bytes);
-        EXTRAP(dram_write_bytes);
-        EXTRAP(lds_bank_cycles);
-        EXTRAP(lds_accesses);
-#undef EXTRAP
-        r->simulated_wave_instructions += r1.simulated_wave_instructions;
-      }
+      st = sample_trips(a, wp, &sp, sp.rounds - 1, opts->warm, win, 0, tmax, &r1, NULL, e);
+      if (st == FSIM_OK)
+        st = sample_trips(a, wp, &sp, sp.rounds - 2, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
+      if (st == FSIM_OK) extrapolate(r, &r1, (double)(sp.rounds - 2));
+    } else if (st == FSIM_OK) {
+      st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
     }
-    free(loops);
-    if (st == FSIM_OK && one_xcd) {
+    sample_free(&sp);
+    if (st == FSIM_OK && sp.one_xcd) {
       /* the other XCDs did the same work in the same time */
       int x = a->device.xcds;
       for (int i = 0; i < FSIM_STALL_COUNT; i++) r->stall[i] *= x;

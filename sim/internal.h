@@ -86,6 +86,7 @@ typedef struct fsim__gpu {
   int period_mask;         /* period - 1 when a power of two, else -1 */
   /* dispatch */
   int64_t nwg;             /* workgroups to run (all of them, or XCD 0's share) */
+  int64_t skip_wgs;        /* sampled mode: workgroups each XCD leaves out at the start */
   int64_t *xcd_next;       /* per XCD: next workgroup id to dispatch, or -1 */
   int64_t *xcd_launch;     /* per XCD: earliest cycle of its next launch */
   int64_t *xcd_end_id;     /* per XCD: ids stop before this */

@@ -51,6 +51,7 @@ typedef struct fsim_sim_opts {
   int sampled;               /* 1: simulate XCD 0's share with shortened main loops and extrapolate */
   int warm;                  /* 1: time a launch that follows an identical one (warm caches) */
   int sample_trips[2];       /* main-loop trip counts of the two sampled runs (default 6 and 12) */
+  int no_sample_rounds;      /* 1: sampled mode simulates all of XCD 0's rounds of workgroups */
   const char *timeline_path; /* write a Chrome trace of CU 0 here (NULL: none) */
   int timeline_max_events;   /* 0: 200000 */
   int window;                /* cycles a CU runs ahead of the others (0: the default); 1 is exact */

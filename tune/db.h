@@ -10,7 +10,7 @@
 typedef struct fsim_db fsim_db;
 
 typedef struct fsim_db_entry {
-  char arch[16], op[16];
+  char arch[1200], op[16]; /* arch: the part name plus any overrides */
   long long m, n, k;
   int groups;
   char a_type[8], b_type[8], c_type[8], layout[4];

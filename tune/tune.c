@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#define FSIM_TUNE_FULL_LIMIT 4000000 /* wave instructions simulated in full when sampling is auto */
+#define FSIM_TUNE_FULL_LIMIT 1000000 /* wave instructions simulated in full when sampling is auto */
 
 typedef struct rank_ctx {
   const fsim_arch *a;
@@ -89,6 +89,32 @@ fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int s
   return st;
 }
 
+fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_gemm_config *fixed,
+                           fsim_tune_candidate **out, int64_t *n, int64_t *tried, int64_t *legal, fsim_err *e) {
+  *out = NULL;
+  *n = 0;
+  fsim_gemm_config free_all;
+  fsim_gemm_config_free_all(&free_all);
+  rank_ctx ctx = {.a = a};
+  fsim_status st = fsim_gemm_enumerate(pr, fixed ? fixed : &free_all, a, visit, &ctx, tried, legal, e);
+  if (st == FSIM_OK && ctx.oom) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory ranking configurations");
+  if (st == FSIM_OK && ctx.n == 0)
+    st = FSIM_ERR(e, FSIM_EINVAL, "no legal configuration for %s %lldx%lldx%lld %s on %s%s", fsim_kop_name(pr->op),
+                  pr->m, pr->n, pr->k, fsim_dtype_name(pr->a), a->device.name,
+                  fixed ? " within the fixed --config keys" : "");
+  fsim_tune_candidate *tmp = st == FSIM_OK ? malloc((size_t)ctx.n * sizeof *tmp) : NULL;
+  if (st == FSIM_OK && tmp == NULL) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  if (st != FSIM_OK) {
+    free(ctx.all);
+    return st;
+  }
+  sort_candidates(ctx.all, tmp, ctx.n);
+  free(tmp);
+  *out = ctx.all;
+  *n = ctx.n;
+  return FSIM_OK;
+}
+
 fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o, fsim_tune_result *r,
                            fsim_err *e) {
   struct timespec t0, t1;
@@ -96,35 +122,38 @@ fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, cons
   memset(r, 0, sizeof *r);
   fsim_tune_opts def = {.refine = 4, .sampled = -1};
   if (o == NULL) o = &def;
-  fsim_gemm_config free_all;
-  fsim_gemm_config_free_all(&free_all);
-  const fsim_gemm_config *fixed = o->fixed ? o->fixed : &free_all;
-  rank_ctx ctx = {.a = a};
-  fsim_status st = fsim_gemm_enumerate(pr, fixed, a, visit, &ctx, &r->tried, &r->legal, e);
-  if (st == FSIM_OK && ctx.oom) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory ranking configurations");
-  if (st == FSIM_OK && ctx.n == 0)
-    st = FSIM_ERR(e, FSIM_EINVAL, "no legal configuration for %s %lldx%lldx%lld %s on %s%s", fsim_kop_name(pr->op),
-                  pr->m, pr->n, pr->k, fsim_dtype_name(pr->a), a->device.name,
-                  o->fixed ? " within the fixed --config keys" : "");
-  if (st != FSIM_OK) {
-    free(ctx.all);
-    return st;
-  }
-  fsim_tune_candidate *tmp = malloc((size_t)ctx.n * sizeof *tmp);
-  if (tmp == NULL) {
-    free(ctx.all);
-    return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-  }
-  sort_candidates(ctx.all, tmp, ctx.n);
-  free(tmp);
-  r->ncand = ctx.n < 64 ? (int)ctx.n : 64;
-  memcpy(r->cand, ctx.all, (size_t)r->ncand * sizeof *r->cand);
-  free(ctx.all);
+  fsim_tune_candidate *all;
+  int64_t n;
+  fsim_status st = fsim_tune_rank(a, pr, o->fixed, &all, &n, &r->tried, &r->legal, e);
+  if (st != FSIM_OK) return st;
+  r->ncand = n < 64 ? (int)n : 64;
+  memcpy(r->cand, all, (size_t)r->ncand * sizeof *r->cand);
+  free(all);
   int refine = o->refine > 0 ? o->refine : 4;
   if (refine > r->ncand) refine = r->ncand;
   fsim_schedule *s = malloc(sizeof *s);
   if (s == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   r->best = -1;
+  if (o->model_only) {
+    /* the model's best, with its estimate; nothing simulated */
+    fsim_gemm_config c;
+    st = fsim_gemm_config_parse(r->cand[0].config, &c, e);
+    if (st == FSIM_OK) st = fsim_gemm_schedule_from(pr, &c, a, s, e);
+    if (st == FSIM_OK) {
+      r->best = 0;
+      r->schedule = *s;
+      fsim_gemm_plan *p = malloc(sizeof *p);
+      if (p == NULL) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+      if (st == FSIM_OK) st = fsim_gemm_plan_make(p, s, a, e);
+      if (st == FSIM_OK) {
+        fsim_plan_summary sum;
+        fsim_gemm_summary(p, &sum);
+        fsim_model_estimate(a, &sum, &r->estimate);
+      }
+      free(p);
+    }
+    refine = 0;
+  }
   for (int i = 0; i < refine && st == FSIM_OK; i++) {
     fsim_gemm_config c;
     fsim_sim_result sim;

@@ -14,6 +14,7 @@ typedef struct fsim_tune_opts {
   int refine;                    /* configurations simulated (default 4) */
   int sampled;                   /* -1 auto (large kernels sampled), 0 full, 1 sampled */
   int warm;                      /* simulate warm launches */
+  int model_only;                /* rank with the model and keep its best; simulate nothing */
 } fsim_tune_opts;
 
 typedef struct fsim_tune_candidate {
@@ -33,6 +34,11 @@ typedef struct fsim_tune_result {
   fsim_sim_result sim;           /* the winner's */
   double host_seconds;
 } fsim_tune_result;
+
+/* Every legal config of pr within fixed (NULL: all free), with the model's time, sorted by
+ * it (ties in enumeration order).  The caller frees *out. */
+fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_gemm_config *fixed,
+                           fsim_tune_candidate **out, int64_t *n, int64_t *tried, int64_t *legal, fsim_err *e);
 
 /* Tunes pr on a.  A problem with no legal configuration fails with FSIM_EINVAL. */
 fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o, fsim_tune_result *r,

@@ -1,0 +1,220 @@
+/* flysim db: reads the tuning database (list, show, export). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/gemm_args.h"
+#include "tune/db.h"
+#include "tune/predict.h"
+
+static const char *const CMD = "db";
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: flysim db list [--db FILE] [--arch NAME] [--json]\n"
+          "       flysim db show OP --m M --n N --k K --arch NAME [shape flags] [--db FILE] [--json]\n"
+          "       flysim db export [--db FILE] [-o OUT.json]\n"
+          "\n"
+          "Reads the tuning database that 'flysim tune' writes (default $FLYSIM_DB, else\n"
+          "./flysim-tuning.db): every stored winner, the winner of one problem, or all of them as\n"
+          "JSON (to OUT.json, written whole or not at all, or to stdout).\n"
+          "\n"
+          "  --db FILE     the database\n"
+          "  --arch NAME   list: only this part's winners; show: the part (as for predict)\n"
+          "  -o OUT.json   export: write here instead of stdout\n"
+          "  --json        machine-readable output\n");
+}
+
+static json_t *entry_json(const fsim_db_entry *en) {
+  json_t *o = json_object();
+  json_object_set_new(o, "arch", json_string(en->arch));
+  json_object_set_new(o, "op", json_string(en->op));
+  json_object_set_new(o, "m", json_integer(en->m));
+  json_object_set_new(o, "n", json_integer(en->n));
+  json_object_set_new(o, "k", json_integer(en->k));
+  json_object_set_new(o, "groups", json_integer(en->groups));
+  json_object_set_new(o, "a_type", json_string(en->a_type));
+  json_object_set_new(o, "b_type", json_string(en->b_type));
+  json_object_set_new(o, "c_type", json_string(en->c_type));
+  json_object_set_new(o, "layout", json_string(en->layout));
+  json_object_set_new(o, "config", en->config[0] ? json_string(en->config) : json_null());
+  json_object_set_new(o, "time_us", json_real(en->time_us));
+  json_object_set_new(o, "tflops", json_real(en->tflops));
+  json_object_set_new(o, "model_us", json_real(en->model_us));
+  json_object_set_new(o, "backend", json_string(en->backend));
+  json_object_set_new(o, "version", json_string(en->version));
+  return o;
+}
+
+static void entry_print(const fsim_db_entry *en) {
+  char shape[80];
+  if (en->groups > 1)
+    snprintf(shape, sizeof shape, "%dx%lldx%lldx%lld", en->groups, en->m, en->n, en->k);
+  else
+    snprintf(shape, sizeof shape, "%lldx%lldx%lld", en->m, en->n, en->k);
+  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10.3f %8.1f  %-8s %-7s %s\n", en->arch, en->op, shape,
+         strcmp(en->a_type, en->b_type) == 0 ? en->a_type : "mixed", en->layout, en->c_type, en->time_us, en->tflops,
+         en->backend, en->version, en->config[0] ? en->config : "-");
+}
+
+static void header(void) {
+  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10s %8s  %-8s %-7s %s\n", "arch", "op", "shape", "dtype", "lay", "c",
+         "time_us", "TFLOP/s", "backend", "version", "config");
+}
+
+/* A stored arch key is the part's name, with its overrides in brackets for what-if parts. */
+static int arch_matches(const char *stored, const char *name) {
+  size_t l = strlen(name);
+  return strncmp(stored, name, l) == 0 && (stored[l] == '\0' || stored[l] == '[');
+}
+
+static int open_db(const char *path, fsim_db **db) {
+  fsim_err e;
+  fsim_err_clear(&e);
+  if (access(path, F_OK) != 0)
+    return fsim_cli_usage_error(CMD, "--db %s: no such file (run 'flysim tune' first)", path);
+  if (fsim_db_open(db, path, 0, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  return 0;
+}
+
+/* Writes text to path through a temporary file and a rename: all or nothing. */
+static int write_whole(const char *path, const char *text) {
+  size_t n = strlen(path) + 16;
+  char *tmp = malloc(n);
+  if (tmp == NULL) return fsim_cli_usage_error(CMD, "out of memory");
+  snprintf(tmp, n, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    int err = errno;
+    free(tmp);
+    fprintf(stderr, "flysim db: -o %s: cannot create: %s\n", path, strerror(err));
+    return FSIM_EXIT_FAIL;
+  }
+  FILE *f = fdopen(fd, "w");
+  int ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+  if (f) ok = (fclose(f) == 0) && ok;
+  else close(fd);
+  if (ok && rename(tmp, path) != 0) ok = 0;
+  int err = errno;
+  if (!ok) {
+    unlink(tmp);
+    fprintf(stderr, "flysim db: -o %s: cannot write: %s\n", path, strerror(err));
+  }
+  free(tmp);
+  return ok ? FSIM_EXIT_OK : FSIM_EXIT_FAIL;
+}
+
+int fsim_cmd_db(int argc, char **argv) {
+  static const struct option opts[] = {FSIM_CLI_GEMM_OPTIONS,
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"output", required_argument, NULL, 'o'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  if (argc < 2) return fsim_cli_usage_error(CMD, "expected list, show or export (see --help)");
+  const char *verb = argv[1];
+  if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0) {
+    usage(stdout);
+    return FSIM_EXIT_OK;
+  }
+  if (strcmp(verb, "list") != 0 && strcmp(verb, "show") != 0 && strcmp(verb, "export") != 0)
+    return fsim_cli_usage_error(CMD, "'%s': expected list, show or export", verb);
+  fsim_cli_gemm g;
+  fsim_cli_gemm_init(&g, CMD);
+  int json = 0, c;
+  const char *out_path = NULL;
+  optind = 0;
+  opterr = 0;
+  argc--, argv++;
+  while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    int taken = fsim_cli_gemm_option(&g, c, optarg);
+    if (taken == 1) continue;
+    if (taken) return taken;
+    switch (c) {
+    case 'j': json = 1; break;
+    case 'o': out_path = optarg; break;
+    case 'h': usage(stdout); return FSIM_EXIT_OK;
+    default: return fsim_cli_bad_option(CMD, argc, argv);
+    }
+  }
+  const char *path = fsim_cli_db_path(g.db);
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_db *db = NULL;
+  int rc;
+  if (strcmp(verb, "show") == 0) {
+    if (fsim_cli_gemm_positional(&g, argc, argv, optind)) return FSIM_EXIT_USAGE;
+    if (g.config || g.schedule_path) return fsim_cli_usage_error(CMD, "show: --config and --schedule do not apply");
+    if ((rc = fsim_cli_gemm_finish(&g)) != 0) return rc;
+    if ((rc = open_db(path, &db)) != 0) return rc;
+    fsim_db_entry key, got;
+    int found = 0;
+    fsim_predict_db_entry(&g.a, &g.pr, "", "", 0, 0, 0, &key);
+    fsim_status st = fsim_db_get(db, &key, &got, &found, &e);
+    fsim_db_close(db);
+    if (st != FSIM_OK) return fsim_cli_report(CMD, &e);
+    char prob[160];
+    fsim_cli_problem_text(&g.pr, prob, sizeof prob);
+    if (!found) {
+      fprintf(stderr, "flysim db: no winner stored for %s on %s in %s\n", prob, key.arch, path);
+      return FSIM_EXIT_FAIL;
+    }
+    if (json) return fsim_cli_print_json(entry_json(&got));
+    header();
+    entry_print(&got);
+    return FSIM_EXIT_OK;
+  }
+  if (optind < argc) return fsim_cli_usage_error(CMD, "%s: unexpected argument '%s'", verb, argv[optind]);
+  if (strcmp(verb, "list") == 0 && out_path) return fsim_cli_usage_error(CMD, "-o goes with export");
+  if (strcmp(verb, "export") == 0 && json) return fsim_cli_usage_error(CMD, "export writes JSON; --json goes with list");
+  if (g.m > 0 || g.n > 0 || g.k > 0 || g.config || g.schedule_path || g.dtype || g.layout)
+    return fsim_cli_usage_error(CMD, "%s: the shape flags go with show", verb);
+  /* --arch filters by the part's name (gfx aliases resolved) */
+  const char *part = NULL;
+  if (g.arch) {
+    if ((rc = fsim_cli_load_arch(CMD, g.arch, NULL, &g.a)) != 0) return rc;
+    part = g.a.device.name;
+  }
+  if ((rc = open_db(path, &db)) != 0) return rc;
+  fsim_db_entry *all;
+  int n;
+  fsim_status st = fsim_db_list(db, &all, &n, &e);
+  fsim_db_close(db);
+  if (st != FSIM_OK) return fsim_cli_report(CMD, &e);
+  json_t *arr = json_array();
+  int shown = 0;
+  if (!json && strcmp(verb, "list") == 0) header();
+  for (int i = 0; i < n; i++) {
+    if (part && !arch_matches(all[i].arch, part)) continue;
+    shown++;
+    if (json || strcmp(verb, "export") == 0) json_array_append_new(arr, entry_json(&all[i]));
+    else entry_print(&all[i]);
+  }
+  free(all);
+  if (strcmp(verb, "list") == 0) {
+    if (json) {
+      json_t *o = json_object();
+      json_object_set_new(o, "db", json_string(path));
+      json_object_set_new(o, "entries", arr);
+      return fsim_cli_print_json(o);
+    }
+    json_decref(arr);
+    if (shown == 0) printf("(no entries)\n");
+    return FSIM_EXIT_OK;
+  }
+  /* export */
+  json_t *o = json_object();
+  json_object_set_new(o, "format", json_string("flysim-tuning"));
+  json_object_set_new(o, "schema", json_integer(1));
+  json_object_set_new(o, "entries", arr);
+  if (out_path == NULL) return fsim_cli_print_json(o);
+  char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+  json_decref(o);
+  if (text == NULL) return fsim_cli_usage_error(CMD, "out of memory");
+  rc = write_whole(out_path, text);
+  free(text);
+  return rc;
+}

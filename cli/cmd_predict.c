@@ -1,0 +1,181 @@
+/* flysim predict: one prediction of a GEMM-family problem (see tune/predict.h). */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/gemm_args.h"
+#include "cli/report.h"
+#include "tune/predict.h"
+
+static const char *const CMD = "predict";
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: flysim predict OP --m M --n N --k K --arch NAME [--config CFG | --schedule FILE]\n"
+          "                      [--mode sim|model] [--sampled | --full] [--timeline OUT.json] [--json]\n"
+          "\n"
+          "Predicts the time of the FlyDSL kernel for one problem.  The schedule is the --schedule\n"
+          "file, the --config (complete), the tuning database's winner, or else the best config\n"
+          "a tuning run finds for what --config leaves free.  A problem FlyDSL does not take falls\n"
+          "back (as PyTorch does): the output says \"backend\": \"fallback\", why, and gives a\n"
+          "roofline estimate.\n"
+          "\n" FSIM_CLI_GEMM_HELP
+          "prediction:\n"
+          "  --mode sim         the cycle-level simulator (default)\n"
+          "  --mode model       the analytical model (microseconds of host time)\n"
+          "  --sampled, --full  sim mode: simulate XCD 0's steady state and extrapolate, or the\n"
+          "                     whole kernel (default: sampled above a million wave instructions)\n"
+          "  --refine N         when tuning: simulate the model's best N configs (default 4)\n"
+          "  --timeline OUT     sim mode: Chrome/Perfetto trace of CU 0\n"
+          "  --json             machine-readable output (docs/cli.md lists the keys)\n");
+}
+
+static json_t *estimate_json(const fsim_estimate *e) {
+  json_t *o = json_object();
+  json_object_set_new(o, "time_us", json_real(e->time_us));
+  json_object_set_new(o, "bound", json_string(e->bound ? e->bound : "none"));
+  json_object_set_new(o, "cycles", json_real(e->cycles));
+  json_t *it = json_object();
+  json_object_set_new(it, "mfma", json_real(e->t_mfma));
+  json_object_set_new(it, "lds", json_real(e->t_lds));
+  json_object_set_new(it, "issue", json_real(e->t_issue));
+  json_object_set_new(it, "l2", json_real(e->t_l2));
+  json_object_set_new(it, "mall", json_real(e->t_mall));
+  json_object_set_new(it, "exposed_latency", json_real(e->t_exposed));
+  json_object_set_new(it, "total", json_real(e->t_iter));
+  json_object_set_new(o, "iteration_cycles", it);
+  json_object_set_new(o, "hbm_cycles", json_real(e->t_hbm));
+  json_object_set_new(o, "workgroup_cycles", json_real(e->t_wg));
+  json_object_set_new(o, "rounds", json_real(e->rounds));
+  json_t *occ = json_object();
+  json_object_set_new(occ, "workgroups_per_cu", json_integer(e->wgs_per_cu));
+  json_object_set_new(occ, "waves_per_simd", json_integer(e->waves_per_simd));
+  json_object_set_new(occ, "limit", json_string(e->occupancy_limit ? e->occupancy_limit : "none"));
+  json_object_set_new(o, "occupancy", occ);
+  return o;
+}
+
+static void estimate_print(FILE *f, const fsim_estimate *e) {
+  fprintf(f, "model        %.3f us, bound %s; per main-loop iteration (cycles): MFMA %.0f  LDS %.0f  issue %.0f  "
+             "L1/L2 %.0f  MALL %.0f  exposed latency %.0f  = %.0f\n",
+          e->time_us, e->bound, e->t_mfma, e->t_lds, e->t_issue, e->t_l2, e->t_mall, e->t_exposed, e->t_iter);
+  fprintf(f, "             occupancy %d workgroups/CU, %d waves/SIMD (limited by %s); %.2f rounds of workgroups; "
+             "HBM %.0f cycles\n",
+          e->wgs_per_cu, e->waves_per_simd, e->occupancy_limit, e->rounds, e->t_hbm);
+}
+
+static const char *source_text(const fsim_prediction *p, const char *db) {
+  static char buf[1200];
+  if (strcmp(p->source, "database") == 0) snprintf(buf, sizeof buf, "the tuning database %s", db);
+  else if (strcmp(p->source, "tuned") == 0) snprintf(buf, sizeof buf, "tuned now (nothing stored for this problem)");
+  else if (strcmp(p->source, "config") == 0) snprintf(buf, sizeof buf, "--config");
+  else snprintf(buf, sizeof buf, "%s", p->source);
+  return buf;
+}
+
+int fsim_cmd_predict(int argc, char **argv) {
+  static const struct option opts[] = {FSIM_CLI_GEMM_OPTIONS,
+                                       {"mode", required_argument, NULL, 'M'},
+                                       {"sampled", no_argument, NULL, 'S'},
+                                       {"full", no_argument, NULL, 'F'},
+                                       {"refine", required_argument, NULL, 'r'},
+                                       {"timeline", required_argument, NULL, 't'},
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  fsim_cli_gemm g;
+  fsim_cli_gemm_init(&g, CMD);
+  fsim_predict_req req = {.mode = FSIM_MODE_SIM, .sampled = -1};
+  int json = 0, c;
+  long v;
+  optind = 0;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    int taken = fsim_cli_gemm_option(&g, c, optarg);
+    if (taken == 1) continue;
+    if (taken) return taken;
+    switch (c) {
+    case 'M':
+      if (strcmp(optarg, "sim") == 0) req.mode = FSIM_MODE_SIM;
+      else if (strcmp(optarg, "model") == 0) req.mode = FSIM_MODE_MODEL;
+      else return fsim_cli_usage_error(CMD, "--mode '%s': expected sim or model", optarg);
+      break;
+    case 'S': req.sampled = 1; break;
+    case 'F': req.sampled = 0; break;
+    case 'r':
+      if (fsim_cli_parse_long(CMD, "--refine", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
+      req.refine = (int)v;
+      break;
+    case 't': req.timeline = optarg; break;
+    case 'j': json = 1; break;
+    case 'h': usage(stdout); return FSIM_EXIT_OK;
+    default: return fsim_cli_bad_option(CMD, argc, argv);
+    }
+  }
+  if (fsim_cli_gemm_positional(&g, argc, argv, optind)) return FSIM_EXIT_USAGE;
+  if (req.mode == FSIM_MODE_MODEL && req.timeline)
+    return fsim_cli_usage_error(CMD, "--timeline: only the simulator (--mode sim) records one");
+  int rc = fsim_cli_gemm_finish(&g);
+  if (rc) return rc;
+  const char *db = fsim_cli_db_path(g.db);
+  req.pr = g.pr;
+  req.schedule = g.schedule_path ? &g.schedule : NULL;
+  req.config = g.config;
+  req.db_path = db;
+  fsim_prediction *p = malloc(sizeof *p);
+  if (p == NULL) return fsim_cli_usage_error(CMD, "out of memory");
+  fsim_err e;
+  fsim_err_clear(&e);
+  if (fsim_predict_gemm(&g.a, &req, p, &e) != FSIM_OK) {
+    free(p);
+    return fsim_cli_report(CMD, &e);
+  }
+  int fallback = strcmp(p->backend, "fallback") == 0;
+  double pct = p->peak_tflops > 0 ? 100.0 * p->tflops / p->peak_tflops : 0;
+  if (json) {
+    json_t *out = json_object();
+    json_object_set_new(out, "produced_by", fsim_cli_provenance(&g.a));
+    json_object_set_new(out, "problem", fsim_cli_problem_json(&g.pr));
+    json_object_set_new(out, "time_us", json_real(p->time_us));
+    json_object_set_new(out, "clock_ghz", json_real(p->clock_ghz));
+    json_object_set_new(out, "bound", json_string(p->bound));
+    json_object_set_new(out, "config", fallback ? json_null() : json_string(p->config));
+    json_object_set_new(out, "backend", json_string(p->backend));
+    if (fallback) json_object_set_new(out, "fallback_reason", json_string(p->fallback_reason));
+    json_object_set_new(out, "tflops", json_real(p->tflops));
+    json_object_set_new(out, "percent_of_peak", json_real(pct));
+    json_object_set_new(out, "peak_tflops", json_real(p->peak_tflops));
+    json_object_set_new(out, "mode", json_string(fallback ? "roofline" : req.mode == FSIM_MODE_SIM ? "sim" : "model"));
+    json_object_set_new(out, "config_source", json_string(p->source));
+    if (!fallback) json_object_set_new(out, "model", estimate_json(&p->est));
+    if (p->simulated) {
+      json_object_set_new(out, "wave_instructions", json_integer(p->sim.wave_instructions));
+      json_object_set_new(out, "simulation", fsim_cli_sim_json(&p->sim));
+    }
+    json_object_set_new(out, "host_seconds", json_real(p->host_seconds));
+    free(p);
+    return fsim_cli_print_json(out);
+  }
+  char prob[160];
+  fsim_cli_problem_text(&g.pr, prob, sizeof prob);
+  fsim_cli_print_provenance(stdout, &g.a);
+  printf("problem      %s\n", prob);
+  if (fallback) {
+    printf("backend      fallback: %s\n", p->fallback_reason);
+    printf("predicted    %.3f us  %.1f TFLOP/s (roofline of the fallback path, bound %s)\n", p->time_us, p->tflops,
+           p->bound);
+  } else {
+    printf("backend      flydsl, config from %s\n", source_text(p, db));
+    printf("config       %s\n", p->config);
+    printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at %.3g GHz; bound %s\n",
+           p->time_us, p->tflops, pct, p->peak_tflops, fsim_dtype_peak_class(g.pr.a), p->clock_ghz, p->bound);
+    if (p->simulated) fsim_cli_sim_print(stdout, &p->sim);
+    estimate_print(stdout, &p->est);
+    if (req.timeline) printf("timeline     %s\n", req.timeline);
+  }
+  printf("host         %.3f s\n", p->host_seconds);
+  free(p);
+  return FSIM_EXIT_OK;
+}

@@ -1,0 +1,423 @@
+/* flysim tune: ranks every legal config of a problem (or of each problem of a suite) with the
+ * analytical model, simulates the best few, prints the ranking and stores the winner. */
+#include "config.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/gemm_args.h"
+#include "tune/agree.h"
+#include "tune/db.h"
+#include "tune/predict.h"
+#include "tune/suite.h"
+
+static const char *const CMD = "tune";
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: flysim tune OP --m M --n N --k K --arch NAME [--config CFG] [options]\n"
+          "       flysim tune [gemm] --suite default --arch NAME [options]\n"
+          "\n"
+          "Enumerates every legal config (LDS capacity, register budget, divisibility, alignment),\n"
+          "ranks them all with the analytical model, simulates the best few with the cycle-level\n"
+          "model, prints the ranking and stores the fastest in the tuning database.  Keys that\n"
+          "--config fixes are kept; the rest are searched.  --suite tunes every problem of a suite\n"
+          "(default: fifteen BF16 LLM-serving GEMMs, docs/gemm.md) with a progress bar on a\n"
+          "terminal.\n"
+          "\n" FSIM_CLI_GEMM_HELP
+          "tuning:\n"
+          "  --suite NAME       tune a suite of problems instead of one (default)\n"
+          "  --top N            candidates printed (default 10; the JSON lists as many)\n"
+          "  --refine N         simulate the model's best N (default 4)\n"
+          "  --sampled, --full  how refinement simulates (default: sampled above a million wave\n"
+          "                     instructions)\n"
+          "  --no-db            store nothing\n"
+          "  --agreement N      instead of tuning: simulate N configs spread over the model's ranking\n"
+          "                     and report the model's agreement with the simulator (Spearman rank\n"
+          "                     correlation, median relative difference); stores nothing\n"
+          "  --quiet            no progress bar\n"
+          "  --json             machine-readable output (docs/cli.md lists the keys)\n");
+}
+
+typedef struct tune_args {
+  int top, refine, sampled, no_db, json, quiet, agreement;
+} tune_args;
+
+typedef struct outcome {
+  fsim_gemm_problem pr;
+  const fsim_suite_entry *entry;
+  int fallback;
+  char why[200];
+  double fallback_us;
+  const char *fallback_bound;
+  fsim_tune_result r;
+  double peak;
+} outcome;
+
+static double flops_of(const fsim_gemm_problem *pr) {
+  return 2.0 * (double)pr->m * (double)pr->n * (double)pr->k * (pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1);
+}
+
+static double best_us(const outcome *o) {
+  if (o->fallback) return o->fallback_us;
+  const fsim_tune_candidate *b = &o->r.cand[o->r.best];
+  return b->sim_us > 0 ? b->sim_us : b->model_us;
+}
+
+static const char *best_bound(const outcome *o) {
+  if (o->fallback) return o->fallback_bound;
+  return o->r.cand[o->r.best].sim_us > 0 ? fsim_tune_sim_bound(&o->r.sim) : o->r.estimate.bound;
+}
+
+static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_gemm_config *fixed,
+                            const tune_args *ta, outcome *o, fsim_err *e) {
+  o->pr = *pr;
+  fsim_arch_derived d;
+  fsim_arch_derive(a, &d);
+  int ci = fsim_arch_peak_class_index(fsim_dtype_peak_class(pr->a));
+  o->peak = ci >= 0 ? d.peak_tflops[ci] : 0;
+  if (!fsim_gemm_supported(pr, a, o->why, sizeof o->why)) {
+    int g = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
+    double bytes = g * ((double)pr->m * pr->k * fsim_dtype_bits(pr->a) + (double)pr->n * pr->k * fsim_dtype_bits(pr->b) +
+                        (double)pr->m * pr->n * fsim_dtype_bits(pr->c)) / 8.0;
+    o->fallback = 1;
+    o->fallback_us = fsim_model_roofline_us(a, flops_of(pr), bytes, fsim_dtype_peak_class(pr->a), &o->fallback_bound);
+    return FSIM_OK;
+  }
+  fsim_tune_opts to = {.fixed = fixed, .refine = ta->refine, .sampled = ta->sampled};
+  return fsim_tune_gemm(a, pr, &to, &o->r, e);
+}
+
+static json_t *best_json(const fsim_arch *a, const outcome *o) {
+  json_t *b = json_object();
+  double t = best_us(o);
+  double tf = flops_of(&o->pr) / (t * 1e-6) / 1e12;
+  json_object_set_new(b, "time_us", json_real(t));
+  json_object_set_new(b, "clock_ghz", json_real(a->device.sustained_clock_ghz));
+  json_object_set_new(b, "bound", json_string(best_bound(o)));
+  json_object_set_new(b, "config", o->fallback ? json_null() : json_string(o->r.cand[o->r.best].config));
+  json_object_set_new(b, "backend", json_string(o->fallback ? "fallback" : "flydsl"));
+  if (o->fallback) json_object_set_new(b, "fallback_reason", json_string(o->why));
+  json_object_set_new(b, "tflops", json_real(tf));
+  json_object_set_new(b, "percent_of_peak", json_real(o->peak > 0 ? 100.0 * tf / o->peak : 0));
+  if (!o->fallback) json_object_set_new(b, "model_us", json_real(o->r.cand[o->r.best].model_us));
+  return b;
+}
+
+static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top) {
+  json_t *out = json_object();
+  json_object_set_new(out, "problem", fsim_cli_problem_json(&o->pr));
+  json_object_set_new(out, "best", best_json(a, o));
+  json_t *cands = json_array();
+  for (int i = 0; !o->fallback && i < o->r.ncand && i < top; i++) {
+    const fsim_tune_candidate *c = &o->r.cand[i];
+    json_t *j = json_object();
+    json_object_set_new(j, "rank", json_integer(i + 1));
+    json_object_set_new(j, "config", json_string(c->config));
+    json_object_set_new(j, "model_us", json_real(c->model_us));
+    json_object_set_new(j, "model_bound", json_string(c->model_bound));
+    json_object_set_new(j, "sim_us", c->sim_us > 0 ? json_real(c->sim_us) : json_null());
+    json_array_append_new(cands, j);
+  }
+  json_object_set_new(out, "candidates", cands);
+  json_object_set_new(out, "evaluated", json_integer(o->fallback ? 0 : o->r.legal));
+  json_object_set_new(out, "tried", json_integer(o->fallback ? 0 : o->r.tried));
+  json_object_set_new(out, "host_seconds", json_real(o->r.host_seconds));
+  return out;
+}
+
+static void outcome_print(const outcome *o, int top) {
+  char prob[160];
+  fsim_cli_problem_text(&o->pr, prob, sizeof prob);
+  printf("problem      %s\n", prob);
+  if (o->fallback) {
+    printf("backend      fallback: %s\n", o->why);
+    printf("roofline     %.3f us (bound %s)\n", o->fallback_us, o->fallback_bound);
+    return;
+  }
+  const fsim_tune_result *r = &o->r;
+  int simulated = 0;
+  for (int i = 0; i < r->ncand; i++) simulated += r->cand[i].sim_us > 0;
+  printf("space        %lld configs tried, %lld legal, all ranked by the model; %d simulated; %.3f s\n",
+         (long long)r->tried, (long long)r->legal, simulated, r->host_seconds);
+  printf("%5s %10s %10s  %-8s %s\n", "rank", "model_us", "sim_us", "bound", "config");
+  for (int i = 0; i < r->ncand && i < top; i++) {
+    const fsim_tune_candidate *c = &r->cand[i];
+    char sim[32] = "-";
+    if (c->sim_us > 0) snprintf(sim, sizeof sim, "%.3f", c->sim_us);
+    printf("%5d %10.3f %10s  %-8s %s%s\n", i + 1, c->model_us, sim, c->model_bound, c->config,
+           i == r->best ? "  <- best" : "");
+  }
+  double t = best_us(o), tf = flops_of(&o->pr) / (t * 1e-6) / 1e12;
+  printf("best         %.3f us  %.1f TFLOP/s = %.1f%% of peak, bound %s\n", t, tf,
+         o->peak > 0 ? 100.0 * tf / o->peak : 0, best_bound(o));
+}
+
+static void progress(int done, int total, const char *what) {
+  const int width = 30;
+  int fill = total > 0 ? done * width / total : width;
+  fprintf(stderr, "\r[");
+  for (int i = 0; i < width; i++) fputc(i < fill ? '#' : ' ', stderr);
+  fprintf(stderr, "] %d/%d %-40.40s", done, total, what);
+  if (done == total) fprintf(stderr, "\r%*s\r", width + 50, "");
+  fflush(stderr);
+}
+
+static fsim_status store(fsim_db *db, const fsim_arch *a, const outcome *o, fsim_err *e) {
+  fsim_db_entry en;
+  double t = best_us(o);
+  fsim_predict_db_entry(a, &o->pr, o->fallback ? "" : o->r.cand[o->r.best].config, o->fallback ? "fallback" : "flydsl",
+                        t, flops_of(&o->pr) / (t * 1e-6) / 1e12, o->fallback ? 0 : o->r.cand[o->r.best].model_us, &en);
+  return fsim_db_put(db, &en, e);
+}
+
+static int agreement(fsim_cli_gemm *g, const fsim_suite_entry *entries, int nentries, const tune_args *ta) {
+  fsim_agreement *ag = calloc((size_t)nentries, sizeof *ag);
+  fsim_gemm_problem *prs = calloc((size_t)nentries, sizeof *prs);
+  if (ag == NULL || prs == NULL) {
+    free(ag);
+    free(prs);
+    return fsim_cli_usage_error(CMD, "out of memory");
+  }
+  fsim_err e;
+  fsim_err_clear(&e);
+  int bar = entries && !ta->quiet && isatty(fileno(stderr));
+  fsim_status st = FSIM_OK;
+  for (int i = 0; i < nentries && st == FSIM_OK; i++) {
+    prs[i] = g->pr;
+    if (entries) {
+      fsim_suite_problem(&entries[i], &prs[i]);
+      if (bar) progress(i, nentries, entries[i].name);
+    }
+    st = fsim_tune_agreement(&g->a, &prs[i], ta->agreement, &ag[i], &e);
+  }
+  if (bar) progress(nentries, nentries, "");
+  if (st != FSIM_OK) {
+    free(ag);
+    free(prs);
+    return fsim_cli_report(CMD, &e);
+  }
+  /* over all problems: the medians of the per-problem figures */
+  double rho[64], med[64];
+  for (int i = 0; i < nentries && i < 64; i++) rho[i] = ag[i].spearman, med[i] = ag[i].median_rel;
+  int n = nentries < 64 ? nentries : 64;
+  gsl_sort(rho, 1, (size_t)n);
+  gsl_sort(med, 1, (size_t)n);
+  double rho_med = gsl_stats_median_from_sorted_data(rho, 1, (size_t)n);
+  double rel_med = gsl_stats_median_from_sorted_data(med, 1, (size_t)n);
+  if (ta->json) {
+    json_t *out = json_object();
+    json_object_set_new(out, "produced_by", fsim_cli_provenance(&g->a));
+    json_t *list = json_array();
+    for (int i = 0; i < nentries; i++) {
+      json_t *o = json_object();
+      if (entries) json_object_set_new(o, "name", json_string(entries[i].name));
+      json_object_set_new(o, "problem", fsim_cli_problem_json(&prs[i]));
+      json_object_set_new(o, "legal", json_integer(ag[i].legal));
+      json_object_set_new(o, "spearman", json_real(ag[i].spearman));
+      json_object_set_new(o, "median_relative_difference", json_real(ag[i].median_rel));
+      json_object_set_new(o, "median_abs_relative_difference", json_real(ag[i].median_abs_rel));
+      json_t *pts = json_array();
+      for (int j = 0; j < ag[i].n; j++) {
+        const fsim_agree_point *p = &ag[i].pt[j];
+        json_t *pj = json_object();
+        json_object_set_new(pj, "rank", json_integer(p->rank + 1));
+        json_object_set_new(pj, "config", json_string(p->config));
+        json_object_set_new(pj, "model_us", json_real(p->model_us));
+        json_object_set_new(pj, "sim_us", json_real(p->sim_us));
+        json_object_set_new(pj, "model_bound", json_string(p->model_bound));
+        json_object_set_new(pj, "sim_bound", json_string(p->sim_bound));
+        json_array_append_new(pts, pj);
+      }
+      json_object_set_new(o, "points", pts);
+      json_array_append_new(list, o);
+    }
+    json_object_set_new(out, "results", list);
+    json_object_set_new(out, "median_spearman", json_real(rho_med));
+    json_object_set_new(out, "median_relative_difference", json_real(rel_med));
+    free(ag);
+    free(prs);
+    return fsim_cli_print_json(out);
+  }
+  fsim_cli_print_provenance(stdout, &g->a);
+  printf("model against simulator: %d configs per problem, spread evenly over the model's ranking\n",
+         ta->agreement);
+  printf("%-26s %-22s %8s %9s %11s %11s\n", "name", "m x n x k", "legal", "spearman", "median rel", "median |rel|");
+  for (int i = 0; i < nentries; i++) {
+    char shape[48];
+    snprintf(shape, sizeof shape, "%lldx%lldx%lld", prs[i].m, prs[i].n, prs[i].k);
+    printf("%-26s %-22s %8lld %9.3f %+10.1f%% %10.1f%%\n", entries ? entries[i].name : "-", shape,
+           (long long)ag[i].legal, ag[i].spearman, 100 * ag[i].median_rel, 100 * ag[i].median_abs_rel);
+  }
+  printf("overall: median Spearman %.3f, median relative difference %+.1f%% (model - sim) / sim\n", rho_med,
+         100 * rel_med);
+  free(ag);
+  free(prs);
+  return FSIM_EXIT_OK;
+}
+
+int fsim_cmd_tune(int argc, char **argv) {
+  static const struct option opts[] = {FSIM_CLI_GEMM_OPTIONS,
+                                       {"suite", required_argument, NULL, 'u'},
+                                       {"top", required_argument, NULL, 'T'},
+                                       {"refine", required_argument, NULL, 'r'},
+                                       {"sampled", no_argument, NULL, 'S'},
+                                       {"full", no_argument, NULL, 'F'},
+                                       {"no-db", no_argument, NULL, 'N'},
+                                       {"agreement", required_argument, NULL, 'A'},
+                                       {"quiet", no_argument, NULL, 'q'},
+                                       {"json", no_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  fsim_cli_gemm g;
+  fsim_cli_gemm_init(&g, CMD);
+  tune_args ta = {.top = 10, .refine = 4, .sampled = -1};
+  const char *suite = NULL;
+  int c;
+  long v;
+  optind = 0;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    int taken = fsim_cli_gemm_option(&g, c, optarg);
+    if (taken == 1) continue;
+    if (taken) return taken;
+    switch (c) {
+    case 'u': suite = optarg; break;
+    case 'T':
+      if (fsim_cli_parse_long(CMD, "--top", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
+      ta.top = (int)v;
+      break;
+    case 'r':
+      if (fsim_cli_parse_long(CMD, "--refine", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
+      ta.refine = (int)v;
+      break;
+    case 'S': ta.sampled = 1; break;
+    case 'F': ta.sampled = 0; break;
+    case 'N': ta.no_db = 1; break;
+    case 'A':
+      if (fsim_cli_parse_long(CMD, "--agreement", optarg, 2, 64, &v)) return FSIM_EXIT_USAGE;
+      ta.agreement = (int)v;
+      break;
+    case 'q': ta.quiet = 1; break;
+    case 'j': ta.json = 1; break;
+    case 'h': usage(stdout); return FSIM_EXIT_OK;
+    default: return fsim_cli_bad_option(CMD, argc, argv);
+    }
+  }
+  const fsim_suite_entry *entries = NULL;
+  int nentries = 1;
+  if (suite) {
+    if (optind < argc && strcmp(argv[optind], "gemm") != 0)
+      return fsim_cli_usage_error(CMD, "--suite %s: the suite is of gemm problems, not '%s'", suite, argv[optind]);
+    if (optind + 1 < argc) return fsim_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
+    entries = fsim_suite_find(suite, &nentries);
+    if (entries == NULL) return fsim_cli_usage_error(CMD, "--suite '%s': no such suite (default)", suite);
+    if (g.m > 0 || g.n > 0 || g.k > 0 || g.dtype || g.b_dtype || g.c_dtype || g.layout || g.schedule_path ||
+        g.groups > 1)
+      return fsim_cli_usage_error(CMD, "--suite: the suite gives the shapes; drop the shape flags");
+    int rc = fsim_cli_load_arch(CMD, g.arch, &g.sets, &g.a);
+    if (rc) return rc;
+  } else {
+    if (fsim_cli_gemm_positional(&g, argc, argv, optind)) return FSIM_EXIT_USAGE;
+    if (g.schedule_path) return fsim_cli_usage_error(CMD, "--schedule: a schedule file is one config; use predict");
+    int rc = fsim_cli_gemm_finish(&g);
+    if (rc) return rc;
+  }
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_gemm_config fixed;
+  fsim_gemm_config_free_all(&fixed);
+  if (g.config && fsim_gemm_config_parse(g.config, &fixed, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  if (ta.agreement) {
+    if (g.config) return fsim_cli_usage_error(CMD, "--agreement samples the whole space; drop --config");
+    return agreement(&g, entries, nentries, &ta);
+  }
+  /* inputs are valid: now open (and create) the database */
+  const char *db_path = fsim_cli_db_path(g.db);
+  fsim_db *db = NULL;
+  if (!ta.no_db && fsim_db_open(&db, db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  outcome *outs = calloc((size_t)nentries, sizeof *outs);
+  if (outs == NULL) {
+    fsim_db_close(db);
+    return fsim_cli_usage_error(CMD, "out of memory");
+  }
+  int bar = suite && !ta.quiet && isatty(fileno(stderr));
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  fsim_status st = FSIM_OK;
+  int done = 0;
+  for (int i = 0; i < nentries && st == FSIM_OK; i++) {
+    fsim_gemm_problem pr = g.pr;
+    if (entries) {
+      fsim_suite_problem(&entries[i], &pr);
+      outs[i].entry = &entries[i];
+      if (bar) progress(i, nentries, entries[i].name);
+    }
+    st = tune_one(&g.a, &pr, &fixed, &ta, &outs[i], &e);
+    if (st == FSIM_OK && db) st = store(db, &g.a, &outs[i], &e);
+    if (st == FSIM_OK) done++;
+  }
+  if (bar) progress(nentries, nentries, "");
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double host = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  fsim_db_close(db);
+  int rc = FSIM_EXIT_OK;
+  if (st != FSIM_OK) rc = fsim_cli_report(CMD, &e);
+  if (done == 0) {
+    free(outs);
+    return rc;
+  }
+  if (ta.json) {
+    json_t *out = json_object();
+    json_object_set_new(out, "produced_by", fsim_cli_provenance(&g.a));
+    if (!suite) {
+      json_t *one = outcome_json(&g.a, &outs[0], ta.top);
+      json_object_update(out, one);
+      json_decref(one);
+      json_object_set_new(out, "host_seconds", json_real(host));
+    } else {
+      json_object_set_new(out, "suite", json_string(suite));
+      json_t *list = json_array();
+      int64_t total = 0;
+      for (int i = 0; i < done; i++) {
+        json_t *one = outcome_json(&g.a, &outs[i], ta.top);
+        json_object_set_new(one, "name", json_string(outs[i].entry->name));
+        json_array_append_new(list, one);
+        total += outs[i].fallback ? 0 : outs[i].r.legal;
+      }
+      json_object_set_new(out, "results", list);
+      json_object_set_new(out, "evaluated", json_integer(total));
+      json_object_set_new(out, "host_seconds", json_real(host));
+    }
+    json_object_set_new(out, "db", ta.no_db ? json_null() : json_string(db_path));
+    free(outs);
+    int jrc = fsim_cli_print_json(out);
+    return rc ? rc : jrc;
+  }
+  fsim_cli_print_provenance(stdout, &g.a);
+  if (!suite) {
+    outcome_print(&outs[0], ta.top);
+  } else {
+    printf("suite %s on %s: %d problems; the winners (simulated time, or the model's where not simulated)\n", suite,
+           g.a.device.name, done);
+    printf("%-26s %-22s %10s %8s %6s  %-8s %s\n", "name", "m x n x k", "time_us", "TFLOP/s", "%peak", "bound",
+           "config");
+    for (int i = 0; i < done; i++) {
+      const outcome *o = &outs[i];
+      char shape[48];
+      snprintf(shape, sizeof shape, "%lldx%lldx%lld", o->pr.m, o->pr.n, o->pr.k);
+      double t = best_us(o), tf = flops_of(&o->pr) / (t * 1e-6) / 1e12;
+      printf("%-26s %-22s %10.3f %8.1f %5.1f%%  %-8s %s\n", o->entry->name, shape, t, tf,
+             o->peak > 0 ? 100.0 * tf / o->peak : 0, best_bound(o),
+             o->fallback ? "(fallback)" : o->r.cand[o->r.best].config);
+    }
+  }
+  printf("host         %.3f s%s%s\n", host, ta.no_db ? "" : "; winners stored in ", ta.no_db ? "" : db_path);
+  free(outs);
+  return rc;
+}

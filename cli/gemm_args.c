@@ -1,0 +1,160 @@
+/* The GEMM problem flags shared by several subcommands: see gemm_args.h. */
+#include "config.h"
+
+#include "cli/gemm_args.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void fsim_cli_gemm_init(fsim_cli_gemm *g, const char *cmd) {
+  memset(g, 0, sizeof *g);
+  g->cmd = cmd;
+  g->op = FSIM_KOP_GEMM;
+  g->m = g->n = g->k = -1;
+  g->groups = 1;
+}
+
+static int dim(fsim_cli_gemm *g, const char *flag, const char *arg, long long *out) {
+  long v;
+  if (fsim_cli_parse_long(g->cmd, flag, arg, 1, 1L << 24, &v)) return FSIM_EXIT_USAGE;
+  *out = v;
+  return 1;
+}
+
+int fsim_cli_gemm_option(fsim_cli_gemm *g, int c, const char *arg) {
+  long v;
+  switch (c) {
+  case FSIM_OPT_M: return dim(g, "--m", arg, &g->m);
+  case FSIM_OPT_N: return dim(g, "--n", arg, &g->n);
+  case FSIM_OPT_K: return dim(g, "--k", arg, &g->k);
+  case FSIM_OPT_DTYPE: g->dtype = arg; return 1;
+  case FSIM_OPT_B_DTYPE: g->b_dtype = arg; return 1;
+  case FSIM_OPT_C_DTYPE: g->c_dtype = arg; return 1;
+  case FSIM_OPT_LAYOUT: g->layout = arg; return 1;
+  case FSIM_OPT_GROUPS:
+    if (fsim_cli_parse_long(g->cmd, "--groups", arg, 1, 4096, &v)) return FSIM_EXIT_USAGE;
+    g->groups = (int)v;
+    return 1;
+  case FSIM_OPT_CONFIG: g->config = arg; return 1;
+  case FSIM_OPT_SCHEDULE: g->schedule_path = arg; return 1;
+  case FSIM_OPT_ARCH: g->arch = arg; return 1;
+  case FSIM_OPT_DB: g->db = arg; return 1;
+  case FSIM_OPT_SET: return fsim_cli_sets_add(&g->sets, g->cmd, arg) ? FSIM_EXIT_USAGE : 1;
+  default: return 0;
+  }
+}
+
+int fsim_cli_gemm_positional(fsim_cli_gemm *g, int argc, char **argv, int optind_) {
+  if (optind_ >= argc) return fsim_cli_usage_error(g->cmd, "expected OP (gemm, grouped-gemm or scaled-gemm; see --help)");
+  if (optind_ + 1 < argc) return fsim_cli_usage_error(g->cmd, "unexpected argument '%s'", argv[optind_ + 1]);
+  const char *op = argv[optind_];
+  fsim_kop k;
+  if (fsim_kop_parse(op, &k) != 0)
+    return fsim_cli_usage_error(g->cmd, "OP '%s': expected one of " FSIM_KOP_NAMES, op);
+  if (k != FSIM_KOP_GEMM && k != FSIM_KOP_GROUPED_GEMM && k != FSIM_KOP_SCALED_GEMM)
+    return fsim_cli_usage_error(g->cmd,
+                                "OP '%s': only the GEMM family (gemm, grouped-gemm, scaled-gemm) is modelled end to "
+                                "end so far; its schedules can be checked with 'flysim schedule'",
+                                op);
+  g->op = k;
+  return 0;
+}
+
+static int type_flag(fsim_cli_gemm *g, const char *flag, const char *text, fsim_dtype *out) {
+  if (fsim_dtype_parse(text, out) != 0)
+    return fsim_cli_usage_error(g->cmd, "%s '%s': expected bf16, fp16, fp8 or fp4 (or f32 for --c-dtype)", flag, text);
+  return 0;
+}
+
+int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
+  int rc = fsim_cli_load_arch(g->cmd, g->arch, &g->sets, &g->a);
+  if (rc) return rc;
+  fsim_gemm_problem *pr = &g->pr;
+  memset(pr, 0, sizeof *pr);
+  pr->op = g->op;
+  pr->groups = g->groups;
+  pr->a = pr->b = g->op == FSIM_KOP_SCALED_GEMM ? FSIM_DT_FP8 : FSIM_DT_BF16;
+  pr->c = FSIM_DT_BF16;
+  pr->layout = FSIM_LAYOUT_TN;
+  pr->m = pr->n = pr->k = -1;
+  fsim_err e;
+  fsim_err_clear(&e);
+  if (g->schedule_path) {
+    if (g->config) return fsim_cli_usage_error(g->cmd, "--config and --schedule: give one of them");
+    if (fsim_schedule_load(&g->schedule, g->schedule_path, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);
+    if (g->schedule.op != (int)g->op)
+      return fsim_cli_usage_error(g->cmd, "--schedule %s: it schedules %s, not %s", g->schedule_path,
+                                  fsim_kop_name((fsim_kop)g->schedule.op), fsim_kop_name(g->op));
+    pr->m = g->schedule.m, pr->n = g->schedule.n, pr->k = g->schedule.k;
+    pr->groups = g->schedule.groups > 0 ? g->schedule.groups : 1;
+    pr->a = g->schedule.a_type, pr->b = g->schedule.b_type, pr->c = g->schedule.c_type;
+    pr->layout = (fsim_gemm_layout)g->schedule.layout;
+  }
+  if (g->m > 0) pr->m = g->m;
+  if (g->n > 0) pr->n = g->n;
+  if (g->k > 0) pr->k = g->k;
+  if (g->groups > 1) pr->groups = g->groups;
+  if (pr->m < 0) return fsim_cli_usage_error(g->cmd, "--m is required (or a --schedule file's [problem])");
+  if (pr->n < 0) return fsim_cli_usage_error(g->cmd, "--n is required (or a --schedule file's [problem])");
+  if (pr->k < 0) return fsim_cli_usage_error(g->cmd, "--k is required (or a --schedule file's [problem])");
+  if (g->dtype) {
+    if (type_flag(g, "--dtype", g->dtype, &pr->a)) return FSIM_EXIT_USAGE;
+    pr->b = pr->a;
+  }
+  if (g->b_dtype && type_flag(g, "--b-dtype", g->b_dtype, &pr->b)) return FSIM_EXIT_USAGE;
+  if (g->c_dtype && type_flag(g, "--c-dtype", g->c_dtype, &pr->c)) return FSIM_EXIT_USAGE;
+  if (pr->c != FSIM_DT_BF16 && pr->c != FSIM_DT_F16 && pr->c != FSIM_DT_F32)
+    return fsim_cli_usage_error(g->cmd, "--c-dtype %s: the output is bf16, fp16 or f32", fsim_dtype_name(pr->c));
+  if (g->layout) {
+    fsim_gemm_layout l;
+    if (fsim_gemm_layout_parse(g->layout, &l) != 0 || l == FSIM_LAYOUT_TT)
+      return fsim_cli_usage_error(g->cmd, "--layout '%s': expected TN, NN or NT", g->layout);
+    pr->layout = l;
+  }
+  if (g->groups > 1 && g->op != FSIM_KOP_GROUPED_GEMM)
+    return fsim_cli_usage_error(g->cmd, "--groups: only grouped-gemm has groups");
+  if (fsim_gemm_problem_check(pr, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);
+  if (g->schedule_path) {
+    /* the shape flags override the file's problem */
+    g->schedule.m = pr->m, g->schedule.n = pr->n, g->schedule.k = pr->k, g->schedule.groups = pr->groups;
+    g->schedule.a_type = pr->a, g->schedule.b_type = pr->b, g->schedule.c_type = pr->c;
+    g->schedule.layout = pr->layout;
+    fsim_sched_resources r;
+    if (fsim_schedule_check(&g->schedule, &g->a, &r, &e) != FSIM_OK) {
+      fsim_err_prefix(&e, g->schedule_path);
+      return fsim_cli_report(g->cmd, &e);
+    }
+  }
+  return 0;
+}
+
+const char *fsim_cli_db_path(const char *flag) {
+  if (flag) return flag;
+  const char *env = getenv("FLYSIM_DB");
+  return env && *env ? env : "flysim-tuning.db";
+}
+
+void fsim_cli_problem_text(const fsim_gemm_problem *pr, char *buf, size_t n) {
+  char groups[32] = "";
+  if (pr->op == FSIM_KOP_GROUPED_GEMM) snprintf(groups, sizeof groups, "%d x ", pr->groups);
+  if (pr->a == pr->b)
+    snprintf(buf, n, "%s %s%lldx%lldx%lld %s %s -> %s", fsim_kop_name(pr->op), groups, pr->m, pr->n, pr->k,
+             fsim_dtype_name(pr->a), fsim_layout_name(pr->layout), fsim_dtype_name(pr->c));
+  else
+    snprintf(buf, n, "%s %s%lldx%lldx%lld %s x %s %s -> %s", fsim_kop_name(pr->op), groups, pr->m, pr->n, pr->k,
+             fsim_dtype_name(pr->a), fsim_dtype_name(pr->b), fsim_layout_name(pr->layout), fsim_dtype_name(pr->c));
+}
+
+json_t *fsim_cli_problem_json(const fsim_gemm_problem *pr) {
+  json_t *o = json_object();
+  json_object_set_new(o, "op", json_string(fsim_kop_name(pr->op)));
+  json_object_set_new(o, "m", json_integer(pr->m));
+  json_object_set_new(o, "n", json_integer(pr->n));
+  json_object_set_new(o, "k", json_integer(pr->k));
+  json_object_set_new(o, "groups", json_integer(pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1));
+  json_object_set_new(o, "a_type", json_string(fsim_dtype_name(pr->a)));
+  json_object_set_new(o, "b_type", json_string(fsim_dtype_name(pr->b)));
+  json_object_set_new(o, "c_type", json_string(fsim_dtype_name(pr->c)));
+  json_object_set_new(o, "layout", json_string(fsim_layout_name(pr->layout)));
+  return o;
+}

@@ -1,0 +1,88 @@
+/* The problem flags that predict, tune, emit, verify and db show share:
+ *   OP (gemm, grouped-gemm, scaled-gemm) --m --n --k [--dtype] [--b-dtype] [--c-dtype]
+ *   [--layout] [--groups] [--config CFG | --schedule FILE] --arch NAME [--set S.K=V]...
+ * A command lists FSIM_CLI_GEMM_OPTIONS in its getopt table and passes every option it does
+ * not handle itself to fsim_cli_gemm_option. */
+#ifndef FSIM_CLI_GEMM_ARGS_H
+#define FSIM_CLI_GEMM_ARGS_H
+
+#include <getopt.h>
+
+#include "cli/common.h"
+#include "kernels/gemm_space.h"
+
+enum {
+  FSIM_OPT_M = 1000,
+  FSIM_OPT_N,
+  FSIM_OPT_K,
+  FSIM_OPT_DTYPE,
+  FSIM_OPT_B_DTYPE,
+  FSIM_OPT_C_DTYPE,
+  FSIM_OPT_LAYOUT,
+  FSIM_OPT_GROUPS,
+  FSIM_OPT_CONFIG,
+  FSIM_OPT_SCHEDULE,
+  FSIM_OPT_ARCH,
+  FSIM_OPT_SET,
+  FSIM_OPT_DB,
+};
+
+#define FSIM_CLI_GEMM_OPTIONS                                                                                          \
+  {"m", required_argument, NULL, FSIM_OPT_M}, {"n", required_argument, NULL, FSIM_OPT_N},                              \
+      {"k", required_argument, NULL, FSIM_OPT_K}, {"dtype", required_argument, NULL, FSIM_OPT_DTYPE},                  \
+      {"b-dtype", required_argument, NULL, FSIM_OPT_B_DTYPE}, {"c-dtype", required_argument, NULL, FSIM_OPT_C_DTYPE},  \
+      {"layout", required_argument, NULL, FSIM_OPT_LAYOUT}, {"groups", required_argument, NULL, FSIM_OPT_GROUPS},      \
+      {"config", required_argument, NULL, FSIM_OPT_CONFIG}, {"schedule", required_argument, NULL, FSIM_OPT_SCHEDULE},  \
+      {"arch", required_argument, NULL, FSIM_OPT_ARCH}, {"set", required_argument, NULL, FSIM_OPT_SET},                \
+      {"db", required_argument, NULL, FSIM_OPT_DB}
+
+/* The usage lines for these flags. */
+#define FSIM_CLI_GEMM_HELP                                                                                             \
+  "problem (OP is gemm, grouped-gemm or scaled-gemm):\n"                                                               \
+  "  --m M --n N --k K  C is MxN, the reduction is K (required unless --schedule gives them)\n"                       \
+  "  --dtype T          operand type: bf16 (default), fp16, fp8; scaled-gemm: fp8 or fp4\n"                          \
+  "  --b-dtype T        B's type when it differs (scaled-gemm: fp8 x fp4)\n"                                          \
+  "  --c-dtype T        output type (default bf16)\n"                                                                 \
+  "  --layout L         TN (default: both K-contiguous), NN or NT\n"                                                  \
+  "  --groups G         grouped-gemm: independent problems of MxNxK (default 1)\n"                                    \
+  "schedule:\n"                                                                                                        \
+  "  --config CFG       key=value,... (tile=BMxBNxBK, waves=WMxWN, stages=S, mfma=MxNxK, splitk=S,\n"               \
+  "                     path=direct|registers, c=lds|direct, kind=plain|pingpong, remap, groupm,\n"                  \
+  "                     swizzle); keys left out are tuned (docs/gemm.md)\n"                                          \
+  "  --schedule FILE    a schedule file (kernels/schedules/); its [problem] is the default shape\n"                  \
+  "part:\n"                                                                                                            \
+  "  --arch NAME        the part (see 'flysim arch list')\n"                                                         \
+  "  --set S.K=V        override an arch key (what-if)\n"                                                            \
+  "  --db FILE          tuning database (default $FLYSIM_DB, else ./flysim-tuning.db)\n"
+
+typedef struct fsim_cli_gemm {
+  const char *cmd;
+  fsim_kop op;
+  long long m, n, k;
+  int groups;
+  const char *dtype, *b_dtype, *c_dtype, *layout;
+  const char *config, *schedule_path, *arch, *db;
+  fsim_cli_sets sets;
+  /* filled by fsim_cli_gemm_finish */
+  fsim_arch a;
+  fsim_gemm_problem pr;
+  fsim_schedule schedule; /* when schedule_path */
+} fsim_cli_gemm;
+
+void fsim_cli_gemm_init(fsim_cli_gemm *g, const char *cmd);
+/* Handles one getopt result c (optarg its value): 1 taken, 0 not one of ours, or an exit code
+ * (2) after printing the error. */
+int fsim_cli_gemm_option(fsim_cli_gemm *g, int c, const char *arg);
+/* Takes OP from argv[optind] (the one positional argument). Returns 0 or prints and 2. */
+int fsim_cli_gemm_positional(fsim_cli_gemm *g, int argc, char **argv, int optind_);
+/* Loads the arch and the schedule file, builds and checks the problem.  0 or an exit code. */
+int fsim_cli_gemm_finish(fsim_cli_gemm *g);
+/* The database path: --db, else $FLYSIM_DB, else ./flysim-tuning.db. */
+const char *fsim_cli_db_path(const char *flag);
+
+/* "4096x4096x4096 bf16 TN -> bf16" */
+void fsim_cli_problem_text(const fsim_gemm_problem *pr, char *buf, size_t n);
+/* The problem as a JSON object: op, m, n, k, groups, a_type, b_type, c_type, layout. */
+json_t *fsim_cli_problem_json(const fsim_gemm_problem *pr);
+
+#endif

@@ -1,0 +1,175 @@
+/* One prediction: see predict.h. */
+#include "config.h"
+
+#include "tune/predict.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tune/db.h"
+
+void fsim_db_arch_key(const fsim_arch *a, char *buf, size_t n) {
+  if (a->overrides[0])
+    snprintf(buf, n, "%s[%s]", a->device.name, a->overrides);
+  else
+    snprintf(buf, n, "%s", a->device.name);
+}
+
+/* The database key of a problem. */
+static void db_key(const fsim_arch *a, const fsim_gemm_problem *pr, fsim_db_entry *k) {
+  memset(k, 0, sizeof *k);
+  fsim_db_arch_key(a, k->arch, sizeof k->arch);
+  snprintf(k->op, sizeof k->op, "%s", fsim_kop_name(pr->op));
+  k->m = pr->m, k->n = pr->n, k->k = pr->k;
+  k->groups = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
+  snprintf(k->a_type, sizeof k->a_type, "%s", fsim_dtype_name(pr->a));
+  snprintf(k->b_type, sizeof k->b_type, "%s", fsim_dtype_name(pr->b));
+  snprintf(k->c_type, sizeof k->c_type, "%s", fsim_dtype_name(pr->c));
+  snprintf(k->layout, sizeof k->layout, "%s", fsim_layout_name(pr->layout));
+}
+
+void fsim_predict_db_entry(const fsim_arch *a, const fsim_gemm_problem *pr, const char *config, const char *backend,
+                           double time_us, double tflops, double model_us, fsim_db_entry *out) {
+  db_key(a, pr, out);
+  snprintf(out->config, sizeof out->config, "%s", config);
+  snprintf(out->backend, sizeof out->backend, "%s", backend);
+  snprintf(out->version, sizeof out->version, "%s", PACKAGE_VERSION);
+  out->time_us = time_us;
+  out->tflops = tflops;
+  out->model_us = model_us;
+}
+
+/* The stored winner's config, if the database has one; a database that does not exist is
+ * simply empty for predict (it never creates one). */
+static fsim_status stored_config(const fsim_arch *a, const fsim_gemm_problem *pr, const char *path, char *config,
+                                 size_t n, int *found, fsim_err *e) {
+  *found = 0;
+  if (path == NULL || access(path, F_OK) != 0) return FSIM_OK;
+  fsim_db *db;
+  fsim_status st = fsim_db_open(&db, path, 0, e);
+  if (st != FSIM_OK) return st;
+  fsim_db_entry key, got;
+  db_key(a, pr, &key);
+  st = fsim_db_get(db, &key, &got, found, e);
+  fsim_db_close(db);
+  if (st == FSIM_OK && *found) snprintf(config, n, "%s", got.config);
+  return st;
+}
+
+fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req, fsim_schedule *out,
+                                const char **source, fsim_err *e) {
+  if (req->schedule != NULL) {
+    *out = *req->schedule;
+    *source = "schedule";
+    return FSIM_OK;
+  }
+  fsim_gemm_config c;
+  fsim_gemm_config_free_all(&c);
+  if (req->config != NULL) {
+    fsim_status st = fsim_gemm_config_parse(req->config, &c, e);
+    if (st != FSIM_OK) return st;
+    if (fsim_gemm_config_complete(&c)) {
+      *source = "config";
+      st = fsim_gemm_schedule_from(&req->pr, &c, a, out, e);
+      if (st != FSIM_OK) return st;
+      /* a complete config must also be a legal plan: say why not */
+      fsim_gemm_plan *p = malloc(sizeof *p);
+      if (p == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+      st = fsim_gemm_plan_make(p, out, a, e);
+      free(p);
+      if (st != FSIM_OK) fsim_err_prefix(e, "--config");
+      return st;
+    }
+  } else {
+    char stored[200];
+    int found;
+    fsim_status st = stored_config(a, &req->pr, req->db_path, stored, sizeof stored, &found, e);
+    if (st != FSIM_OK) return st;
+    if (found) {
+      fsim_err ignore;
+      fsim_err_clear(&ignore);
+      /* a winner stored by another flysim version may no longer be legal: tune instead */
+      if (fsim_gemm_config_parse(stored, &c, &ignore) == FSIM_OK && fsim_gemm_config_complete(&c) &&
+          fsim_gemm_schedule_from(&req->pr, &c, a, out, &ignore) == FSIM_OK) {
+        fsim_gemm_plan *p = malloc(sizeof *p);
+        if (p == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+        st = fsim_gemm_plan_make(p, out, a, &ignore);
+        free(p);
+        if (st == FSIM_OK) {
+          *source = "database";
+          return FSIM_OK;
+        }
+      }
+      fsim_gemm_config_free_all(&c);
+    }
+  }
+  /* tune over what the config leaves free */
+  fsim_tune_opts o = {.fixed = &c, .refine = req->refine, .sampled = req->sampled,
+                      .model_only = req->mode == FSIM_MODE_MODEL};
+  fsim_tune_result *r = malloc(sizeof *r);
+  if (r == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  fsim_status st = fsim_tune_gemm(a, &req->pr, &o, r, e);
+  if (st == FSIM_OK) {
+    *out = r->schedule;
+    *source = "tuned";
+  }
+  free(r);
+  return st;
+}
+
+fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, fsim_prediction *out, fsim_err *e) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  memset(out, 0, sizeof *out);
+  const fsim_gemm_problem *pr = &req->pr;
+  fsim_status st = fsim_gemm_problem_check(pr, e);
+  if (st != FSIM_OK) return st;
+  fsim_arch_derived d;
+  fsim_arch_derive(a, &d);
+  const char *cls = fsim_dtype_peak_class(pr->a);
+  int ci = fsim_arch_peak_class_index(cls);
+  out->peak_tflops = ci >= 0 ? d.peak_tflops[ci] : 0;
+  out->clock_ghz = a->device.sustained_clock_ghz;
+  int groups = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
+  double flops = 2.0 * (double)pr->m * (double)pr->n * (double)pr->k * groups;
+  if (req->schedule == NULL && !fsim_gemm_supported(pr, a, out->fallback_reason, sizeof out->fallback_reason)) {
+    double bytes = groups * ((double)pr->m * pr->k * fsim_dtype_bits(pr->a) + (double)pr->n * pr->k * fsim_dtype_bits(pr->b) +
+                             (double)pr->m * pr->n * fsim_dtype_bits(pr->c)) / 8.0;
+    out->backend = "fallback";
+    out->source = "roofline";
+    out->time_us = fsim_model_roofline_us(a, flops, bytes, cls, &out->bound);
+  } else {
+    out->backend = "flydsl";
+    st = fsim_predict_choose(a, req, &out->schedule, &out->source, e);
+    if (st != FSIM_OK) return st;
+    fsim_gemm_config_format(&out->schedule, out->config, sizeof out->config);
+    if (req->mode == FSIM_MODE_MODEL) {
+      fsim_gemm_plan *p = malloc(sizeof *p);
+      if (p == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+      st = fsim_gemm_plan_make(p, &out->schedule, a, e);
+      if (st == FSIM_OK) {
+        fsim_plan_summary sum;
+        fsim_gemm_summary(p, &sum);
+        if (fsim_model_estimate(a, &sum, &out->est) != 0)
+          st = FSIM_ERR(e, FSIM_EINVAL, "a workgroup of this schedule does not fit on a CU of %s", a->device.name);
+      }
+      free(p);
+      if (st != FSIM_OK) return st;
+      out->time_us = out->est.time_us;
+      out->bound = out->est.bound;
+    } else {
+      st = fsim_tune_evaluate(a, &out->schedule, req->sampled, 0, req->timeline, &out->sim, &out->est, e);
+      if (st != FSIM_OK) return st;
+      out->simulated = 1;
+      out->time_us = out->sim.time_us;
+      out->clock_ghz = out->sim.clock_ghz;
+      out->bound = fsim_tune_sim_bound(&out->sim);
+    }
+  }
+  out->tflops = out->time_us > 0 ? flops / (out->time_us * 1e-6) / 1e12 : 0;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  out->host_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  return FSIM_OK;
+}

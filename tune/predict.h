@@ -1,0 +1,57 @@
+/* One prediction of a GEMM-family problem, as `flysim predict` gives it: choose the schedule
+ * (a schedule file, a complete --config, the tuning database's winner, or a tuning run over
+ * what the config leaves free), then time it with the cycle-level simulator or the analytical
+ * model.  A problem FlyDSL's path does not take (a scaled GEMM with K not a multiple of 128)
+ * is not an error: as in PyTorch it falls back, and the prediction is a roofline estimate of
+ * the fallback path with the reason. */
+#ifndef FSIM_PREDICT_H
+#define FSIM_PREDICT_H
+
+#include "tune/tune.h"
+
+typedef enum fsim_predict_mode { FSIM_MODE_SIM, FSIM_MODE_MODEL } fsim_predict_mode;
+
+typedef struct fsim_predict_req {
+  fsim_gemm_problem pr;
+  const fsim_schedule *schedule; /* a schedule file's contents (its problem is pr), or NULL */
+  const char *config;            /* --config text, or NULL */
+  const char *db_path;           /* read the stored winner from here when no config (NULL: none) */
+  fsim_predict_mode mode;
+  int sampled;                   /* -1 auto, 0 full, 1 sampled */
+  int refine;                    /* when tuning: configurations simulated (0: default) */
+  const char *timeline;          /* sim mode: Chrome trace of CU 0 */
+} fsim_predict_req;
+
+typedef struct fsim_prediction {
+  const char *backend;           /* "flydsl" or "fallback" */
+  char fallback_reason[200];
+  const char *source;            /* where the config came from: schedule, config, database, tuned */
+  fsim_schedule schedule;        /* flydsl: the schedule that was timed */
+  char config[200];
+  double time_us, clock_ghz, tflops, peak_tflops;
+  const char *bound;
+  fsim_estimate est;             /* the model's estimate (both modes) */
+  int simulated;                 /* sim mode: sim holds the simulation */
+  fsim_sim_result sim;
+  int64_t tuned_legal;           /* when tuned: legal configurations ranked */
+  double host_seconds;
+} fsim_prediction;
+
+/* The database key of an arch: its name, plus its --set overrides in brackets (a what-if
+ * part keeps its own winners). */
+void fsim_db_arch_key(const fsim_arch *a, char *buf, size_t n);
+
+/* Chooses the schedule for req on a (schedule, config, database or tuning; *source says
+ * which), without timing it.  Fails with FSIM_EINVAL on an unsupported problem: call
+ * fsim_gemm_supported first. */
+fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req, fsim_schedule *out,
+                                const char **source, fsim_err *e);
+
+/* The database entry of a problem (key fields) with the winner's values. */
+struct fsim_db_entry;
+void fsim_predict_db_entry(const fsim_arch *a, const fsim_gemm_problem *pr, const char *config, const char *backend,
+                           double time_us, double tflops, double model_us, struct fsim_db_entry *out);
+
+fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, fsim_prediction *out, fsim_err *e);
+
+#endif
