@@ -43,18 +43,40 @@ int fsim__cache_create(fsim__cache *c, int64_t bytes, int line, int ways);
 void fsim__cache_free(fsim__cache *c);
 void fsim__cache_reset(fsim__cache *c);
 
-/* Asks the host to start loading the line's set (a probe soon after finds it in cache). */
+/* The set of a line from its hash (fsim__hash_line), so that one hash serves every level. */
+static inline size_t fsim__cache_set(const fsim__cache *c, uint64_t h) {
+  return c->set_mask >= 0 ? (size_t)(h & (uint64_t)c->set_mask) : (size_t)(h % (uint64_t)c->sets);
+}
+
+/* Asks the host to start loading the memory at p.  GCC 12 deletes a loop of
+ * __builtin_prefetch whose addresses need a division (it counts the builtin as free of side
+ * effects), so on x86-64 the instruction is written out. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define FSIM__PREFETCH(p) __asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)(p)))
+#else
+#define FSIM__PREFETCH(p) __builtin_prefetch(p)
+#endif
+
+/* Asks the host to start loading the set of a line with hash h (a probe soon after finds it
+ * in the host's cache). */
+static inline void fsim__cache_prefetch_h(const fsim__cache *c, uint64_t h) {
+  const fsim__cache_way *w = &c->way[fsim__cache_set(c, h) * (size_t)c->ways];
+  FSIM__PREFETCH(w);
+  FSIM__PREFETCH((const char *)w + 64);
+}
 void fsim__cache_prefetch(const fsim__cache *c, uint64_t line);
 
-/* Looks up a line (address >> line_shift).  On a hit returns 1 and sets *ready; on a miss
- * returns 0.  Either way the line becomes most recently used when present. */
+/* Looks up a line (address >> line_shift) whose hash is h.  On a hit returns 1 and sets
+ * *ready; on a miss returns 0 and sets *slot to where a following fsim__cache_fill_slot of the
+ * same line puts it (valid while nothing else touches this cache).  Either way the line becomes
+ * most recently used when present. */
+int fsim__cache_probe_h(fsim__cache *c, uint64_t line, uint64_t h, double *ready, size_t *slot);
+int fsim__cache_fill_slot(fsim__cache *c, size_t slot, uint64_t line, double ready, int dirty, uint64_t *victim);
+/* The same without a known hash. */
 int fsim__cache_lookup(fsim__cache *c, uint64_t line, double *ready);
-/* The same, and on a miss returns the line's set, so that a following fsim__cache_fill_set of
- * the same line (with no other access to this cache in between) skips the hash. */
-int fsim__cache_probe(fsim__cache *c, uint64_t line, double *ready, size_t *set);
-int fsim__cache_fill_set(fsim__cache *c, size_t set, uint64_t line, double ready, int dirty, uint64_t *victim);
 /* Inserts (or refreshes) a line with its arrival time.  If a dirty line is evicted, returns 1
  * and sets *victim to its line address; else 0. */
 int fsim__cache_fill(fsim__cache *c, uint64_t line, double ready, int dirty, uint64_t *victim);
+int fsim__cache_fill_h(fsim__cache *c, uint64_t line, uint64_t h, double ready, int dirty, uint64_t *victim);
 
 #endif

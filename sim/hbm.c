@@ -21,20 +21,20 @@ void fsim__hbm_free(fsim__hbm *h) {
   memset(h, 0, sizeof *h);
 }
 
-static double serve(fsim__hbm *h, uint64_t line, double t) {
-  int c = fsim__hbm_channel(h, line);
+static double serve(fsim__hbm *h, uint64_t hash, double t) {
+  int c = fsim__hbm_channel_h(h, hash);
   double start = t > h->free_at[c] ? t : h->free_at[c];
   h->free_at[c] = start + h->service;
   h->stats.busy += h->service;
   return start;
 }
 
-double fsim__hbm_read(fsim__hbm *h, uint64_t line, double t) {
+double fsim__hbm_read(fsim__hbm *h, uint64_t hash, double t) {
   h->stats.read_lines++;
-  return serve(h, line, t) + h->latency;
+  return serve(h, hash, t) + h->latency;
 }
 
-double fsim__hbm_write(fsim__hbm *h, uint64_t line, double t) {
+double fsim__hbm_write(fsim__hbm *h, uint64_t hash, double t) {
   h->stats.write_lines++;
-  return serve(h, line, t) + h->latency;
+  return serve(h, hash, t) + h->latency;
 }

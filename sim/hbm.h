@@ -22,14 +22,17 @@ typedef struct fsim__hbm {
 
 int fsim__hbm_create(fsim__hbm *h, int channels, double bytes_per_cycle_total, int line_bytes, double latency);
 void fsim__hbm_free(fsim__hbm *h);
-static inline int fsim__hbm_channel(const fsim__hbm *h, uint64_t line) {
-  uint64_t x = fsim__hash_line(line) >> 20;
+/* The channel of a line from its hash (fsim__hash_line). */
+static inline int fsim__hbm_channel_h(const fsim__hbm *h, uint64_t hash) {
+  uint64_t x = hash >> 20;
   return (h->channels & (h->channels - 1)) == 0 ? (int)(x & (uint64_t)(h->channels - 1))
                                                 : (int)(x % (uint64_t)h->channels);
 }
-/* A line read arriving at t: returns when its data is back at the requester's cache. */
-double fsim__hbm_read(fsim__hbm *h, uint64_t line, double t);
+static inline int fsim__hbm_channel(const fsim__hbm *h, uint64_t line) { return fsim__hbm_channel_h(h, fsim__hash_line(line)); }
+/* A line read arriving at t (hash: the line's fsim__hash_line): returns when its data is back
+ * at the requester's cache. */
+double fsim__hbm_read(fsim__hbm *h, uint64_t hash, double t);
 /* A line write (eviction) at t: takes bandwidth; returns when it is written. */
-double fsim__hbm_write(fsim__hbm *h, uint64_t line, double t);
+double fsim__hbm_write(fsim__hbm *h, uint64_t hash, double t);
 
 #endif

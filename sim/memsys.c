@@ -54,14 +54,14 @@ void fsim__memsys_free(fsim__memsys *m) {
   memset(m, 0, sizeof *m);
 }
 
-static inline int l2_channel(const fsim__memsys *m, uint64_t line) {
-  uint64_t h = fsim__hash_line(line) >> 40;
+static inline int l2_channel(const fsim__memsys *m, uint64_t h) {
+  h >>= 40;
   return (m->l2_channels & (m->l2_channels - 1)) == 0 ? (int)(h & (uint64_t)(m->l2_channels - 1))
                                                       : (int)(h % (uint64_t)m->l2_channels);
 }
 
-static inline double l2_serve(fsim__memsys *m, int x, uint64_t line, double t) {
-  double *f = &m->l2_free[x * m->l2_channels + l2_channel(m, line)];
+static inline double l2_serve(fsim__memsys *m, int x, uint64_t h, double t) {
+  double *f = &m->l2_free[x * m->l2_channels + l2_channel(m, h)];
   double start = t > *f ? t : *f;
   *f = start + m->l2_service;
   m->stats.l2_busy += m->l2_service;
@@ -70,57 +70,58 @@ static inline double l2_serve(fsim__memsys *m, int x, uint64_t line, double t) {
 
 /* Writes a dirty line evicted from an L2 back to the MALL (or DRAM). */
 static void write_back_from_l2(fsim__memsys *m, uint64_t line, double t) {
+  uint64_t h = fsim__hash_line(line);
   if (!m->has_mall) {
-    fsim__hbm_write(&m->dram, line, t);
+    fsim__hbm_write(&m->dram, h, t);
     return;
   }
-  int s = fsim__hbm_channel(&m->dram, line) % m->mall_slices; /* the slice fronts that channel */
+  int s = fsim__hbm_channel_h(&m->dram, h) % m->mall_slices; /* the slice fronts that channel */
   double start = t > m->mall_free[s] ? t : m->mall_free[s];
   m->mall_free[s] = start + m->mall_service;
   m->stats.mall_busy += m->mall_service;
   uint64_t victim;
-  if (fsim__cache_fill(&m->mall, line, start, 1, &victim)) fsim__hbm_write(&m->dram, victim, start);
+  if (fsim__cache_fill_h(&m->mall, line, h, start, 1, &victim))
+    fsim__hbm_write(&m->dram, fsim__hash_line(victim), start);
 }
 
-void fsim__memsys_prefetch(const fsim__memsys *m, int x, uint64_t line) { fsim__cache_prefetch(&m->l2[x], line); }
-
-double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, double t) {
+double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t) {
   m->stats.l2_reads++;
-  double start = l2_serve(m, x, line, t), ready;
+  double start = l2_serve(m, x, h, t), ready;
   size_t slot;
-  if (fsim__cache_probe(&m->l2[x], line, &ready, &slot)) {
+  if (fsim__cache_probe_h(&m->l2[x], line, h, &ready, &slot)) {
     double done = start + m->l2_latency;
     return done > ready ? done : ready;
   }
   double done;
   if (m->has_mall) {
     m->stats.mall_reads++;
-    int s = fsim__hbm_channel(&m->dram, line) % m->mall_slices; /* the slice fronts that channel */
+    int s = fsim__hbm_channel_h(&m->dram, h) % m->mall_slices; /* the slice fronts that channel */
     double ms = start > m->mall_free[s] ? start : m->mall_free[s];
     m->mall_free[s] = ms + m->mall_service;
     m->stats.mall_busy += m->mall_service;
     size_t mslot;
-    if (fsim__cache_probe(&m->mall, line, &ready, &mslot)) {
+    if (fsim__cache_probe_h(&m->mall, line, h, &ready, &mslot)) {
       done = ms + m->mall_latency;
       if (ready > done) done = ready;
     } else {
-      done = fsim__hbm_read(&m->dram, line, ms);
+      done = fsim__hbm_read(&m->dram, h, ms);
       uint64_t victim;
-      if (fsim__cache_fill_set(&m->mall, mslot, line, done, 0, &victim)) fsim__hbm_write(&m->dram, victim, ms);
+      if (fsim__cache_fill_slot(&m->mall, mslot, line, done, 0, &victim))
+        fsim__hbm_write(&m->dram, fsim__hash_line(victim), ms);
     }
   } else {
-    done = fsim__hbm_read(&m->dram, line, start);
+    done = fsim__hbm_read(&m->dram, h, start);
   }
   uint64_t victim;
-  if (fsim__cache_fill_set(&m->l2[x], slot, line, done, 0, &victim)) write_back_from_l2(m, victim, start);
+  if (fsim__cache_fill_slot(&m->l2[x], slot, line, done, 0, &victim)) write_back_from_l2(m, victim, start);
   return done;
 }
 
-double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, double t) {
+double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t) {
   m->stats.l2_writes++;
-  double start = l2_serve(m, x, line, t);
+  double start = l2_serve(m, x, h, t);
   double done = start + m->l2_latency;
   uint64_t victim;
-  if (fsim__cache_fill(&m->l2[x], line, done, 1, &victim)) write_back_from_l2(m, victim, start);
+  if (fsim__cache_fill_h(&m->l2[x], line, h, done, 1, &victim)) write_back_from_l2(m, victim, start);
   return done;
 }

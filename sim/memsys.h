@@ -40,11 +40,17 @@ typedef struct fsim__memsys {
  * scales the shared MALL and DRAM to that XCD's part. */
 int fsim__memsys_create(fsim__memsys *m, const fsim_arch *a, int xcds, double share);
 void fsim__memsys_free(fsim__memsys *m);
-/* Starts fetching the host memory that a read of line from XCD x will touch. */
-void fsim__memsys_prefetch(const fsim__memsys *m, int x, uint64_t line);
-/* A line read from XCD x arriving at the L2 at t; returns when the data reaches the CU. */
-double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, double t);
+/* Starts fetching the host memory that a read from XCD x of a line with hash h
+ * (fsim__hash_line) will touch: its L2 set and its MALL set (which a miss in the L2 reads; the
+ * MALL's tags are too large for the host's caches, so this hides most of a probe's cost). */
+static inline void fsim__memsys_prefetch(const fsim__memsys *m, int x, uint64_t h) {
+  fsim__cache_prefetch_h(&m->l2[x], h);
+  if (m->has_mall) fsim__cache_prefetch_h(&m->mall, h);
+}
+/* A line read from XCD x arriving at the L2 at t; h is the line's fsim__hash_line.  Returns
+ * when the data reaches the CU. */
+double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t);
 /* A line write from XCD x at t; returns when the L2 acknowledges it. */
-double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, double t);
+double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t);
 
 #endif

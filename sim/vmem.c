@@ -17,10 +17,14 @@ void fsim__vmem_free(fsim__vmem *v) { fsim__cache_free(&v->l1); }
 double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t) {
   v->stats.loads++;
   v->stats.lines += n;
-  /* the probes below walk sets spread over the host's memory: start them all at once */
-  for (int i = 0; i < n; i++) {
-    fsim__cache_prefetch(&v->l1, lines[i]);
-    fsim__memsys_prefetch(m, x, lines[i]);
+  /* the probes below walk sets spread over the host's memory: start them all at once (one
+   * hash per line serves every level) */
+  uint64_t hash[FSIM_VMEM_MAX_LINES];
+  int nh = n < FSIM_VMEM_MAX_LINES ? n : FSIM_VMEM_MAX_LINES;
+  for (int i = 0; i < nh; i++) {
+    hash[i] = fsim__hash_line(lines[i]);
+    fsim__cache_prefetch_h(&v->l1, hash[i]);
+    fsim__memsys_prefetch(m, x, hash[i]);
   }
   double done = t;
   for (int i = 0; i < n; i++) {
@@ -28,14 +32,15 @@ double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *li
     v->l1_free = start + v->l1_service;
     double ready, d;
     size_t slot;
-    if (fsim__cache_probe(&v->l1, lines[i], &ready, &slot)) {
+    uint64_t h = i < nh ? hash[i] : fsim__hash_line(lines[i]);
+    if (fsim__cache_probe_h(&v->l1, lines[i], h, &ready, &slot)) {
       v->stats.l1_hits++;
       d = start + v->l1_latency;
       if (ready > d) d = ready;
     } else {
       v->stats.l1_misses++;
-      d = fsim__memsys_read(m, x, lines[i], start);
-      fsim__cache_fill_set(&v->l1, slot, lines[i], d, 0, NULL);
+      d = fsim__memsys_read(m, x, lines[i], h, start);
+      fsim__cache_fill_slot(&v->l1, slot, lines[i], d, 0, NULL);
     }
     if (d > done) done = d;
   }
@@ -49,7 +54,7 @@ double fsim__vmem_store(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *l
   for (int i = 0; i < n; i++) {
     double start = t > v->l1_free ? t : v->l1_free;
     v->l1_free = start + v->l1_service;
-    double d = fsim__memsys_write(m, x, lines[i], start);
+    double d = fsim__memsys_write(m, x, lines[i], fsim__hash_line(lines[i]), start);
     if (d > done) done = d;
   }
   return done;

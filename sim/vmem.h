@@ -11,6 +11,10 @@
 #include "sim/memsys.h"
 
 
+/* Lines of one access whose hashes are computed up front (a wave touches at most 2 lines per
+ * lane; longer lists hash the rest as they go). */
+#define FSIM_VMEM_MAX_LINES 128
+
 typedef struct fsim__vmem {
   fsim__cache l1;
   double l1_free;       /* L1 port */
