@@ -186,11 +186,9 @@ static const uint64_t *global_lines(fsim__gpu *g, const fsim_wp_addr *ad, const 
 /* ---- registers ----------------------------------------------------------------------------- */
 
 static inline void write_reg(fsim__wave *w, const fsim_wp_reg *r, int64_t ready, int64_t acc, int producer) {
-  for (int i = 0; i < r->count; i++) {
-    w->reg_ready[r->first + i] = ready;
-    w->reg_acc[r->first + i] = acc;
-    w->reg_producer[r->first + i] = (uint8_t)producer;
-  }
+  /* acc and ready differ by an MFMA's latency less its pipe cycles, which gpu.c checked fit */
+  fsim__reg v = {.ready = ready, .acc_lead = (int32_t)(ready - acc), .producer = (uint8_t)producer};
+  for (int i = 0; i < r->count; i++) w->reg[r->first + i] = v;
 }
 
 /* Computes when the current instruction's sources are ready.  Those times are final once it
@@ -205,10 +203,11 @@ static void decode(const fsim__gpu *g, fsim__wave *w) {
     const fsim_wp_reg *r = &in->src[k];
     int acc = fwd && k == 2 && r->first == in->dst.first;
     for (int i = 0; i < r->count; i++) {
-      int64_t rr = acc ? w->reg_acc[r->first + i] : w->reg_ready[r->first + i];
+      const fsim__reg *rg = &w->reg[r->first + i];
+      int64_t rr = acc ? rg->ready - rg->acc_lead : rg->ready;
       if (rr > w->dep_ready) {
         w->dep_ready = rr;
-        w->dep_reason = dep_reason[w->reg_producer[r->first + i]];
+        w->dep_reason = dep_reason[rg->producer];
       }
     }
   }
@@ -517,15 +516,10 @@ void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {
   for (int i = 0; i < wp->waves_per_wg; i++) {
     while (cu->waves[slot].state != FSIM__W_FREE) slot++;
     fsim__wave *w = &cu->waves[slot];
-    int64_t *rr = w->reg_ready, *ra = w->reg_acc;
-    uint8_t *rp = w->reg_producer;
+    fsim__reg *reg = w->reg;
     memset(w, 0, sizeof *w);
-    w->reg_ready = rr;
-    w->reg_acc = ra;
-    w->reg_producer = rp;
-    memset(rr, 0, (size_t)wp->nregs * sizeof *rr);
-    memset(ra, 0, (size_t)wp->nregs * sizeof *ra);
-    memset(rp, 0, (size_t)wp->nregs);
+    w->reg = reg;
+    memset(reg, 0, (size_t)wp->nregs * sizeof *reg);
     w->state = FSIM__W_READY;
     w->wg = (int16_t)wi;
     w->wave_in_wg = (int16_t)i;
@@ -539,7 +533,7 @@ void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {
     w->ready_at = slot_align(g, s, t);
     wg->wave_slot[i] = (int16_t)slot;
     fsim__simd *sd = &cu->simd[s];
-    sd->waves[sd->nwaves++] = slot;
+    sd->waves[sd->nwaves++] = (int16_t)slot;
     sort_simd(cu, sd);
     fsim__gpu_schedule_simd(g, cu, s, w->ready_at);
   }

@@ -14,6 +14,7 @@
  * runs; docs/simulator.md reports it. */
 #include "config.h"
 
+#include <assert.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,14 +66,9 @@ void fsim__gpu_wg_done(fsim__gpu *g, fsim__cu *cu, int64_t t) {
 static void gpu_free(fsim__gpu *g) {
   for (int c = 0; g->cus && c < g->ncus; c++) {
     fsim__cu *cu = &g->cus[c];
-    for (int w = 0; cu->waves && w < cu->nwave_slots; w++) {
-      free(cu->waves[w].reg_ready);
-      free(cu->waves[w].reg_acc);
-      free(cu->waves[w].reg_producer);
-    }
+    free(cu->regs);
     free(cu->waves);
     free(cu->wgs);
-    free(cu->simd);
     fsim__vmem_free(&cu->vmem);
   }
   free(g->cus);
@@ -186,6 +182,12 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   g.a = a;
   g.wp = wp;
   g.r = r;
+  /* a register keeps its accumulator time as an int32 lead over its ready time (cu.c) */
+  for (int i = 0; i < a->n_mfma; i++) {
+    int64_t lead = (int64_t)a->mfma[i].latency - fsim_mfma_cycles(a, &a->mfma[i]);
+    assert(lead >= INT32_MIN && lead <= INT32_MAX);
+    (void)lead;
+  }
   g.period = a->issue.issue_period;
   g.period_mask = (g.period & (g.period - 1)) == 0 ? g.period - 1 : -1;
   g.xcd_total = a->device.xcds;
@@ -226,27 +228,24 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   if (!g.patterns || !g.line_pool) goto oom;
   for (int i = 0; i < rows * 6; i++) g.patterns[i] = (fsim__pattern){-1, -1, 0};
   /* CUs */
-  g.cus = calloc((size_t)g.ncus, sizeof *g.cus);
+  g.cus = aligned_alloc(_Alignof(fsim__cu), (size_t)g.ncus * sizeof *g.cus);
   if (!g.cus) goto oom;
+  memset(g.cus, 0, (size_t)g.ncus * sizeof *g.cus);
   for (int c = 0; c < g.ncus; c++) {
     fsim__cu *cu = &g.cus[c];
     cu->index = c;
     cu->xcd = c / g.cus_per_xcd;
     cu->nwg_slots = g.wgs_per_cu;
     cu->nwave_slots = g.wgs_per_cu * wp->waves_per_wg;
-    cu->simd = calloc((size_t)a->cu.simds, sizeof *cu->simd);
     cu->wgs = calloc((size_t)cu->nwg_slots, sizeof *cu->wgs);
-    cu->waves = calloc((size_t)cu->nwave_slots, sizeof *cu->waves);
-    if (!cu->simd || !cu->wgs || !cu->waves) goto oom;
+    cu->waves = aligned_alloc(_Alignof(fsim__wave), (size_t)cu->nwave_slots * sizeof *cu->waves);
+    size_t nregs = wp->nregs > 0 ? (size_t)wp->nregs : 1;
+    cu->regs = aligned_alloc(64, ((size_t)cu->nwave_slots * nregs * sizeof *cu->regs + 63) / 64 * 64);
+    if (!cu->wgs || !cu->waves || !cu->regs) goto oom;
+    memset(cu->waves, 0, (size_t)cu->nwave_slots * sizeof *cu->waves);
     for (int s = 0; s < a->cu.simds; s++)
       for (int k = 0; k < FSIM__IT_COUNT; k++) cu->simd[s].slot_used[k] = -1;
-    for (int w = 0; w < cu->nwave_slots; w++) {
-      size_t n = wp->nregs > 0 ? (size_t)wp->nregs : 1;
-      cu->waves[w].reg_ready = malloc(n * sizeof(int64_t));
-      cu->waves[w].reg_acc = malloc(n * sizeof(int64_t));
-      cu->waves[w].reg_producer = malloc(n);
-      if (!cu->waves[w].reg_ready || !cu->waves[w].reg_acc || !cu->waves[w].reg_producer) goto oom;
-    }
+    for (int w = 0; w < cu->nwave_slots; w++) cu->waves[w].reg = &cu->regs[(size_t)w * nregs];
     fsim__lds_init(&cu->lds, a);
     if (fsim__vmem_create(&cu->vmem, a) != 0) goto oom;
   }

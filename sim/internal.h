@@ -16,30 +16,39 @@ enum { FSIM__W_FREE, FSIM__W_READY, FSIM__W_BARRIER, FSIM__W_DONE };
 /* What produced a register's value, for the stall reason of a dependence on it. */
 enum { FSIM__P_NONE, FSIM__P_VALU, FSIM__P_MFMA, FSIM__P_LDS, FSIM__P_VMEM, FSIM__P_SMEM, FSIM__P_SALU };
 
+/* A register's scoreboard entry: 16 bytes, so that a dependence check reads one host line. */
+typedef struct fsim__reg {
+  int64_t ready;     /* cycle the value is readable */
+  int32_t acc_lead;  /* ready minus the cycle it is readable as an MFMA accumulator (SrcC forwarding) */
+  uint8_t producer;  /* FSIM__P_*: what wrote it, for the stall reason of a dependence on it */
+} fsim__reg;
+
+/* A wave slot.  The fields a SIMD step reads are in the first two host cache lines (the
+ * simulator's time goes mostly to fetching state that other CUs pushed out of the host's
+ * caches); the stall account and the counters' rings come after. */
 typedef struct fsim__wave {
-  uint8_t state;
+  _Alignas(64) uint8_t state;
   uint8_t depth;     /* open loops */
   uint8_t prio;
   uint8_t simd;
   int16_t wg;        /* CU workgroup slot */
   int16_t wave_in_wg;
   int32_t pc;
+  int32_t dep_reason; /* the stall reason of the latest source of the current instruction */
   const fsim_wp_program *prog;
-  int32_t loop[FSIM_WP_MAX_DEPTH];
-  int64_t iter[FSIM_WP_MAX_DEPTH];
   int64_t ready_at;  /* earliest cycle the next instruction may issue */
   int64_t dep_ready; /* when the current instruction's source registers are all readable */
-  int dep_reason;    /* the stall reason of the latest of them */
-  int64_t age;       /* dispatch order, for oldest-first arbitration */
-  int64_t *reg_ready;     /* per register: value readable at */
-  int64_t *reg_acc;       /* per register: readable as an MFMA accumulator at */
-  uint8_t *reg_producer;
-  int64_t vm_done[64];
+  fsim__reg *reg;    /* per register of the program */
   int vm_head, vm_n;
-  int64_t lgkm_done[16];
   int lgkm_head, lgkm_n;
-  int64_t start, issued;
+  int32_t loop[FSIM_WP_MAX_DEPTH];
+  int64_t iter[FSIM_WP_MAX_DEPTH];
+  int64_t issued;
+  int64_t age;       /* dispatch order, for oldest-first arbitration */
+  int64_t start;
   double stall[FSIM_STALL_COUNT];
+  int64_t lgkm_done[16];
+  int64_t vm_done[64];
 } fsim__wave;
 
 typedef struct fsim__wg {
@@ -53,17 +62,18 @@ typedef struct fsim__wg {
 } fsim__wg;
 
 typedef struct fsim__cu {
+  _Alignas(64) int64_t simd_next[FSIM__MAX_SIMDS]; /* per SIMD: next cycle it has a wave to look at, INT64_MAX if none */
   int index, xcd;
-  fsim__simd *simd;        /* simds */
   fsim__wave *waves;       /* wave slots */
+  fsim__reg *regs;         /* the waves' registers, nregs per slot */
   int nwave_slots;
   fsim__wg *wgs;
   int nwg_slots, wgs_active;
   int wgs_finished;        /* workgroups whose waves all ended, not yet freed */
   int next_simd;           /* rotating start for placing a workgroup's waves */
-  int64_t simd_next[16];   /* per SIMD: next cycle it has a wave to look at, INT64_MAX if none */
   fsim__lds lds;
   fsim__vmem vmem;
+  fsim__simd simd[FSIM__MAX_SIMDS]; /* the first a->cu.simds are used */
 } fsim__cu;
 
 /* Per (lane table, row, width class): precomputed costs for an aligned base. */

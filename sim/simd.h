@@ -13,14 +13,17 @@
 enum fsim__issue_type { FSIM__IT_VALU, FSIM__IT_SALU, FSIM__IT_VMEM, FSIM__IT_LDS, FSIM__IT_BRANCH, FSIM__IT_COUNT };
 
 #define FSIM__MAX_WAVES_PER_SIMD 32
+#define FSIM__MAX_SIMDS 16
 
+/* Laid out for the host's caches: a step reads the first line (and the wave list in the
+ * second), an issue the first and the matrix pipe in the second. */
 typedef struct fsim__simd {
+  _Alignas(64) int nwaves;
   int64_t valu_free;
-  fsim__mfma mfma;
   int64_t slot_used[FSIM__IT_COUNT]; /* the last slot each type issued in */
-  int nwaves;
-  int32_t waves[FSIM__MAX_WAVES_PER_SIMD]; /* CU wave slots, in arbitration order */
   int64_t valu_busy;
+  fsim__mfma mfma;
+  int16_t waves[FSIM__MAX_WAVES_PER_SIMD]; /* CU wave slots, in arbitration order */
 } fsim__simd;
 
 #endif
