@@ -56,8 +56,8 @@ static const int dep_reason[] = {
 
 /* ---- the front end: loops ----------------------------------------------------------------- */
 
-static void skip_markers(fsim__wave *w) {
-  const fsim_wp_program *p = w->prog;
+static void skip_markers_slow(fsim__wave *w) {
+  const fsim__xprog *p = w->prog;
   while (w->pc < p->ninst) {
     const fsim_wp_inst *in = &p->inst[w->pc];
     if (in->op == FSIM_OP_LOOP) {
@@ -78,6 +78,11 @@ static void skip_markers(fsim__wave *w) {
       return;
     }
   }
+}
+
+/* Moves the wave past LOOP and END markers to its next instruction. */
+static inline void skip_markers(fsim__wave *w) {
+  if (w->pc < w->prog->ninst && w->prog->inst[w->pc].op >= FSIM_OP_LOOP) skip_markers_slow(w);
 }
 
 /* ---- counters ------------------------------------------------------------------------------ */
@@ -192,25 +197,26 @@ static inline void write_reg(fsim__wave *w, const fsim_wp_reg *r, int64_t ready,
 }
 
 /* Computes when the current instruction's sources are ready.  Those times are final once it
- * is current: only the wave's own earlier instructions write its registers. */
-static void decode(const fsim__gpu *g, fsim__wave *w) {
-  w->dep_ready = 0;
-  w->dep_reason = FSIM_STALL_ISSUE;
-  if (w->pc >= w->prog->ninst) return;
-  const fsim_wp_inst *in = &w->prog->inst[w->pc];
-  int fwd = in->op == FSIM_OP_MFMA && g->a->issue.mfma_srcc_forwarding;
-  for (int k = 0; k < in->nsrc; k++) {
-    const fsim_wp_reg *r = &in->src[k];
-    int acc = fwd && k == 2 && r->first == in->dst.first;
-    for (int i = 0; i < r->count; i++) {
-      const fsim__reg *rg = &w->reg[r->first + i];
-      int64_t rr = acc ? rg->ready - rg->acc_lead : rg->ready;
-      if (rr > w->dep_ready) {
-        w->dep_ready = rr;
-        w->dep_reason = dep_reason[rg->producer];
+ * is current: only the wave's own earlier instructions write its registers.  The sources are
+ * flattened per instruction (gpu.c), in operand order, so ties go to the same register. */
+static inline void decode(fsim__wave *w) {
+  int64_t dep = 0;
+  int reason = FSIM_STALL_ISSUE;
+  const fsim__xprog *p = w->prog;
+  if (w->pc < p->ninst) {
+    const fsim__reg *reg = w->reg;
+    for (int32_t j = p->dep_at[w->pc], end = p->dep_at[w->pc + 1]; j < end; j++) {
+      uint32_t d = p->deps[j];
+      const fsim__reg *rg = &reg[d & ~FSIM__DEP_ACC];
+      int64_t rr = (d & FSIM__DEP_ACC) ? rg->ready - rg->acc_lead : rg->ready;
+      if (rr > dep) {
+        dep = rr;
+        reason = dep_reason[rg->producer];
       }
     }
   }
+  w->dep_ready = dep;
+  w->dep_reason = reason;
 }
 
 /* ---- waves --------------------------------------------------------------------------------- */
@@ -223,6 +229,7 @@ static inline void block(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, int64_t t, i
 }
 
 static void sort_simd(fsim__cu *cu, fsim__simd *sd) {
+  cu->sorts++;
   for (int i = 1; i < sd->nwaves; i++) {
     int32_t x = sd->waves[i];
     const fsim__wave *wx = &cu->waves[x];
@@ -271,7 +278,7 @@ static inline void consume(fsim__gpu *g, fsim__wave *w) {
   g->wave_instructions++;
   w->pc++;
   skip_markers(w);
-  decode(g, w);
+  decode(w);
 }
 
 /* A run of MFMAs issued without going through the event queue.  When the wave that just
@@ -473,16 +480,29 @@ static void wave_step(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t 
 
 void fsim__cu_simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
   fsim__simd *sd = &cu->simd[s];
-  int n0 = sd->nwaves;
-  for (int i = 0; i < n0 && i < sd->nwaves; i++) {
+  const int n = sd->nwaves; /* a step adds no waves to its SIMD before the walk ends */
+  const unsigned sorts = cu->sorts;
+  int finished = 0;
+  int64_t next = INT64_MAX; /* the earliest ready wave after the walk */
+  for (int i = 0; i < n; i++) {
     fsim__wave *w = &cu->waves[sd->waves[i]];
-    if (w->state == FSIM__W_READY && w->ready_at <= t) wave_step(g, cu, s, w, t);
+    if (w->state != FSIM__W_READY) continue;
+    if (w->ready_at <= t) {
+      wave_step(g, cu, s, w, t);
+      if (w->state != FSIM__W_READY) {
+        finished |= w->state == FSIM__W_DONE;
+        continue;
+      }
+    }
+    if (w->ready_at < next) next = w->ready_at;
   }
   /* drop finished waves; free finished workgroups (after the walk, so slots are not reused in it) */
-  int k = 0;
-  for (int i = 0; i < sd->nwaves; i++)
-    if (cu->waves[sd->waves[i]].state != FSIM__W_DONE) sd->waves[k++] = sd->waves[i];
-  sd->nwaves = k;
+  if (finished) {
+    int k = 0;
+    for (int i = 0; i < sd->nwaves; i++)
+      if (cu->waves[sd->waves[i]].state != FSIM__W_DONE) sd->waves[k++] = sd->waves[i];
+    sd->nwaves = k;
+  }
   for (int wi = 0; cu->wgs_finished > 0 && wi < cu->nwg_slots; wi++) {
     fsim__wg *wg = &cu->wgs[wi];
     if (!wg->active || wg->waves_left > 0) continue;
@@ -492,10 +512,15 @@ void fsim__cu_simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
     cu->wgs_active--;
     fsim__gpu_wg_done(g, cu, t);
   }
-  int64_t next = INT64_MAX;
-  for (int i = 0; i < sd->nwaves; i++) {
-    const fsim__wave *w = &cu->waves[sd->waves[i]];
-    if (w->state == FSIM__W_READY && w->ready_at < next) next = w->ready_at;
+  /* The minimum taken in the walk is that of every ready wave of the SIMD, except when a
+   * re-sort moved waves in it (s_setprio, a launch); waves that a barrier released or a launch
+   * added scheduled themselves no later than this would. */
+  if (cu->sorts != sorts) {
+    next = INT64_MAX;
+    for (int i = 0; i < sd->nwaves; i++) {
+      const fsim__wave *w = &cu->waves[sd->waves[i]];
+      if (w->state == FSIM__W_READY && w->ready_at < next) next = w->ready_at;
+    }
   }
   if (next != INT64_MAX) fsim__gpu_schedule_simd(g, cu, s, slot_align(g, s, next > t ? next : t + 1));
 }
@@ -523,13 +548,13 @@ void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {
     w->state = FSIM__W_READY;
     w->wg = (int16_t)wi;
     w->wave_in_wg = (int16_t)i;
-    w->prog = &wp->programs[wp->wave_program[i]];
+    w->prog = &g->xprogs[wp->wave_program[i]];
     w->age = g->age++;
     w->start = t;
     int s = (cu->next_simd + i) % g->a->cu.simds;
     w->simd = (uint8_t)s;
     skip_markers(w);
-    decode(g, w);
+    decode(w);
     w->ready_at = slot_align(g, s, t);
     wg->wave_slot[i] = (int16_t)slot;
     fsim__simd *sd = &cu->simd[s];

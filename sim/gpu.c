@@ -76,6 +76,11 @@ static void gpu_free(fsim__gpu *g) {
   free(g->xcd_next);
   free(g->xcd_launch);
   free(g->xcd_end_id);
+  for (int i = 0; g->xprogs && i < g->wp->nprograms; i++) {
+    free(g->xprogs[i].dep_at);
+    free(g->xprogs[i].deps);
+  }
+  free(g->xprogs);
   free(g->row_base);
   free(g->patterns);
   free(g->line_pool);
@@ -214,6 +219,34 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   r->workgroups = total;
   if (fsim__memsys_create(&g.mem, a, g.xcds, one_xcd ? 1.0 / g.xcd_total : 1.0) != 0) goto oom;
   g.window = window > 0 ? window : 1;
+  /* programs with flattened sources */
+  g.xprogs = calloc((size_t)wp->nprograms, sizeof *g.xprogs);
+  if (!g.xprogs) goto oom;
+  for (int i = 0; i < wp->nprograms; i++) {
+    const fsim_wp_program *p = &wp->programs[i];
+    fsim__xprog *x = &g.xprogs[i];
+    x->inst = p->inst;
+    x->loops = p->loops;
+    x->ninst = p->ninst;
+    size_t n = 0;
+    for (int k = 0; k < p->ninst; k++)
+      for (int j = 0; j < p->inst[k].nsrc; j++) n += p->inst[k].src[j].count;
+    x->dep_at = malloc(((size_t)p->ninst + 1) * sizeof *x->dep_at);
+    x->deps = malloc((n > 0 ? n : 1) * sizeof *x->deps);
+    if (!x->dep_at || !x->deps) goto oom;
+    n = 0;
+    for (int k = 0; k < p->ninst; k++) {
+      const fsim_wp_inst *in = &p->inst[k];
+      x->dep_at[k] = (int32_t)n;
+      for (int j = 0; j < in->nsrc; j++) {
+        /* SrcC of an MFMA that accumulates into itself waits only for the pipe when forwarded */
+        int acc = in->op == FSIM_OP_MFMA && a->issue.mfma_srcc_forwarding && j == 2 && in->src[j].first == in->dst.first;
+        for (int q = 0; q < in->src[j].count; q++)
+          x->deps[n++] = (uint32_t)(in->src[j].first + q) | (acc ? FSIM__DEP_ACC : 0);
+      }
+    }
+    x->dep_at[p->ninst] = (int32_t)n;
+  }
   /* per-pattern memo */
   g.row_base = calloc((size_t)wp->nlanes + 1, sizeof *g.row_base);
   if (!g.row_base) goto oom;

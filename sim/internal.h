@@ -16,6 +16,17 @@ enum { FSIM__W_FREE, FSIM__W_READY, FSIM__W_BARRIER, FSIM__W_DONE };
 /* What produced a register's value, for the stall reason of a dependence on it. */
 enum { FSIM__P_NONE, FSIM__P_VALU, FSIM__P_MFMA, FSIM__P_LDS, FSIM__P_VMEM, FSIM__P_SMEM, FSIM__P_SALU };
 
+/* A program as the CU runs it: the wave program's instructions and loops, plus each
+ * instruction's source registers flattened (gpu.c builds them). */
+#define FSIM__DEP_ACC 0x80000000u /* in deps: the register is read as an MFMA accumulator */
+typedef struct fsim__xprog {
+  const fsim_wp_inst *inst;
+  const fsim_wp_loop *loops;
+  int ninst;
+  int32_t *dep_at;   /* per instruction: its first entry in deps; ninst + 1 entries */
+  uint32_t *deps;    /* register ids, FSIM__DEP_ACC where SrcC is forwarded */
+} fsim__xprog;
+
 /* A register's scoreboard entry: 16 bytes, so that a dependence check reads one host line. */
 typedef struct fsim__reg {
   int64_t ready;     /* cycle the value is readable */
@@ -35,7 +46,7 @@ typedef struct fsim__wave {
   int16_t wave_in_wg;
   int32_t pc;
   int32_t dep_reason; /* the stall reason of the latest source of the current instruction */
-  const fsim_wp_program *prog;
+  const fsim__xprog *prog;
   int64_t ready_at;  /* earliest cycle the next instruction may issue */
   int64_t dep_ready; /* when the current instruction's source registers are all readable */
   fsim__reg *reg;    /* per register of the program */
@@ -71,6 +82,7 @@ typedef struct fsim__cu {
   int nwg_slots, wgs_active;
   int wgs_finished;        /* workgroups whose waves all ended, not yet freed */
   int next_simd;           /* rotating start for placing a workgroup's waves */
+  unsigned sorts;          /* times a SIMD's arbitration order was re-sorted (cu.c) */
   fsim__lds lds;
   fsim__vmem vmem;
   fsim__simd simd[FSIM__MAX_SIMDS]; /* the first a->cu.simds are used */
@@ -109,6 +121,7 @@ typedef struct fsim__gpu {
   int64_t age;
   int64_t wave_instructions;
   double valu_busy;
+  fsim__xprog *xprogs;     /* per program of wp */
   /* per-pattern memo */
   int *row_base;           /* per lane table: index of its first row in patterns/6 */
   fsim__pattern *patterns;
