@@ -174,9 +174,11 @@ int fsim_cmd_db(int argc, char **argv) {
     return fsim_cli_usage_error(CMD, "%s: the shape flags go with show", verb);
   /* --arch filters by the part's name (gfx aliases resolved) */
   const char *part = NULL;
+  char key[1200];
   if (g.arch) {
     if ((rc = fsim_cli_load_arch(CMD, g.arch, NULL, &g.a)) != 0) return rc;
-    part = g.a.device.name;
+    fsim_db_arch_key(&g.a, key, sizeof key);
+    part = key;
   }
   if ((rc = open_db(path, &db)) != 0) return rc;
   fsim_db_entry *all;

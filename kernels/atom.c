@@ -129,6 +129,29 @@ int fsim_mma_atom_values(const fsim_mma_atom *atom, char which) {
   }
 }
 
+int fsim_mma_atom_k_run(const fsim_mma_atom *atom, char which) {
+  /* computed once per atom and operand: the table is static */
+  static int cache[64][2];
+  int n;
+  const fsim_mma_atom *all = fsim_mma_atoms(&n);
+  int idx = (int)(atom - all), o = which == 'B';
+  if (idx >= 0 && idx < 64 && cache[idx][o] > 0) return cache[idx][o];
+  fsim_layout tv;
+  fsim_err e;
+  if (fsim_mma_atom_layout(atom, which, &tv, &e) != FSIM_OK) return 1;
+  int rows = which == 'B' ? atom->n : atom->m, vals = fsim_mma_atom_values(atom, which);
+  int r0, k0, run = 1;
+  fsim_mma_atom_coord(&tv, rows, 0, 0, &r0, &k0);
+  for (int v = 1; v < vals; v++) {
+    int r, k;
+    fsim_mma_atom_coord(&tv, rows, 0, v, &r, &k);
+    if (r != r0 || k != k0 + v) break;
+    run++;
+  }
+  if (idx >= 0 && idx < 64) cache[idx][o] = run;
+  return run;
+}
+
 void fsim_mma_atom_coord(const fsim_layout *tv, int rows, int lane, int value, int *row, int *col) {
   int64_t crd[2] = {lane, value};
   int64_t idx = fsim_layout_eval_modes(tv, crd);

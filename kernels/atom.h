@@ -49,6 +49,9 @@ const fsim_mma_atom *fsim_mma_atom_for(unsigned isa_bit, int m, int n, int k, fs
 fsim_status fsim_mma_atom_layout(const fsim_mma_atom *atom, char which, fsim_layout *out, fsim_err *e);
 /* Values each lane holds of an operand (size of the value mode). */
 int fsim_mma_atom_values(const fsim_mma_atom *atom, char which);
+/* Consecutive K values lane 0 holds of A ('A') or B ('B'), from value 0: the widest run one
+ * LDS read of a K-major tile can deliver. */
+int fsim_mma_atom_k_run(const fsim_mma_atom *atom, char which);
 /* The (row, column) an operand's (lane, value) holds: A/B give (mn, k), C gives (m, n),
  * S gives (mn, k-block). */
 void fsim_mma_atom_coord(const fsim_layout *tv, int rows, int lane, int value, int *row, int *col);

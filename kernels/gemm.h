@@ -101,6 +101,13 @@ int fsim_gemm_c_pitch(const fsim_gemm_plan *p);
 int fsim__gemm_c_pitch_memo(const fsim_gemm_plan *p, struct fsim_gemm_memo *memo);
 int fsim__gemm_memo_pitch_get(struct fsim_gemm_memo *m, const fsim_gemm_plan *p, int pad);
 void fsim__gemm_memo_pitch_put(struct fsim_gemm_memo *m, const fsim_gemm_plan *p, int pad, int cycles);
+/* The (row, column) in the C tile of the first of run `run`'s 4 rows of fragment (i, j) for
+ * lane l of wave w, and of the first element of thread (w, l)'s 16-byte chunk c.  At the
+ * edges of C a kernel must store only elements with c_row0 + row < M and c_col0 + col < N:
+ * a store past M in column-major C would land in the next column (buffer range checks only
+ * guard the end of the whole buffer). */
+void fsim_gemm_c_run_coord(const fsim_gemm_plan *p, int i, int j, int run, int w, int l, int *row, int *col);
+void fsim_gemm_c_chunk_coord(const fsim_gemm_plan *p, int c, int w, int l, int *row, int *col);
 /* Byte offset in the C buffer of run `run` of fragment (i, j) for lane l of wave w. */
 int64_t fsim_gemm_lane_c_lds(const fsim_gemm_plan *p, int i, int j, int run, int pitch, int w, int l);
 /* Byte offset in the C tile (global, ldc = m) of the same run. */

@@ -576,6 +576,12 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
   /* the C buffer (epilogue through LDS) aliases the stages; its columns are padded so that
    * the accumulator writes do not conflict */
   if (s->c_path == FSIM_EPI_LDS) {
+    /* the threads store the staged tile in 16-byte chunks, the same number each */
+    int64_t chunks = (int64_t)s->bm * s->bn * p->c_bits / 8 / 16;
+    if (chunks % p->threads != 0)
+      return PERR(e, "epilogue", "c_path", "the %dx%d %s C tile is %lld 16-byte chunks, not a multiple of the %d "
+                  "threads; use c_path = direct",
+                  s->bm, s->bn, fsim_dtype_name(s->c_type), (long long)chunks, p->threads);
     p->c_pitch = fsim__gemm_c_pitch_memo(p, memo);
     int64_t c_bytes = (int64_t)p->c_pitch * s->bn * p->c_bits / 8;
     if (c_bytes > a->lds.max_bytes_per_wg)

@@ -143,6 +143,8 @@ fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
   return FSIM_OK;
 }
 
+static int k_contig(const fsim_gemm_problem *pr, int o);
+
 int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *why, size_t n) {
   if (pr->op == FSIM_KOP_SCALED_GEMM && pr->k % 128 != 0) {
     snprintf(why, n, "scaled GEMM needs K to be a multiple of 128 (K = %lld); PyTorch falls back", pr->k);
@@ -152,6 +154,12 @@ int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *w
     snprintf(why, n, "%s has no scaled MFMA; PyTorch falls back", a->device.gfx);
     return 0;
   }
+  for (int o = 0; o < 2; o++)
+    if (fsim_dtype_bits(o == 0 ? pr->a : pr->b) < 16 && !k_contig(pr, o)) {
+      snprintf(why, n, "the schedule family reads %s operands K-contiguous only (layout TN), this is %s; PyTorch "
+               "falls back", fsim_dtype_name(o == 0 ? pr->a : pr->b), fsim_layout_name(pr->layout));
+      return 0;
+    }
   int ok_type = 0;
   int na;
   const fsim_mma_atom *atoms = fsim_mma_atoms(&na);
@@ -194,9 +202,8 @@ static const char *read_for(const fsim_arch *a, const fsim_mma_atom *at, int kma
     if (bits != 16) return NULL;
     return (fsim_copy_atom_find("ds_read_b64_tr_b16")->isas & fsim_isa_bit(a)) ? "ds_read_b64_tr_b16" : "ds_read_u16";
   }
-  int vals = at->m * at->k / at->wave_size; /* A values per lane; the layouts hold them in runs */
-  int bytes = vals * bits / 8;
-  if (at->scaled && bits == 8) bytes = 16; /* fp8 scaled atoms keep 16-value runs */
+  int run = fsim_mma_atom_k_run(at, 'A'); /* the layouts hold a lane's values in runs along K */
+  int bytes = run * bits / 8;
   if (bytes >= 16 && bytes % 16 == 0) return "ds_read_b128";
   if (bytes >= 8 && bytes % 8 == 0) return "ds_read_b64";
   return "ds_read_b32";

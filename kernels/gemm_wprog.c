@@ -357,32 +357,39 @@ static void emit_kstep(gen *g, int copies, const char *loop_name, int first, int
 /* ---- epilogue ---------------------------------------------------------------------------------- */
 
 /* The LDS C buffer is column-major with a pitch that keeps the fragment writes conflict-free. */
+void fsim_gemm_c_run_coord(const fsim_gemm_plan *p, int i, int j, int run, int w, int l, int *row, int *col) {
+  fsim_mma_atom_coord(&p->c_tv, p->atom->m, l, run * 4, row, col);
+  int wm = w % p->s.waves_m, wn = w / p->s.waves_m;
+  *row += wm * p->wave_tm + i * p->atom->m;
+  *col += wn * p->wave_tn + j * p->atom->n;
+}
+
+void fsim_gemm_c_chunk_coord(const fsim_gemm_plan *p, int c, int w, int l, int *row, int *col) {
+  int per = 16 * 8 / p->c_bits;
+  int64_t e = ((int64_t)c * p->threads + w * p->wave_size + l) * per;
+  *col = (int)(e / p->s.bm);
+  *row = (int)(e % p->s.bm);
+}
+
 int64_t fsim_gemm_lane_c_lds(const fsim_gemm_plan *p, int i, int j, int run, int pitch, int w, int l) {
   int row, col;
-  fsim_mma_atom_coord(&p->c_tv, p->atom->m, l, run * 4, &row, &col);
-  int wm = w % p->s.waves_m, wn = w / p->s.waves_m;
-  row += wm * p->wave_tm + i * p->atom->m;
-  col += wn * p->wave_tn + j * p->atom->n;
+  fsim_gemm_c_run_coord(p, i, j, run, w, l, &row, &col);
   return ((int64_t)col * pitch + row) * p->c_bits / 8;
 }
 
 int64_t fsim_gemm_lane_c_direct(const fsim_gemm_plan *p, int i, int j, int run, int unused, int w, int l) {
   (void)unused;
   int row, col;
-  fsim_mma_atom_coord(&p->c_tv, p->atom->m, l, run * 4, &row, &col);
-  int wm = w % p->s.waves_m, wn = w / p->s.waves_m;
-  row += wm * p->wave_tm + i * p->atom->m;
-  col += wn * p->wave_tn + j * p->atom->n;
+  fsim_gemm_c_run_coord(p, i, j, run, w, l, &row, &col);
   return ((int64_t)col * p->s.m + row) * p->c_bits / 8;
 }
 
 /* Thread t's chunk c of the C tile: byte offset in LDS (pitch) or global (ldc). */
 int64_t fsim_gemm_lane_c_chunk(const fsim_gemm_plan *p, int c, int pitch, int global, int unused, int w, int l) {
   (void)unused;
-  int per = 16 * 8 / p->c_bits;
-  int64_t e = ((int64_t)c * p->threads + w * p->wave_size + l) * per;
-  int64_t col = e / p->s.bm, row = e % p->s.bm;
-  return (col * (global ? p->s.m : pitch) + row) * p->c_bits / 8;
+  int row, col;
+  fsim_gemm_c_chunk_coord(p, c, w, l, &row, &col);
+  return ((int64_t)col * (global ? p->s.m : pitch) + row) * p->c_bits / 8;
 }
 
 int fsim_gemm_c_pitch(const fsim_gemm_plan *p) { return fsim__gemm_c_pitch_memo(p, NULL); }

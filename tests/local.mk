@@ -41,4 +41,16 @@ tests_check_schedule_CPPFLAGS = $(TU_CPPFLAGS)
 tests_check_schedule_CFLAGS = $(TU_CFLAGS)
 tests_check_schedule_LDADD = $(TU_LDADD)
 
+check_PROGRAMS += tests/check_gemm
+tests_check_gemm_SOURCES = tests/check_gemm.c $(TU_SOURCES)
+tests_check_gemm_CPPFLAGS = $(TU_CPPFLAGS)
+tests_check_gemm_CFLAGS = $(TU_CFLAGS)
+tests_check_gemm_LDADD = $(TU_LDADD)
+
+check_PROGRAMS += tests/check_tune
+tests_check_tune_SOURCES = tests/check_tune.c $(TU_SOURCES)
+tests_check_tune_CPPFLAGS = $(TU_CPPFLAGS)
+tests_check_tune_CFLAGS = $(TU_CFLAGS)
+tests_check_tune_LDADD = $(TU_LDADD)
+
 TESTS += $(check_PROGRAMS)

@@ -31,6 +31,20 @@ static const char *schema =
     " backend TEXT NOT NULL, version TEXT NOT NULL,"
     " PRIMARY KEY (arch, op, m, n, k, groups, a_type, b_type, c_type, layout));";
 
+/* 1 when the file holds tables but no flysim meta table: another program's database, which
+ * is refused rather than written into. */
+static int foreign(sqlite3 *h) {
+  sqlite3_stmt *q = NULL;
+  int tables = 0, meta = 0;
+  if (sqlite3_prepare_v2(h, "SELECT name FROM sqlite_master WHERE type = 'table';", -1, &q, NULL) == SQLITE_OK)
+    while (sqlite3_step(q) == SQLITE_ROW) {
+      tables++;
+      meta |= strcmp((const char *)sqlite3_column_text(q, 0), "meta") == 0;
+    }
+  sqlite3_finalize(q);
+  return tables > 0 && !meta;
+}
+
 fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *e) {
   *out = NULL;
   fsim_db *db = calloc(1, sizeof *db);
@@ -51,6 +65,8 @@ fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *
   fsim_status st = FSIM_OK;
   if (sqlite3_exec(db->h, "PRAGMA journal_mode=WAL;", NULL, NULL, &msg) != SQLITE_OK) {
     st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (%s)", path, msg ? msg : "unreadable");
+  } else if (create && foreign(db->h)) {
+    st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it holds other tables)", path);
   } else if (create && sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, &msg) == SQLITE_OK) {
     if (sqlite3_exec(db->h, schema, NULL, NULL, &msg) != SQLITE_OK) {
       st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot create the tables: %s", path, msg);

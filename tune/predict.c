@@ -11,10 +11,15 @@
 #include "tune/db.h"
 
 void fsim_db_arch_key(const fsim_arch *a, char *buf, size_t n) {
+  /* the part's file name without .ini: "mi355x" for model/arch/mi355x.ini */
+  const char *base = strrchr(a->file, '/');
+  base = base ? base + 1 : a->file;
+  size_t len = strlen(base);
+  if (len > 4 && strcmp(base + len - 4, ".ini") == 0) len -= 4;
   if (a->overrides[0])
-    snprintf(buf, n, "%s[%s]", a->device.name, a->overrides);
+    snprintf(buf, n, "%.*s[%s]", (int)len, base, a->overrides);
   else
-    snprintf(buf, n, "%s", a->device.name);
+    snprintf(buf, n, "%.*s", (int)len, base);
 }
 
 /* The database key of a problem. */

@@ -37,8 +37,8 @@ typedef struct fsim_prediction {
   double host_seconds;
 } fsim_prediction;
 
-/* The database key of an arch: its name, plus its --set overrides in brackets (a what-if
- * part keeps its own winners). */
+/* The database key of an arch: its part name (the arch file's name, "mi355x"), plus its
+ * --set overrides in brackets (a what-if part keeps its own winners). */
 void fsim_db_arch_key(const fsim_arch *a, char *buf, size_t n);
 
 /* Chooses the schedule for req on a (schedule, config, database or tuning; *source says

@@ -1,0 +1,403 @@
+/* Tests of the GEMM path end to end below the tuner: the functional execution of schedules
+ * against a GSL BLAS reference (the examples, random legal configs on three parts, ragged
+ * shapes) and that a wrong swizzle or MMA layout makes it fail; the config strings and their
+ * errors; the legal space (golden sizes and the legality of every visited plan); the wave
+ * programs' structure per K step; the analytical model and the simulator on fixed plans
+ * (golden cycles). */
+#include "config.h"
+
+#include <check.h>
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/gemm.h"
+#include "kernels/gemm_space.h"
+#include "model/estimate.h"
+#include "model/occupancy.h"
+#include "sim/sim.h"
+#include "tests/testutil.h"
+
+static fsim_arch arch_of(const char *name) {
+  fsim_arch a;
+  fsim_err e;
+  ck_assert_msg(fsim_arch_load(&a, name, &e) == FSIM_OK, "%s", e.msg);
+  return a;
+}
+
+static fsim_gemm_problem problem(long long m, long long n, long long k, fsim_dtype t, fsim_gemm_layout l) {
+  fsim_gemm_problem pr = {.op = FSIM_KOP_GEMM, .m = m, .n = n, .k = k, .groups = 1, .a = t, .b = t,
+                          .c = FSIM_DT_BF16, .layout = l};
+  return pr;
+}
+
+/* The plan of a problem under a complete config string. */
+static void plan_of(fsim_gemm_plan *p, const fsim_arch *a, const fsim_gemm_problem *pr, const char *cfg) {
+  fsim_gemm_config c;
+  fsim_schedule s;
+  fsim_err e;
+  ck_assert_msg(fsim_gemm_config_parse(cfg, &c, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_msg(fsim_gemm_schedule_from(pr, &c, a, &s, &e) == FSIM_OK, "%s: %s", cfg, e.msg);
+  ck_assert_msg(fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK, "%s: %s", cfg, e.msg);
+}
+
+static fsim_gemm_check functional(const fsim_gemm_plan *p, unsigned faults) {
+  fsim_gemm_check c;
+  fsim_err e;
+  ck_assert_msg(fsim_gemm_functional(p, 42, faults, &c, &e) == FSIM_OK, "%s", e.msg);
+  return c;
+}
+
+/* ---- functional execution --------------------------------------------------------------------- */
+
+/* The GEMM examples of kernels/schedules/ on small problems: right, and wrong when a fault
+ * is planted. */
+START_TEST(test_functional_examples) {
+  fsim_arch a = arch_of("mi355x");
+  static const struct {
+    const char *file;
+    long long m, n, k;
+  } ex[] = {
+      {"kernels/schedules/flydsl_bf16_gemm_gfx950.sched", 512, 512, 256},
+      {"kernels/schedules/fp8_gemm_8wave_pingpong.sched", 512, 256, 512},
+      {"kernels/schedules/mxfp4_gemm_4wave.sched", 256, 256, 512},
+  };
+  static fsim_gemm_plan p;
+  for (size_t i = 0; i < sizeof ex / sizeof ex[0]; i++) {
+    fsim_schedule s;
+    fsim_err e;
+    ck_assert_msg(fsim_schedule_load(&s, tu_src_path(ex[i].file), &e) == FSIM_OK, "%s", e.msg);
+    s.m = ex[i].m, s.n = ex[i].n, s.k = ex[i].k;
+    ck_assert_msg(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK, "%s: %s", ex[i].file, e.msg);
+    fsim_gemm_check c = functional(&p, 0);
+    ck_assert_msg(c.ok, "%s: %lld of %lld wrong, first (%lld,%lld) got %g want %g", ex[i].file,
+                  (long long)c.mismatches, (long long)c.elements, (long long)c.first_row, (long long)c.first_col,
+                  c.first_got, c.first_want);
+    ck_assert_int_eq(c.elements, ex[i].m * ex[i].n);
+    ck_assert(c.max_rel_err <= c.tolerance_rel);
+    /* a read swizzle other than the written one, and A values from the wrong lanes: most of C
+     * is wrong */
+    fsim_gemm_check bad = functional(&p, FSIM_FAULT_READ_SWIZZLE);
+    ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "%s: read-swizzle fault: %lld wrong", ex[i].file,
+                  (long long)bad.mismatches);
+    bad = functional(&p, FSIM_FAULT_A_LAYOUT);
+    ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "%s: A-layout fault: %lld wrong", ex[i].file,
+                  (long long)bad.mismatches);
+  }
+}
+END_TEST
+
+typedef struct sample_ctx {
+  gsl_rng *rng;
+  double keep;      /* probability of checking a visited plan */
+  int checked, failed;
+  char first_bad[256];
+} sample_ctx;
+
+static int check_some(void *vctx, const fsim_gemm_plan *p) {
+  sample_ctx *c = vctx;
+  if (gsl_rng_uniform(c->rng) >= c->keep) return 0;
+  fsim_gemm_check r;
+  fsim_err e;
+  ck_assert_msg(fsim_gemm_functional(p, 7 + (uint64_t)c->checked, 0, &r, &e) == FSIM_OK, "%s", e.msg);
+  c->checked++;
+  if (!r.ok && c->failed++ == 0) fsim_gemm_config_format(&p->s, c->first_bad, sizeof c->first_bad);
+  return 0;
+}
+
+static int count_only(void *ctx, const fsim_gemm_plan *p) {
+  (void)ctx;
+  (void)p;
+  return 0;
+}
+
+/* Random legal configs (seeded) on three parts, every type and layout the family takes, on a
+ * ragged problem (no dimension a multiple of the tiles, K not a multiple of BK): every one
+ * computes C. */
+START_TEST(test_functional_random_configs) {
+  static const char *parts[] = {"mi355x", "mi300x", "rx9070xt"};
+  static const fsim_dtype types[] = {FSIM_DT_BF16, FSIM_DT_F16, FSIM_DT_FP8};
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 2026);
+  for (int pi = 0; pi < 3; pi++) {
+    fsim_arch a = arch_of(parts[pi]);
+    for (int ti = 0; ti < 3; ti++)
+      for (int l = 0; l < 3; l++) {
+        fsim_gemm_problem pr = problem(200, 136, 264, types[ti], (fsim_gemm_layout)l);
+        char why[200];
+        if (!fsim_gemm_supported(&pr, &a, why, sizeof why)) continue;
+        fsim_gemm_config free_all;
+        fsim_gemm_config_free_all(&free_all);
+        int64_t tried, legal;
+        fsim_err e;
+        sample_ctx c = {.rng = rng, .keep = 1.0};
+        /* first count, then keep about six per case */
+        ck_assert(fsim_gemm_enumerate(&pr, &free_all, &a, count_only, NULL, &tried, &legal, &e) == FSIM_OK);
+        ck_assert_msg(legal > 0, "%s %s %s: no legal config", parts[pi], fsim_dtype_name(types[ti]),
+                      fsim_layout_name((fsim_gemm_layout)l));
+        c.keep = 6.0 / (double)legal;
+        ck_assert(fsim_gemm_enumerate(&pr, &free_all, &a, check_some, &c, &tried, &legal, &e) == FSIM_OK);
+        ck_assert_msg(c.failed == 0, "%s %s %s: %d of %d configs wrong, e.g. %s", parts[pi], fsim_dtype_name(types[ti]),
+                      fsim_layout_name((fsim_gemm_layout)l), c.failed, c.checked, c.first_bad);
+      }
+  }
+  gsl_rng_free(rng);
+}
+END_TEST
+
+/* Edges: a tile wider than M with M-contiguous A (a store past M in column-major C would land
+ * in the next column unless masked), split-K slices rounded to bf16 one by one, and one
+ * workgroup's worth of C staged through LDS by 256 threads. */
+START_TEST(test_functional_edges) {
+  fsim_arch a = arch_of("mi355x");
+  static fsim_gemm_plan p;
+  fsim_gemm_problem pr = problem(240, 128, 256, FSIM_DT_BF16, FSIM_LAYOUT_NN);
+  plan_of(&p, &a, &pr, "tile=256x32x128,waves=1x1,stages=1,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain");
+  ck_assert(functional(&p, 0).ok);
+  plan_of(&p, &a, &pr, "tile=256x32x128,waves=2x1,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain");
+  ck_assert(functional(&p, 0).ok);
+  pr = problem(256, 256, 1000, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  plan_of(&p, &a, &pr, "tile=64x64x64,waves=2x2,stages=2,mfma=16x16x32,splitk=4,path=registers,c=direct,kind=plain");
+  fsim_gemm_check c = functional(&p, 0);
+  ck_assert_msg(c.ok, "split-K: %lld wrong", (long long)c.mismatches);
+  /* 16 waves cannot share a 64x64 bf16 C tile's 512 chunks evenly */
+  fsim_gemm_config cfg;
+  fsim_schedule s;
+  fsim_err e;
+  ck_assert(fsim_gemm_config_parse("tile=64x64x128,waves=4x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,"
+                                   "kind=plain",
+                                   &cfg, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
+  ck_assert_int_eq(fsim_gemm_plan_make(&p, &s, &a, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "[epilogue] c_path: the 64x64 bf16 C tile is 512 16-byte chunks, not a multiple of the 1024 "
+                          "threads; use c_path = direct");
+}
+END_TEST
+
+/* ---- configs, support and the space ----------------------------------------------------------- */
+
+START_TEST(test_config_strings) {
+  fsim_gemm_config c;
+  fsim_err e;
+  ck_assert(fsim_gemm_config_parse("tile=256x256x64,waves=2x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,"
+                                   "remap=1,groupm=8,kind=pingpong,swizzle=3,3,3",
+                                   &c, &e) == FSIM_EINVAL); /* the comma in the swizzle splits items */
+  ck_assert(fsim_gemm_config_parse("tile=256x256x64,waves=2x4", &c, &e) == FSIM_OK);
+  ck_assert_int_eq(c.bm, 256);
+  ck_assert_int_eq(c.waves_n, 4);
+  ck_assert_int_eq(c.stages, 0);
+  ck_assert(!fsim_gemm_config_complete(&c));
+  static const struct {
+    const char *text, *msg;
+  } bad[] = {
+      {"tile=256x256", "--config tile=256x256: expected BMxBNxBK, e.g. 256x256x64"},
+      {"waves=2", "--config waves=2: expected WMxWN, e.g. 2x4"},
+      {"stages=0", "--config stages=0: expected an integer from 1 to 8"},
+      {"splitk=x", "--config splitk=x: expected an integer from 1 to 256"},
+      {"mfma=17x3", "--config mfma=17x3: expected MxNxK (16x16x32) or an atom name"},
+      {"path=lds", "--config path=lds: expected direct or registers"},
+      {"c=global", "--config c=global: expected lds or direct"},
+      {"kind=dual", "--config kind=dual: expected plain or pingpong"},
+      {"tiles=1x1x1", "--config: unknown key 'tiles' (tile, waves, stages, mfma, splitk, path, c, remap, groupm, kind, "
+                      "swizzle)"},
+      {"tile", "--config: 'tile' is not key=value"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    fsim_err_clear(&e);
+    ck_assert_int_eq(fsim_gemm_config_parse(bad[i].text, &c, &e), FSIM_EINVAL);
+    ck_assert_str_eq(e.msg, bad[i].msg);
+  }
+  /* format of a schedule parses back to a complete config giving the same schedule */
+  fsim_arch a = arch_of("mi355x");
+  fsim_gemm_problem pr = problem(4096, 4096, 4096, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  const char *text = "tile=256x256x64,waves=2x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,remap=1,groupm=0,"
+                     "kind=pingpong";
+  fsim_schedule s, s2;
+  ck_assert(fsim_gemm_config_parse(text, &c, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_config_complete(&c));
+  ck_assert(fsim_gemm_schedule_from(&pr, &c, &a, &s, &e) == FSIM_OK);
+  char back[256];
+  fsim_gemm_config_format(&s, back, sizeof back);
+  ck_assert_str_eq(back, text);
+  ck_assert(fsim_gemm_config_parse(back, &c, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_schedule_from(&pr, &c, &a, &s2, &e) == FSIM_OK);
+  ck_assert(memcmp(&s, &s2, sizeof s) == 0);
+  ck_assert_str_eq(s.atom, "v_mfma_f32_16x16x32_bf16");
+  ck_assert_str_eq(s.operand[0].global_copy, "buffer_load_lds_dwordx4");
+  ck_assert_str_eq(s.operand[0].lds_read, "ds_read_b128");
+}
+END_TEST
+
+START_TEST(test_support_and_problem_errors) {
+  fsim_arch a = arch_of("mi355x"), old = arch_of("mi300x");
+  char why[200];
+  fsim_gemm_problem pr = problem(64, 64, 100, FSIM_DT_FP8, FSIM_LAYOUT_TN);
+  pr.op = FSIM_KOP_SCALED_GEMM;
+  ck_assert(!fsim_gemm_supported(&pr, &a, why, sizeof why));
+  ck_assert_str_eq(why, "scaled GEMM needs K to be a multiple of 128 (K = 100); PyTorch falls back");
+  pr.k = 256;
+  ck_assert(fsim_gemm_supported(&pr, &a, why, sizeof why));
+  ck_assert(!fsim_gemm_supported(&pr, &old, why, sizeof why));
+  ck_assert_str_eq(why, "gfx942 has no scaled MFMA; PyTorch falls back");
+  pr = problem(64, 64, 64, FSIM_DT_FP8, FSIM_LAYOUT_NT);
+  ck_assert(!fsim_gemm_supported(&pr, &a, why, sizeof why));
+  ck_assert_str_eq(why, "the schedule family reads fp8 operands K-contiguous only (layout TN), this is NT; PyTorch "
+                        "falls back");
+  fsim_err e;
+  pr = problem(0, 64, 64, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  ck_assert_int_eq(fsim_gemm_problem_check(&pr, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "--m/--n/--k: 0x64x64 is not a shape (all must be >= 1)");
+  pr = problem(64, 64, 64, FSIM_DT_FP4, FSIM_LAYOUT_TN);
+  ck_assert_int_eq(fsim_gemm_problem_check(&pr, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "--dtype: a GEMM takes bf16, fp16 or fp8, not fp4");
+}
+END_TEST
+
+typedef struct space_ctx {
+  const fsim_arch *a;
+  const fsim_gemm_config *fixed;
+  int64_t visited;
+} space_ctx;
+
+static int check_plan(void *vctx, const fsim_gemm_plan *p) {
+  space_ctx *c = vctx;
+  const fsim_schedule *s = &p->s;
+  c->visited++;
+  ck_assert(p->lds_bytes <= c->a->lds.max_bytes_per_wg);
+  ck_assert(s->bm % (s->waves_m * p->atom->m) == 0 && s->bn % (s->waves_n * p->atom->n) == 0);
+  ck_assert(s->bk % p->atom->k == 0);
+  ck_assert(p->vgprs <= c->a->cu.max_vgprs && p->agprs <= c->a->cu.max_agprs);
+  fsim_occupancy occ;
+  fsim_occupancy_of(c->a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
+  ck_assert_int_ge(occ.wgs_per_cu, 1);
+  if (c->fixed->bm) ck_assert_int_eq(s->bm, c->fixed->bm);
+  if (c->fixed->stages) ck_assert_int_eq(s->stages, c->fixed->stages);
+  return 0;
+}
+
+/* The space's size for fixed problems (golden: a change in legality shows here), and every
+ * visited plan is legal and honours the fixed keys. */
+START_TEST(test_space) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_gemm_problem pr = problem(4096, 4096, 4096, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  fsim_gemm_config fixed;
+  fsim_gemm_config_free_all(&fixed);
+  space_ctx c = {.a = &a, .fixed = &fixed};
+  int64_t tried, legal;
+  fsim_err e;
+  ck_assert(fsim_gemm_enumerate(&pr, &fixed, &a, check_plan, &c, &tried, &legal, &e) == FSIM_OK);
+  ck_assert_int_eq(legal, c.visited);
+  ck_assert_int_eq(tried, 47872);
+  ck_assert_int_eq(legal, 29686);
+  ck_assert(fsim_gemm_config_parse("tile=256x256x64,stages=2", &fixed, &e) == FSIM_OK);
+  c.visited = 0;
+  ck_assert(fsim_gemm_enumerate(&pr, &fixed, &a, check_plan, &c, &tried, &legal, &e) == FSIM_OK);
+  ck_assert_int_eq(legal, c.visited);
+  ck_assert_int_eq(legal, 200);
+}
+END_TEST
+
+/* ---- wave programs, model and simulator on fixed plans ---------------------------------------- */
+
+static int64_t count_op(const fsim_wp_program *pr, int lo, int hi, fsim_op op) {
+  int64_t n = 0;
+  for (int i = lo; i < hi; i++) n += pr->inst[i].op == op;
+  return n;
+}
+
+/* FlyDSL's BF16 kernel (NT, both operands MN-contiguous): per wave and K tile, 8x4 atoms of
+ * 16x16x32 over two atom K steps = 64 MFMAs, (8 + 4) x 2 fragments each read by two
+ * transposing ds_read_b64_tr_b16 = 48 reads, 4 + 4 direct copies of 16 bytes (256x64 bf16 =
+ * 32 KiB per operand over 512 threads), one barrier; the main loop runs K/64 - 1 times after
+ * a one-tile prologue. */
+START_TEST(test_wave_program_structure) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_schedule s;
+  fsim_err e;
+  static fsim_gemm_plan p;
+  ck_assert(fsim_schedule_load(&s, tu_src_path("kernels/schedules/flydsl_bf16_gemm_gfx950.sched"), &e) == FSIM_OK);
+  s.m = s.n = 4096, s.k = 4096;
+  ck_assert_msg(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(p.rm, 8);
+  ck_assert_int_eq(p.rn, 4);
+  ck_assert_int_eq(p.ki, 2);
+  ck_assert_int_eq(p.op[0].copies, 4);
+  ck_assert_int_eq(p.op[1].copies, 4);
+  fsim_wprog wp;
+  ck_assert(fsim_gemm_wave_program(&p, &wp, &e) == FSIM_OK);
+  ck_assert_int_eq(wp.grid[0] * wp.grid[1] * wp.grid[2], 256);
+  ck_assert_int_eq(wp.waves_per_wg, 8);
+  const fsim_wp_program *pr = &wp.programs[0];
+  ck_assert_int_ge(pr->nloops, 1);
+  const fsim_wp_loop *main = &pr->loops[0];
+  ck_assert_int_eq(main->trip, 4096 / 64 - 1);
+  ck_assert_int_eq(count_op(pr, main->begin, main->end, FSIM_OP_MFMA), 64);
+  ck_assert_int_eq(p.op[0].reads_per_frag, 2);
+  ck_assert_int_eq(p.op[1].reads_per_frag, 2);
+  ck_assert_int_eq(count_op(pr, main->begin, main->end, FSIM_OP_LDS_READ), 48);
+  ck_assert_int_eq(count_op(pr, main->begin, main->end, FSIM_OP_LOAD_LDS), 8);
+  ck_assert_int_eq(count_op(pr, main->begin, main->end, FSIM_OP_BARRIER), 1);
+  /* MFMAs of the first atom step wait for their reads only: the next step's reads are spread
+   * among them */
+  int first_mfma = -1, read_after = 0;
+  for (int i = main->begin; i < main->end; i++) {
+    if (pr->inst[i].op == FSIM_OP_MFMA && first_mfma < 0) first_mfma = i;
+    if (first_mfma >= 0 && pr->inst[i].op == FSIM_OP_LDS_READ) read_after++;
+  }
+  ck_assert_int_eq(read_after, 24);
+  fsim_wprog_free(&wp);
+}
+END_TEST
+
+/* Golden times of FlyDSL's BF16 kernel at 2048^3 on the MI355X: the model (cycles) and the
+ * simulator (full and sampled). */
+START_TEST(test_golden_model_and_sim) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_schedule s;
+  fsim_err e;
+  static fsim_gemm_plan p;
+  ck_assert(fsim_schedule_load(&s, tu_src_path("kernels/schedules/flydsl_bf16_gemm_gfx950.sched"), &e) == FSIM_OK);
+  s.m = s.n = s.k = 2048;
+  ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
+  fsim_plan_summary sum;
+  fsim_estimate est;
+  fsim_gemm_summary(&p, &sum);
+  ck_assert_int_eq(fsim_model_estimate(&a, &sum, &est), 0);
+  ck_assert_int_eq((int64_t)est.cycles, 100144);
+  ck_assert_str_eq(est.bound, "mfma");
+  fsim_wprog wp;
+  ck_assert(fsim_gemm_wave_program(&p, &wp, &e) == FSIM_OK);
+  fsim_sim_opts full = {0}, sampled = {.sampled = 1};
+  fsim_sim_result r, rs;
+  ck_assert(fsim_sim_run(&a, &wp, &full, &r, &e) == FSIM_OK);
+  ck_assert(fsim_sim_run(&a, &wp, &sampled, &rs, &e) == FSIM_OK);
+  ck_assert_int_eq(r.cycles, 113013);
+  ck_assert_int_eq(rs.cycles, 113194);
+  ck_assert(labs((long)(rs.cycles - r.cycles)) < r.cycles / 100); /* sampled within 1% */
+  fsim_wprog_free(&wp);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("gemm");
+  TCase *tc = tcase_create("gemm");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_functional_examples);
+  tcase_add_test(tc, test_functional_random_configs);
+  tcase_add_test(tc, test_functional_edges);
+  tcase_add_test(tc, test_config_strings);
+  tcase_add_test(tc, test_support_and_problem_errors);
+  tcase_add_test(tc, test_space);
+  tcase_add_test(tc, test_wave_program_structure);
+  tcase_add_test(tc, test_golden_model_and_sim);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}

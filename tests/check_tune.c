@@ -1,0 +1,492 @@
+/* Tests of tuning (tune/): the analytical model's agreement with the simulator (a stated
+ * threshold), deterministic tuning whose winner is the fastest simulated candidate, the
+ * SQLite tuning database (round trips, replacement, refusing files that are not one,
+ * concurrent writers losing nothing, a writer killed mid-run leaving a valid file), and the
+ * predict, tune and db commands (JSON keys of the contract, fallback, errors, stored winners). */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/testutil.h"
+#include "tune/agree.h"
+#include "tune/db.h"
+#include "tune/predict.h"
+#include "tune/suite.h"
+
+static fsim_arch arch_of(const char *name) {
+  fsim_arch a;
+  fsim_err e;
+  ck_assert_msg(fsim_arch_load(&a, name, &e) == FSIM_OK, "%s", e.msg);
+  return a;
+}
+
+static fsim_gemm_problem bf16(long long m, long long n, long long k) {
+  fsim_gemm_problem pr = {.op = FSIM_KOP_GEMM, .m = m, .n = n, .k = k, .groups = 1, .a = FSIM_DT_BF16,
+                          .b = FSIM_DT_BF16, .c = FSIM_DT_BF16, .layout = FSIM_LAYOUT_TN};
+  return pr;
+}
+
+/* A fresh path for a database in the temporary directory (the file does not exist). */
+static const char *db_path(void) {
+  const char *p = tu_write_temp("", ".db");
+  unlink(p);
+  return p;
+}
+
+/* ---- the model against the simulator ---------------------------------------------------------- */
+
+/* The threshold docs/validation.md states: over configs spread evenly across the model's
+ * ranking, Spearman's rank correlation between model and simulator is at least 0.7 and the
+ * median relative difference at most 35%, on a compute-bound and a decode problem of the
+ * default suite's kind. */
+START_TEST(test_model_agrees_with_simulator) {
+  fsim_arch a = arch_of("mi355x");
+  static const long long shapes[][3] = {{2048, 2048, 2048}, {64, 1280, 8192}};
+  for (int i = 0; i < 2; i++) {
+    fsim_gemm_problem pr = bf16(shapes[i][0], shapes[i][1], shapes[i][2]);
+    static fsim_agreement ag;
+    fsim_err e;
+    ck_assert_msg(fsim_tune_agreement(&a, &pr, 24, &ag, &e) == FSIM_OK, "%s", e.msg);
+    ck_assert_int_eq(ag.n, 24);
+    ck_assert_msg(ag.spearman >= 0.7, "%lldx%lldx%lld: Spearman %.3f", pr.m, pr.n, pr.k, ag.spearman);
+    ck_assert_msg(ag.median_abs_rel <= 0.35, "%lldx%lldx%lld: median |rel| %.3f", pr.m, pr.n, pr.k,
+                  ag.median_abs_rel);
+    /* the sample spans the ranking: its first point is the model's best */
+    ck_assert_int_eq(ag.pt[0].rank, 0);
+    ck_assert_int_eq(ag.pt[23].rank, ag.legal - 1);
+  }
+}
+END_TEST
+
+/* ---- tuning ------------------------------------------------------------------------------------ */
+
+START_TEST(test_tune_deterministic) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_gemm_problem pr = bf16(1024, 1024, 1024);
+  static fsim_tune_result r1, r2;
+  fsim_err e;
+  fsim_tune_opts o = {.refine = 4, .sampled = -1};
+  ck_assert_msg(fsim_tune_gemm(&a, &pr, &o, &r1, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_msg(fsim_tune_gemm(&a, &pr, &o, &r2, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(r1.legal, r2.legal);
+  ck_assert_int_eq(r1.best, r2.best);
+  ck_assert_str_eq(r1.cand[r1.best].config, r2.cand[r2.best].config);
+  ck_assert(r1.cand[r1.best].sim_us == r2.cand[r2.best].sim_us);
+  /* ranked by the model; the winner is the fastest of the simulated ones */
+  for (int i = 1; i < r1.ncand; i++) ck_assert(r1.cand[i - 1].model_us <= r1.cand[i].model_us);
+  for (int i = 0; i < 4; i++) {
+    ck_assert(r1.cand[i].sim_us > 0);
+    ck_assert(r1.cand[r1.best].sim_us <= r1.cand[i].sim_us);
+  }
+  ck_assert(r1.cand[4].sim_us == 0);
+  /* a fixed key is kept */
+  fsim_gemm_config fixed;
+  ck_assert(fsim_gemm_config_parse("tile=128x128x64,waves=2x2", &fixed, &e) == FSIM_OK);
+  o.fixed = &fixed;
+  ck_assert(fsim_tune_gemm(&a, &pr, &o, &r1, &e) == FSIM_OK);
+  ck_assert_int_eq(r1.schedule.bm, 128);
+  ck_assert_int_eq(r1.schedule.waves_n, 2);
+  /* nothing legal within the fixed keys */
+  ck_assert(fsim_gemm_config_parse("tile=256x256x256,waves=1x1,stages=4", &fixed, &e) == FSIM_OK);
+  ck_assert_int_eq(fsim_tune_gemm(&a, &pr, &o, &r1, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "no legal configuration for gemm 1024x1024x1024 bf16 on MI355X within the fixed --config keys");
+}
+END_TEST
+
+START_TEST(test_default_suite) {
+  int n;
+  const fsim_suite_entry *s = fsim_suite_find("default", &n);
+  ck_assert_ptr_nonnull(s);
+  ck_assert_int_eq(n, 15);
+  int decode = 0, squares = 0, large_k = 0;
+  for (int i = 0; i < n; i++) {
+    decode += s[i].m <= 64;
+    squares += s[i].m == s[i].n && s[i].n == s[i].k;
+    large_k += s[i].k >= 14336;
+    ck_assert(strlen(s[i].source) > 10);
+  }
+  ck_assert_int_eq(decode, 6);
+  ck_assert_int_eq(squares, 5);
+  ck_assert_int_ge(large_k, 3);
+  ck_assert_ptr_null(fsim_suite_find("nope", &n));
+}
+END_TEST
+
+/* ---- the database ------------------------------------------------------------------------------ */
+
+static fsim_db_entry entry(const char *arch, long long m, const char *config, double us) {
+  fsim_db_entry en;
+  memset(&en, 0, sizeof en);
+  snprintf(en.arch, sizeof en.arch, "%s", arch);
+  snprintf(en.op, sizeof en.op, "gemm");
+  en.m = m, en.n = 4096, en.k = 4096, en.groups = 1;
+  strcpy(en.a_type, "bf16");
+  strcpy(en.b_type, "bf16");
+  strcpy(en.c_type, "bf16");
+  strcpy(en.layout, "TN");
+  snprintf(en.config, sizeof en.config, "%s", config);
+  en.time_us = us;
+  en.tflops = 1.0;
+  strcpy(en.backend, "flydsl");
+  strcpy(en.version, "test");
+  return en;
+}
+
+START_TEST(test_db_round_trip) {
+  const char *path = db_path();
+  fsim_db *db;
+  fsim_err e;
+  /* without create, a missing file is an error naming it */
+  ck_assert_int_eq(fsim_db_open(&db, path, 0, &e), FSIM_ENOENT);
+  ck_assert_ptr_nonnull(strstr(e.msg, path));
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_entry a1 = entry("mi355x", 1, "tile=16x16x64", 9.5), got;
+  int found;
+  ck_assert(fsim_db_put(db, &a1, &e) == FSIM_OK);
+  ck_assert(fsim_db_get(db, &a1, &got, &found, &e) == FSIM_OK);
+  ck_assert(found);
+  ck_assert_str_eq(got.config, "tile=16x16x64");
+  ck_assert(got.time_us == 9.5);
+  /* same key: replaced; another key: added */
+  fsim_db_entry a2 = entry("mi355x", 1, "tile=32x32x64", 8.0), b = entry("mi300x", 1, "x", 12.0);
+  ck_assert(fsim_db_put(db, &a2, &e) == FSIM_OK);
+  ck_assert(fsim_db_put(db, &b, &e) == FSIM_OK);
+  fsim_db_entry *all;
+  int n;
+  ck_assert(fsim_db_list(db, &all, &n, &e) == FSIM_OK);
+  ck_assert_int_eq(n, 2);
+  ck_assert_str_eq(all[0].arch, "mi300x"); /* key order */
+  ck_assert_str_eq(all[1].config, "tile=32x32x64");
+  free(all);
+  fsim_db_entry other = entry("mi355x", 2, "", 0);
+  ck_assert(fsim_db_get(db, &other, &got, &found, &e) == FSIM_OK);
+  ck_assert(!found);
+  fsim_db_close(db);
+  /* a text file, and an SQLite file of something else, are refused and left as they were */
+  const char *text = tu_write_temp("not a database\n", ".db");
+  ck_assert_int_eq(fsim_db_open(&db, text, 1, &e), FSIM_EINVAL);
+  ck_assert_str_eq(tu_read_file(text), "not a database\n");
+  char expect[1100];
+  snprintf(expect, sizeof expect, "--db %s: not a flysim tuning database", text);
+  ck_assert_ptr_nonnull(strstr(e.msg, expect));
+  const char *foreign = db_path();
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(foreign, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "CREATE TABLE t (x); INSERT INTO t VALUES (1);", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+  ck_assert_int_eq(fsim_db_open(&db, foreign, 1, &e), FSIM_EINVAL);
+  ck_assert_str_eq(strstr(e.msg, "not a flysim"), "not a flysim tuning database (it holds other tables)");
+}
+END_TEST
+
+/* Four processes write 25 entries each into one file at once: all 100 are there. */
+START_TEST(test_db_concurrent_writers) {
+  const char *path = db_path();
+  fsim_db *db;
+  fsim_err e;
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_close(db);
+  pid_t kids[4];
+  for (int w = 0; w < 4; w++) {
+    kids[w] = fork();
+    ck_assert(kids[w] >= 0);
+    if (kids[w] == 0) {
+      fsim_db *d;
+      fsim_err ce;
+      if (fsim_db_open(&d, path, 1, &ce) != FSIM_OK) _exit(10);
+      for (int i = 0; i < 25; i++) {
+        fsim_db_entry en = entry("mi355x", 1000 * (w + 1) + i, "cfg", i);
+        if (fsim_db_put(d, &en, &ce) != FSIM_OK) _exit(11);
+      }
+      fsim_db_close(d);
+      _exit(0);
+    }
+  }
+  for (int w = 0; w < 4; w++) {
+    int status;
+    ck_assert(waitpid(kids[w], &status, 0) == kids[w]);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d failed (%d)", w, status);
+  }
+  ck_assert(fsim_db_open(&db, path, 0, &e) == FSIM_OK);
+  fsim_db_entry *all;
+  int n;
+  ck_assert(fsim_db_list(db, &all, &n, &e) == FSIM_OK);
+  ck_assert_int_eq(n, 100);
+  free(all);
+  fsim_db_close(db);
+}
+END_TEST
+
+/* A writer killed (SIGKILL) in the middle of its run leaves a valid database holding whole
+ * entries only. */
+START_TEST(test_db_killed_writer) {
+  const char *path = db_path();
+  fsim_db *db;
+  fsim_err e;
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_close(db);
+  int ready[2];
+  ck_assert(pipe(ready) == 0);
+  pid_t kid = fork();
+  ck_assert(kid >= 0);
+  if (kid == 0) {
+    fsim_db *d;
+    fsim_err ce;
+    if (fsim_db_open(&d, path, 1, &ce) != FSIM_OK) _exit(10);
+    for (long long i = 0;; i++) {
+      fsim_db_entry en = entry("mi355x", i + 1, "tile=256x256x64,waves=2x4,stages=2", (double)i);
+      if (fsim_db_put(d, &en, &ce) != FSIM_OK) _exit(11);
+      if (i == 20 && write(ready[1], "x", 1) != 1) _exit(12);
+    }
+  }
+  char c;
+  ck_assert(read(ready[0], &c, 1) == 1);
+  usleep(20000);
+  kill(kid, SIGKILL);
+  int status;
+  waitpid(kid, &status, 0);
+  ck_assert(WIFSIGNALED(status));
+  close(ready[0]);
+  close(ready[1]);
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  sqlite3_stmt *q;
+  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA integrity_check;", -1, &q, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "ok");
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  ck_assert(fsim_db_open(&db, path, 0, &e) == FSIM_OK);
+  fsim_db_entry *all;
+  int n;
+  ck_assert(fsim_db_list(db, &all, &n, &e) == FSIM_OK);
+  ck_assert_int_ge(n, 21);
+  /* entries 1..n, each whole */
+  for (int i = 0; i < n; i++) {
+    ck_assert_str_eq(all[i].config, "tile=256x256x64,waves=2x4,stages=2");
+    ck_assert(all[i].time_us == (double)(all[i].m - 1));
+  }
+  free(all);
+  fsim_db_close(db);
+}
+END_TEST
+
+/* ---- the commands ------------------------------------------------------------------------------ */
+
+static void has_keys(json_t *o, const char *const *keys) {
+  for (int i = 0; keys[i]; i++) ck_assert_msg(json_object_get(o, keys[i]) != NULL, "missing key %s", keys[i]);
+}
+
+START_TEST(test_cli_predict) {
+  static const char *const keys[] = {"time_us", "clock_ghz", "bound", "config", "backend", "tflops",
+                                     "host_seconds", "wave_instructions", NULL};
+  const char *db = db_path();
+  char args[2048];
+  snprintf(args, sizeof args,
+           "predict gemm --m 1024 --n 1024 --k 1024 --arch mi355x --db %s --json --config "
+           "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain",
+           db);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  has_keys(j, keys);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "backend")), "flydsl");
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "config");
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config")),
+                   "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,remap=1,groupm=0,"
+                   "kind=plain");
+  double t = json_real_value(json_object_get(j, "time_us")), tf = json_real_value(json_object_get(j, "tflops"));
+  ck_assert(t > 0);
+  ck_assert(fabs(tf - 2.0 * 1024 * 1024 * 1024 / (t * 1e-6) / 1e12) < 1e-6 * tf);
+  ck_assert(json_real_value(json_object_get(j, "clock_ghz")) == 1.65);
+  /* the same again: byte-identical but for the host time */
+  tu_run r2 = tu_flysim(args);
+  json_t *j2 = tu_json(&r2);
+  json_object_del(j, "host_seconds");
+  json_object_del(j2, "host_seconds");
+  json_object_del(json_object_get(j, "simulation"), "host_seconds");
+  json_object_del(json_object_get(j2, "simulation"), "host_seconds");
+  ck_assert(json_equal(j, j2));
+  json_decref(j);
+  json_decref(j2);
+  tu_run_free(&r);
+  tu_run_free(&r2);
+  /* the model mode */
+  snprintf(args, sizeof args, "predict gemm --m 4096 --n 4096 --k 4096 --arch gfx950 --mode model --db %s --json "
+           "--config tile=256x256x64", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "mode")), "model");
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "tuned");
+  ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "config")), "tile=256x256x64,"));
+  ck_assert_ptr_null(json_object_get(j, "wave_instructions"));
+  json_decref(j);
+  tu_run_free(&r);
+  /* a scaled GEMM whose K is not a multiple of 128 falls back, as PyTorch does */
+  r = tu_flysim("predict scaled-gemm --m 256 --n 256 --k 200 --dtype fp8 --arch mi355x --json");
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "backend")), "fallback");
+  ck_assert_str_eq(json_string_value(json_object_get(j, "fallback_reason")),
+                   "scaled GEMM needs K to be a multiple of 128 (K = 200); PyTorch falls back");
+  ck_assert(json_is_null(json_object_get(j, "config")));
+  ck_assert(json_real_value(json_object_get(j, "time_us")) > 0);
+  json_decref(j);
+  tu_run_free(&r);
+}
+END_TEST
+
+START_TEST(test_cli_errors) {
+  static const struct {
+    const char *args, *msg;
+  } bad[] = {
+      {"predict gemm --m 64 --n 64 --arch mi355x", "flysim predict: --k is required (or a --schedule file's [problem])\n"},
+      {"predict gemm --m 0 --n 64 --k 64 --arch mi355x", "flysim predict: --m: 0 is out of range [1, 16777216]\n"},
+      {"predict gemm --m 64 --n 64 --k 64", "flysim predict: --arch NAME is required (see 'flysim arch list')\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --dtype int3",
+       "flysim predict: --dtype 'int3': expected bf16, fp16, fp8 or fp4 (or f32 for --c-dtype)\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --layout TX", "flysim predict: --layout 'TX': expected TN, NN or NT\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --config tile=1x2",
+       "flysim predict: --config tile=1x2: expected BMxBNxBK, e.g. 256x256x64\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --frobnicate",
+       "flysim predict: option '--frobnicate': unknown or missing its value (see --help)\n"},
+      {"predict conv --m 64 --n 64 --k 64 --arch mi355x",
+       "flysim predict: OP 'conv': expected one of gemm|grouped-gemm|scaled-gemm|attention|rmsnorm|topk\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --mode exact", "flysim predict: --mode 'exact': expected sim or model\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --mode model --timeline t.json",
+       "flysim predict: --timeline: only the simulator (--mode sim) records one\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --dtype fp4",
+       "flysim predict: --dtype: a GEMM takes bf16, fp16 or fp8, not fp4\n"},
+      {"tune --suite small --arch mi355x", "flysim tune: --suite 'small': no such suite (default)\n"},
+      {"tune --suite default --arch mi355x --m 4", "flysim tune: --suite: the suite gives the shapes; drop the shape flags\n"},
+      {"db frob", "flysim db: 'frob': expected list, show or export\n"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    tu_run r = tu_flysim(bad[i].args);
+    ck_assert_msg(r.status == 2, "%s: status %d", bad[i].args, r.status);
+    ck_assert_str_eq(r.err, bad[i].msg);
+    ck_assert_str_eq(r.out, "");
+    tu_run_free(&r);
+  }
+  /* a complete but illegal config names the key and the reason */
+  tu_run r = tu_flysim("predict gemm --m 64 --n 64 --k 64 --arch mi355x --config "
+                       "tile=256x256x64,waves=1x1,stages=4,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "flysim predict: --config: [pipeline] stages: 4 stages of 256x64 and 256x64 tiles need 262144 "
+                          "bytes of LDS, more than the 163840 a workgroup may use on MI355X\n");
+  tu_run_free(&r);
+  /* a database that is not one: exit 2, and the file is untouched */
+  const char *text = tu_write_temp("hello\n", ".db");
+  char args[1200];
+  snprintf(args, sizeof args, "tune gemm --m 64 --n 64 --k 64 --arch mi355x --db %s", text);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_ptr_nonnull(strstr(r.err, "not a flysim tuning database"));
+  ck_assert_str_eq(tu_read_file(text), "hello\n");
+  tu_run_free(&r);
+}
+END_TEST
+
+/* tune stores its winner; predict then uses it; db lists, shows and exports it. */
+START_TEST(test_cli_tune_db) {
+  static const char *const keys[] = {"best", "candidates", "evaluated", "host_seconds", NULL};
+  static const char *const best_keys[] = {"time_us", "clock_ghz", "bound", "config", "backend", "tflops", NULL};
+  const char *db = db_path();
+  char args[1500];
+  snprintf(args, sizeof args, "tune gemm --m 512 --n 1024 --k 2048 --arch mi355x --db %s --json --top 5", db);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  has_keys(j, keys);
+  has_keys(json_object_get(j, "best"), best_keys);
+  ck_assert_int_eq(json_array_size(json_object_get(j, "candidates")), 5);
+  ck_assert_int_gt(json_integer_value(json_object_get(j, "evaluated")), 1000);
+  char best[256];
+  snprintf(best, sizeof best, "%s", json_string_value(json_object_get(json_object_get(j, "best"), "config")));
+  double best_us = json_real_value(json_object_get(json_object_get(j, "best"), "time_us"));
+  json_decref(j);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "predict gemm --m 512 --n 1024 --k 2048 --arch mi355x --db %s --json", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "database");
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config")), best);
+  ck_assert(json_real_value(json_object_get(j, "time_us")) == best_us);
+  json_decref(j);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "db show gemm --m 512 --n 1024 --k 2048 --arch gfx950 --db %s --json", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config")), best);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "arch")), "mi355x");
+  ck_assert_str_eq(json_string_value(json_object_get(j, "version")), PACKAGE_VERSION);
+  json_decref(j);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "db show gemm --m 7 --n 1024 --k 2048 --arch mi355x --db %s", db);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 1);
+  ck_assert_ptr_nonnull(strstr(r.err, "no winner stored for gemm 7x1024x2048 bf16 TN -> bf16 on mi355x"));
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "db list --db %s --json", db);
+  r = tu_flysim(args);
+  j = tu_json(&r);
+  ck_assert_int_eq(json_array_size(json_object_get(j, "entries")), 1);
+  json_decref(j);
+  tu_run_free(&r);
+  const char *out = db_path();
+  snprintf(args, sizeof args, "db export --db %s -o %s", db, out);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  char *text = tu_read_file(out);
+  ck_assert_ptr_nonnull(text);
+  json_error_t err;
+  j = json_loads(text, 0, &err);
+  ck_assert_ptr_nonnull(j);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "format")), "flysim-tuning");
+  ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(j, "entries"), 0), "config")), best);
+  json_decref(j);
+  free(text);
+  tu_run_free(&r);
+  /* a what-if part keeps its own winners */
+  snprintf(args, sizeof args, "db show gemm --m 512 --n 1024 --k 2048 --arch mi355x --set lds.banks=32 --db %s", db);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 1);
+  tu_run_free(&r);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("tune");
+  TCase *tc = tcase_create("tune");
+  tcase_set_timeout(tc, 900);
+  tcase_add_test(tc, test_model_agrees_with_simulator);
+  tcase_add_test(tc, test_tune_deterministic);
+  tcase_add_test(tc, test_default_suite);
+  tcase_add_test(tc, test_db_round_trip);
+  tcase_add_test(tc, test_db_concurrent_writers);
+  tcase_add_test(tc, test_db_killed_writer);
+  tcase_add_test(tc, test_cli_predict);
+  tcase_add_test(tc, test_cli_errors);
+  tcase_add_test(tc, test_cli_tune_db);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
