@@ -1,11 +1,12 @@
 /* GEMM problems, --config strings, the legal space and plan summaries: see gemm_space.h.
  *
  * The space, per problem and ISA: every MMA atom of the ISA for the operand types (scaled
- * atoms only, for scaled GEMMs); tiles BM, BN in {16..256} and BK in {32..256} (powers of
+ * atoms only, for scaled GEMMs); tiles BM, BN in {16..256} and BK in {32..512} (powers of
  * two, no larger than the problem needs); waves WM x WN in {1,2,4,8}^2 with at most 16;
  * stages 1-4; split-K 1-16 when the output tiles do not fill the GPU; copies direct to LDS
  * (where the ISA has them) or through registers, with the widest copy that divides the tile;
- * C through LDS or direct; the plain pipeline, and ping-pong with 8 or more waves.  The swizzle
+ * C through LDS or direct; the plain pipeline, and ping-pong with 8 or more waves and 2 or more
+ * stages.  The swizzle
  * is chosen per config (the fewest bank cycles), the XCD remap is on (FlyDSL applies it when
  * it can).  What fixed keys leave, plan_make checks; only legal plans are visited. */
 #include "config.h"
@@ -63,8 +64,13 @@ fsim_status fsim_gemm_config_parse(const char *text, fsim_gemm_config *c, fsim_e
     const char *k = item, *v = eq + 1;
     int d[3];
     if (strcmp(k, "tile") == 0) {
-      if (parse_dims(v, 3, d)) return bad_value(e, k, v, "BMxBNxBK, e.g. 256x256x64");
-      c->bm = d[0], c->bn = d[1], c->bk = d[2];
+      if (parse_dims(v, 3, d) == 0) {
+        c->bm = d[0], c->bn = d[1], c->bk = d[2];
+      } else if (parse_dims(v, 2, d) == 0) {
+        c->bm = d[0], c->bn = d[1]; /* BK left to the tuner */
+      } else {
+        return bad_value(e, k, v, "BMxBNxBK or BMxBN, e.g. 256x256x64");
+      }
     } else if (strcmp(k, "waves") == 0) {
       if (parse_dims(v, 2, d)) return bad_value(e, k, v, "WMxWN, e.g. 2x4");
       c->waves_m = d[0], c->waves_n = d[1];
@@ -271,7 +277,7 @@ static int64_t next_pow2(int64_t v) {
 
 fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
                                 fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *e) {
-  static const int tiles[] = {16, 32, 64, 128, 256}, depths[] = {32, 64, 128, 256}, waves[] = {1, 2, 4, 8},
+  static const int tiles[] = {16, 32, 64, 128, 256}, depths[] = {32, 64, 128, 256, 512}, waves[] = {1, 2, 4, 8},
                    splits[] = {1, 2, 4, 8, 16};
   int64_t ntried = 0, nlegal = 0;
   fsim_gemm_memo *memo = fsim_gemm_memo_create();
@@ -302,7 +308,7 @@ fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_con
     int64_t max_k = next_pow2(pr->k) > at->k ? next_pow2(pr->k) : at->k;
     for (int bi = 0; bi < 5 && !stop; bi++)
       for (int bj = 0; bj < 5 && !stop; bj++)
-        for (int bl = 0; bl < 4 && !stop; bl++) {
+        for (int bl = 0; bl < 5 && !stop; bl++) {
           int bm = tiles[bi], bn = tiles[bj], bk = depths[bl];
           if (fixed->bm ? bm != fixed->bm : (bm > max_m || bm % at->m)) continue;
           if (fixed->bn ? bn != fixed->bn : (bn > max_n || bn % at->n)) continue;
@@ -327,7 +333,10 @@ fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_con
                     for (int cp = 0; cp < 2 && !stop; cp++) {
                       if (fixed->c_path >= 0 && cp != fixed->c_path) continue;
                       for (int kind = 0; kind < 2 && !stop; kind++) {
-                        if (fixed->kind >= 0 ? kind != fixed->kind : (kind == FSIM_PIPE_PINGPONG && wm * wn < 8))
+                        /* ping-pong: two groups of at least four waves, alternating over two or more
+                         * LDS stages (with one, the groups wait on each other) */
+                        if (fixed->kind >= 0 ? kind != fixed->kind
+                                             : (kind == FSIM_PIPE_PINGPONG && (wm * wn < 8 || st_ < 2)))
                           continue;
                         fsim_gemm_config c = *fixed;
                         c.bm = bm, c.bn = bn, c.bk = bk, c.waves_m = wm, c.waves_n = wn, c.stages = st_;

@@ -56,7 +56,7 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
    * their share of the LDS time */
   double first_reads = a->lds.latency + o->t_lds / (s->ksteps > 0 ? s->ksteps : 1);
   /* other workgroups on the CU, and the other wave group of a ping-pong, fill the gaps */
-  int fillers = c * (s->wave_groups > 1 ? 2 : 1);
+  int fillers = c * (s->wave_groups > 1 && s->stages >= 2 ? 2 : 1);
   double work, exposed;
   if (s->stages <= 1) {
     /* one stage: a workgroup loads, waits and computes in turn; other workgroups overlap */

@@ -82,11 +82,14 @@ START_TEST(test_tune_deterministic) {
   ck_assert(r1.cand[r1.best].sim_us == r2.cand[r2.best].sim_us);
   /* ranked by the model; the winner is the fastest of the simulated ones */
   for (int i = 1; i < r1.ncand; i++) ck_assert(r1.cand[i - 1].model_us <= r1.cand[i].model_us);
-  for (int i = 0; i < 4; i++) {
-    ck_assert(r1.cand[i].sim_us > 0);
+  int simulated = 0;
+  for (int i = 0; i < r1.ncand; i++) {
+    if (r1.cand[i].sim_us == 0) continue;
+    simulated++;
     ck_assert(r1.cand[r1.best].sim_us <= r1.cand[i].sim_us);
   }
-  ck_assert(r1.cand[4].sim_us == 0);
+  ck_assert_int_eq(simulated, 4);
+  ck_assert(r1.cand[0].sim_us > 0); /* the model's best is always simulated */
   /* a fixed key is kept */
   fsim_gemm_config fixed;
   ck_assert(fsim_gemm_config_parse("tile=128x128x64,waves=2x2", &fixed, &e) == FSIM_OK);
@@ -355,8 +358,8 @@ START_TEST(test_cli_errors) {
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --dtype int3",
        "flysim predict: --dtype 'int3': expected bf16, fp16, fp8 or fp4 (or f32 for --c-dtype)\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --layout TX", "flysim predict: --layout 'TX': expected TN, NN or NT\n"},
-      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --config tile=1x2",
-       "flysim predict: --config tile=1x2: expected BMxBNxBK, e.g. 256x256x64\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --config tile=1x2x3x4",
+       "flysim predict: --config tile=1x2x3x4: expected BMxBNxBK or BMxBN, e.g. 256x256x64\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --frobnicate",
        "flysim predict: option '--frobnicate': unknown or missing its value (see --help)\n"},
       {"predict conv --m 64 --n 64 --k 64 --arch mi355x",

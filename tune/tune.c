@@ -115,6 +115,37 @@ fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, cons
   return FSIM_OK;
 }
 
+/* The part of a config that shapes the kernel most: the text up to ",path=" (tile, waves,
+ * stages, MMA atom, split-K) plus the pipeline kind. */
+static void core_of(const char *config, char *out, size_t n) {
+  const char *cut = strstr(config, ",path=");
+  const char *kind = strstr(config, ",kind=");
+  snprintf(out, n, "%.*s%s", cut ? (int)(cut - config) : (int)strlen(config), config, kind ? kind : "");
+}
+
+/* The candidates to simulate: the model's best `want`, skipping candidates whose core repeats
+ * one already picked (the model often ties variants that differ in copy path or epilogue
+ * only), then, if the top 64 run out of new cores, the best of the rest in model order. */
+static int pick_diverse(const fsim_tune_result *r, int want, int *pick) {
+  int n = 0;
+  char cores[64][200];
+  for (int i = 0; i < r->ncand && n < want; i++) {
+    char core[200];
+    core_of(r->cand[i].config, core, sizeof core);
+    int seen = 0;
+    for (int j = 0; j < n && !seen; j++) seen = strcmp(cores[j], core) == 0;
+    if (seen) continue;
+    snprintf(cores[n], sizeof cores[n], "%s", core);
+    pick[n++] = i;
+  }
+  for (int i = 0; i < r->ncand && n < want; i++) {
+    int taken = 0;
+    for (int j = 0; j < n && !taken; j++) taken = pick[j] == i;
+    if (!taken) pick[n++] = i;
+  }
+  return n;
+}
+
 fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o, fsim_tune_result *r,
                            fsim_err *e) {
   struct timespec t0, t1;
@@ -154,7 +185,9 @@ fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, cons
     }
     refine = 0;
   }
-  for (int i = 0; i < refine && st == FSIM_OK; i++) {
+  int pick[64], npick = pick_diverse(r, refine, pick);
+  for (int pi = 0; pi < npick && st == FSIM_OK; pi++) {
+    int i = pick[pi];
     fsim_gemm_config c;
     fsim_sim_result sim;
     fsim_estimate est;

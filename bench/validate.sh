@@ -1,0 +1,76 @@
+#!/bin/sh
+# Compares flysim's predictions with published GEMM measurements (docs/validation.md lists
+# each source).  Nothing is fitted to these numbers: they are validation data only.
+#   bench/validate.sh [FLYSIM]     (default build/flysim)
+# Prints a markdown table: the case, the measured time, and for each of flysim's configs
+# (the publication's where it gives one, and flysim's own tuned winner) the predicted time
+# and the error (predicted - measured) / measured.  A temporary tuning database is used.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+flysim=${1:-$top/build/flysim}
+db=$(mktemp /tmp/flysim-validate-XXXXXX.db)
+rm -f "$db"
+trap 'rm -f "$db" "$db-wal" "$db-shm"' EXIT
+
+# id | arch | op | dtype | layout | m | n | k | measured us | published config or - | arch overrides or -
+cases='
+1|mi355x|gemm|bf16|TN|4096|4096|4096|96.63|-|-
+2|mi355x|gemm|bf16|TN|4096|4096|4096|97.56|tile=256x256x64,waves=2x2,mfma=16x16x32|-
+3a|mi355x|gemm|bf16|TN|4096|4096|8192|178.24|-|-
+3b|mi355x|gemm|bf16|TN|4096|4096|8192|183.79|tile=256x256x64,waves=2x2,mfma=16x16x32|-
+4a|mi355x|gemm|bf16|TN|4096|4096|1024|33.32|tile=256x256x64,waves=2x2,mfma=16x16x32|-
+4b|mi355x|gemm|bf16|TN|4096|4096|2048|54.16|tile=256x256x64,waves=2x2,mfma=16x16x32|-
+4c|mi355x|gemm|bf16|TN|4096|4096|16384|350.16|tile=256x256x64,waves=2x2,mfma=16x16x32|-
+5|mi355x|gemm|bf16|TN|4096|4096|4096|103.53|tile=256x256x64|-
+6|mi355x|gemm|bf16|TN|1|4096|4096|9.46|tile=16x16x512|-
+7|mi355x|gemm|bf16|TN|1|2048|6144|12.84|tile=32x64,splitk=6|-
+8|mi355x|gemm|bf16|TN|1|6144|2048|10.86|tile=16x64x128,splitk=2|-
+9|mi355x|gemm|bf16|TN|32|6144|2048|11.33|tile=32x64,splitk=2|-
+10|mi355x|gemm|bf16|TN|64|6144|3072|15.78|tile=64x64,splitk=2|-
+11|mi355x|gemm|bf16|TN|128|6144|2048|15.89|tile=64x64,splitk=1|-
+12|mi355x|gemm|bf16|TN|32|50016|6144|128.20|-|-
+13|mi355x|gemm|bf16|TN|1024|6144|3072|62.06|-|-
+14|mi355x|gemm|bf16|TN|4096|6144|3072|147.97|tile=256x256|-
+15|mi355x|gemm|bf16|TN|8192|6144|3072|245.05|tile=256x256|-
+16|mi355x|gemm|bf16|TN|16384|3072|6144|448.64|tile=256x256|-
+17|mi355x|gemm|bf16|TN|8192|50016|6144|3931.1|-|-
+20|mi355x|gemm|bf16|TN|8192|8192|8192|925|-|-
+23|mi355x|gemm|fp8|TN|4096|4096|16384|159.93|-|-
+24|mi355x|gemm|fp8|TN|4096|4096|4096|46.42|tile=256x256x128,waves=2x4,mfma=16x16x128|-
+27|mi300x|gemm|bf16|NN|4096|4864|32896|1848.09|-|device.sustained_clock_ghz=1.207
+29|mi300x|gemm|bf16|TN|4096|4096|4096|243.73|tile=256x224x64|-
+30|mi300x|gemm|bf16|TN|1|4096|4096|13.72|tile=16x16x512|-
+31|mi300x|gemm|fp8|TN|8192|8192|8192|1212.3|-|device.sustained_clock_ghz=1.005
+'
+
+err() { awk -v p="$1" -v m="$2" 'BEGIN { printf "%+.1f%%", 100 * (p - m) / m }'; }
+
+# predict CASE-ARGS [CONFIG]: prints "time_us config" or "- reason"
+predict() {
+  out=$("$flysim" predict "$@" --db "$db" --json 2>&1) || { echo "- $(echo "$out" | head -1)"; return; }
+  echo "$out" | awk -F'"' '/"time_us":/ && !t { gsub(/[^0-9.]/, "", $3); t = $3 } /"config":/ && !c { c = $4 } END { print t, c }'
+}
+
+echo "| # | part | problem | measured µs | published config | flysim, that config µs | error | flysim tuned µs | error | tuned config |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "$cases" | while IFS='|' read -r id arch op dt lay m n k meas cfg sets; do
+  [ -n "$id" ] || continue
+  base="$op --m $m --n $n --k $k --dtype $dt --layout $lay --arch $arch"
+  [ "$sets" = - ] || base="$base --set $sets"
+  # shellcheck disable=SC2086
+  tuned=$(predict $base)
+  t_us=${tuned%% *}
+  t_cfg=${tuned#* }
+  if [ "$cfg" = - ]; then
+    m_us=-; m_err=-
+  else
+    # shellcheck disable=SC2086
+    matched=$(predict $base --config "$cfg")
+    m_us=${matched%% *}
+    if [ "$m_us" = - ]; then m_err="(${matched#* })"; else m_err=$(err "$m_us" "$meas"); fi
+  fi
+  t_err=-
+  [ "$t_us" = - ] || t_err=$(err "$t_us" "$meas")
+  printf '| %s | %s | %s %sx%sx%s %s %s | %s | %s | %s | %s | %s | %s | `%s` |\n' "$id" "$arch" "$op" "$m" "$n" "$k" "$dt" \
+    "$lay" "$meas" "$cfg" "$m_us" "$m_err" "$t_us" "$t_err" "$t_cfg"
+done
