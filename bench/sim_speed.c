@@ -45,13 +45,15 @@ static void print_result(const fsim_sim_result *r) {
 
 static int usage(void) {
   fprintf(stderr, "usage: sim_speed --arch NAME (--wp FILE | --gemm M N K CONFIG) [--window W] [--sampled] [--warm]\n"
-                  "                 [--timeline OUT] [--dump OUT.wp] [--reps R]\n");
+                  "                 [--set S.K=V]... [--timeline OUT] [--dump OUT.wp] [--reps R]\n");
   return 2;
 }
 
 int main(int argc, char **argv) {
   const char *arch = "mi355x", *wpfile = NULL, *config = NULL, *dump = NULL, *timeline = NULL;
   long long m = 0, n = 0, k = 0;
+  const char *sets[16];
+  int nsets = 0;
   int reps = 1;
   fsim_sim_opts o = {0};
   for (int i = 1; i < argc; i++) {
@@ -66,6 +68,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--timeline") && i + 1 < argc) timeline = argv[++i];
     else if (!strcmp(argv[i], "--dump") && i + 1 < argc) dump = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--set") && i + 1 < argc && nsets < 16) sets[nsets++] = argv[++i];
     else return usage();
   }
   if ((wpfile == NULL) == (config == NULL)) return usage();
@@ -73,6 +76,8 @@ int main(int argc, char **argv) {
   fsim_err_clear(&e);
   fsim_arch a;
   if (fsim_arch_load(&a, arch, &e) != FSIM_OK) goto fail;
+  for (int i = 0; i < nsets; i++)
+    if (fsim_arch_set(&a, sets[i], &e) != FSIM_OK) goto fail;
   fsim_wprog wp;
   if (wpfile) {
     if (fsim_wprog_parse_file(&wp, wpfile, &a, &e) != FSIM_OK) goto fail;

@@ -1,16 +1,26 @@
-/* Set-associative LRU tag cache with recency-ordered sets: see cache.h. */
+/* Set-associative LRU tag cache: see cache.h.
+ *
+ * The model is a list of ways per set in recency order (most recent first; lines fill the
+ * first empty way, a hit or a fill moves its way to the front, the last way is the victim).
+ * Each set is stored as a ring over its ways with a head index (the most recent way), so that
+ * a fill, the common case in streaming kernels, writes one way instead of moving all of them:
+ * the way before the head is the empty one a fill takes, or the least recent, which it evicts.
+ * A hit moves the ways between the head and itself, or those after it, whichever are fewer.
+ * Probes compare the tags of all ways at once with SSE2 (every x86-64).
+ *
+ * Lines are kept modulo 2^32 as tag = line + 1, so a line congruent to 2^32 - 1 has tag 0,
+ * which the list takes for an empty way.  Rather than reason about what that does to a ring,
+ * a cache that meets such a line turns (once, for good) into the plain list: every set rotated
+ * so its head is way 0, and from then on the list algorithm the ring stands in for. */
 #include "config.h"
 
 #include "sim/cache.h"
 
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
-#define DIRTY 0x80000000u
-#define SLOT_SHIFT 11 /* a probe's slot: set << SLOT_SHIFT | way (the arch allows up to 1024 ways) */
+#define DIRTY FSIM__CACHE_DIRTY
+#define SLOT_SHIFT FSIM__CACHE_SLOT_SHIFT
 
 int fsim__cache_create(fsim__cache *c, int64_t bytes, int line, int ways) {
   memset(c, 0, sizeof *c);
@@ -22,71 +32,95 @@ int fsim__cache_create(fsim__cache *c, int64_t bytes, int line, int ways) {
   if (c->sets < 1) c->sets = 1;
   c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : -1;
   c->way = calloc((size_t)(c->sets * ways), sizeof *c->way);
-  return c->way ? 0 : -1;
+  c->head = calloc((size_t)c->sets, sizeof *c->head);
+  c->list = ways > 32; /* the ring compares at most 32 ways at once */
+  return c->way && c->head ? 0 : -1;
 }
 
 void fsim__cache_free(fsim__cache *c) {
   free(c->way);
+  free(c->head);
   memset(c, 0, sizeof *c);
 }
 
 void fsim__cache_reset(fsim__cache *c) {
   memset(c->way, 0, (size_t)(c->sets * c->ways) * sizeof *c->way);
+  memset(c->head, 0, (size_t)c->sets * sizeof *c->head);
+  c->list = c->ways > 32;
   memset(&c->stats, 0, sizeof c->stats);
 }
 
-/* Sets are picked by a hash of the line address, so that strided footprints spread over all
- * sets as the hardware's XOR hashing intends. */
-static inline size_t set_of(const fsim__cache *c, uint64_t line) { return fsim__cache_set(c, fsim__hash_line(line)); }
+/* ---- the plain list (after a tag-0 line, and for sets of more than 32 ways) -------------- */
 
-static inline uint32_t to_cycle(double t) {
-  if (t <= 0) return 0;
-  if (t >= 2147483647.0) return 0x7fffffffu;
-  uint32_t c = (uint32_t)t;
-  return (double)c < t ? c + 1 : c;
-}
-
-/* The first way of a set holding key or empty (tag 0), or `ways` if none: where a probe stops
- * and where a fill goes.  Ways fill from the front and are never emptied, so the ways after
- * the first empty one are empty too.  With SSE2 (every x86-64) four ways are compared at once;
- * the ready words, interleaved with the tags, are masked out. */
+/* The first way holding key or empty (tag 0), or `ways` if none: where the list's probe stops
+ * and where its fill goes. */
 static inline int first_key_or_empty(const fsim__cache_way *w, int ways, uint32_t key) {
   int i = 0;
-#ifdef __SSE2__
-  const __m128i k = _mm_set1_epi32((int)key), z = _mm_setzero_si128();
-  for (; i + 4 <= ways; i += 4) {
-    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)&w[i]);
-    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)&w[i + 2]);
-    __m128i ma = _mm_or_si128(_mm_cmpeq_epi32(a, k), _mm_cmpeq_epi32(a, z));
-    __m128i mb = _mm_or_si128(_mm_cmpeq_epi32(b, k), _mm_cmpeq_epi32(b, z));
-    int bits = (_mm_movemask_ps(_mm_castsi128_ps(ma)) | (_mm_movemask_ps(_mm_castsi128_ps(mb)) << 4)) & 0x55;
-    if (bits) return i + (__builtin_ctz((unsigned)bits) >> 1);
-  }
-#endif
   for (; i < ways; i++)
     if (w[i].tag == key || w[i].tag == 0) break;
   return i;
 }
 
-/* w[1..n] := w[0..n-1] (the ways before a hit or a fill move back one place). */
-static inline void shift_back(fsim__cache_way *w, int n) {
-#ifdef __SSE2__
-  while (n >= 2) {
-    n -= 2;
-    _mm_storeu_si128((__m128i *)(void *)&w[n + 1], _mm_loadu_si128((const __m128i *)(const void *)&w[n]));
+/* w[1..n] := w[0..n-1] */
+static inline void shift_back(fsim__cache_way *w, int n) { memmove(&w[1], &w[0], (size_t)n * sizeof *w); }
+
+/* Turns the ring into the list: each set rotated so that its most recent way is way 0. */
+static void to_list(fsim__cache *c) {
+  fsim__cache_way tmp[1024];
+  for (int64_t s = 0; s < c->sets; s++) {
+    fsim__cache_way *w = &c->way[s * c->ways];
+    int h = c->head[s];
+    for (int i = 0; i < c->ways; i++) tmp[i] = w[(h + i) % c->ways];
+    memcpy(w, tmp, (size_t)c->ways * sizeof *w);
+    c->head[s] = 0;
   }
-  if (n == 1) w[1] = w[0];
-#else
-  memmove(&w[1], &w[0], (size_t)n * sizeof *w);
-#endif
+  c->list = 1;
 }
 
-void fsim__cache_prefetch(const fsim__cache *c, uint64_t line) { fsim__cache_prefetch_h(c, fsim__hash_line(line)); }
+/* ---- entries ------------------------------------------------------------------------------- */
 
-int fsim__cache_probe_h(fsim__cache *c, uint64_t line, uint64_t h, double *ready, size_t *slot) {
+/* Ring: moves way j (holding e), p places after the head h, to the front of set s. */
+void fsim__cache_ring_to_front(fsim__cache *c, size_t s, fsim__cache_way *w, int j, int p, fsim__cache_way e) {
+  const int ways = c->ways;
+  int h = c->head[s];
+  /* Either the p ways before it move back one place, or the valid ways after it move forward
+   * one place (and it goes before the head); the second only when they are fewer. */
+  int after = p;
+  if (p > (ways - 1) / 2) {
+    int n = ways - fsim__popcount32(fsim__cache_match(w, ways, 0)); /* empty ways have tag 0, valid ones never */
+    after = n - 1 - p;
+  }
+  int hm1 = h == 0 ? ways - 1 : h - 1; /* the way before the head: empty, or the least recent */
+  if (p <= after) {
+    /* ways head..j-1 move back one place */
+    int k = j;
+    for (int q = 0; q < p; q++) {
+      int prev = k == 0 ? ways - 1 : k - 1;
+      w[k] = w[prev];
+      k = prev;
+    }
+    w[h] = e;
+  } else {
+    /* the ways after it move forward one place, the last place they leave is emptied (when
+     * the set is full that is the way before the head), and it goes before the head */
+    int k = j;
+    for (int q = 0; q < after; q++) {
+      int nx = k + 1 == ways ? 0 : k + 1;
+      w[k] = w[nx];
+      k = nx;
+    }
+    w[k].tag = 0;
+    w[k].ready = 0;
+    w[hm1] = e;
+    c->head[s] = (uint8_t)hm1;
+  }
+}
+
+int fsim__cache_probe_list(fsim__cache *c, uint64_t line, uint64_t h, double *ready, size_t *slot) {
   size_t s = fsim__cache_set(c, h);
   fsim__cache_way *w = &c->way[s * (size_t)c->ways];
   uint32_t key = (uint32_t)line + 1;
+  if (!c->list) to_list(c); /* a tag-0 line */
   int i = first_key_or_empty(w, c->ways, key);
   if (i < c->ways && w[i].tag == key) {
     fsim__cache_way hit = w[i];
@@ -106,45 +140,32 @@ int fsim__cache_lookup(fsim__cache *c, uint64_t line, double *ready) {
   return fsim__cache_probe_h(c, line, fsim__hash_line(line), ready, &slot);
 }
 
-/* Puts line at way `last` of the set starting at w (refreshing it in place when it is there,
- * else replacing what was there) and moves it to the front. */
-static int fill_at(fsim__cache *c, fsim__cache_way *w, int last, uint64_t line, double ready, int dirty,
-                   uint64_t *victim) {
-  uint32_t key = (uint32_t)line + 1;
-  int evicted_dirty = 0;
-  fsim__cache_way old = w[last];
-  if (old.tag != 0 && old.tag != key) {
-    c->stats.evictions++;
-    if (old.ready & DIRTY) {
-      c->stats.dirty_evictions++;
-      evicted_dirty = 1;
-      /* the victim's high address bits are not kept: rebuild them from the filled line's */
-      if (victim) *victim = (line & ~(uint64_t)UINT32_MAX) | (uint64_t)(old.tag - 1);
-    }
-  }
-  uint32_t r = to_cycle(ready);
-  if (old.tag == key) {
-    uint32_t was = old.ready & ~DIRTY;
-    if (was < r) r = was;
-    dirty |= (old.ready & DIRTY) != 0;
-  }
+/* List: puts line at way `last` of the set (refreshing it in place when it is there, else
+ * replacing what was there) and moves it to the front. */
+static int list_fill_at(fsim__cache *c, fsim__cache_way *w, int last, uint64_t line, double ready, int dirty,
+                        uint64_t *victim) {
+  int evicted_dirty;
+  fsim__cache_way nw = fsim__cache_replace(c, w[last], line, ready, dirty, victim, &evicted_dirty);
   shift_back(w, last);
-  w[0].tag = key;
-  w[0].ready = r | (dirty ? DIRTY : 0);
+  w[0] = nw;
   return evicted_dirty;
 }
 
-int fsim__cache_fill_slot(fsim__cache *c, size_t slot, uint64_t line, double ready, int dirty, uint64_t *victim) {
-  return fill_at(c, &c->way[(slot >> SLOT_SHIFT) * (size_t)c->ways], (int)(slot & ((1u << SLOT_SHIFT) - 1)), line, ready,
-                 dirty, victim);
+int fsim__cache_fill_list(fsim__cache *c, size_t slot, uint64_t line, double ready, int dirty, uint64_t *victim) {
+  return list_fill_at(c, &c->way[(slot >> SLOT_SHIFT) * (size_t)c->ways], (int)(slot & ((1u << SLOT_SHIFT) - 1)), line,
+                      ready, dirty, victim);
 }
 
-int fsim__cache_fill_h(fsim__cache *c, uint64_t line, uint64_t h, double ready, int dirty, uint64_t *victim) {
-  fsim__cache_way *w = &c->way[fsim__cache_set(c, h) * (size_t)c->ways];
+int fsim__cache_fill_h_list(fsim__cache *c, uint64_t line, uint64_t h, double ready, int dirty, uint64_t *victim) {
+  size_t s = fsim__cache_set(c, h);
+  fsim__cache_way *w = &c->way[s * (size_t)c->ways];
+  if (!c->list) to_list(c); /* a tag-0 line */
   int i = first_key_or_empty(w, c->ways, (uint32_t)line + 1); /* refresh in place, or the first empty way */
-  return fill_at(c, w, i < c->ways ? i : c->ways - 1, line, ready, dirty, victim);
+  return list_fill_at(c, w, i < c->ways ? i : c->ways - 1, line, ready, dirty, victim);
 }
 
 int fsim__cache_fill(fsim__cache *c, uint64_t line, double ready, int dirty, uint64_t *victim) {
   return fsim__cache_fill_h(c, line, fsim__hash_line(line), ready, dirty, victim);
 }
+
+void fsim__cache_prefetch(const fsim__cache *c, uint64_t line) { fsim__cache_prefetch_h(c, fsim__hash_line(line)); }

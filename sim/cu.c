@@ -478,7 +478,7 @@ static void wave_step(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t 
   }
 }
 
-void fsim__cu_simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
+static void simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
   fsim__simd *sd = &cu->simd[s];
   const int n = sd->nwaves; /* a step adds no waves to its SIMD before the walk ends */
   const unsigned sorts = cu->sorts;
@@ -523,6 +523,19 @@ void fsim__cu_simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
     }
   }
   if (next != INT64_MAX) fsim__gpu_schedule_simd(g, cu, s, slot_align(g, s, next > t ? next : t + 1));
+}
+
+int64_t fsim__cu_run(fsim__gpu *g, fsim__cu *cu, int64_t end) {
+  const int simds = g->simds;
+  for (;;) {
+    int s = 0;
+    int64_t t = cu->simd_next[0];
+    for (int k = 1; k < simds; k++)
+      if (cu->simd_next[k] < t) t = cu->simd_next[k], s = k;
+    if (t >= end) return t;
+    cu->simd_next[s] = INT64_MAX;
+    simd_step(g, cu, s, t);
+  }
 }
 
 void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {

@@ -122,6 +122,7 @@ static void reset_queues(fsim__gpu *g, int64_t total, int64_t t0) {
  * tests/check_sim.c bounds the effect against a one-cycle window. */
 static int run_kernel(fsim__gpu *g, int64_t t0) {
   const int simds = g->a->cu.simds;
+  g->simds = simds;
   for (int c = 0; c < g->ncus; c++)
     for (int s = 0; s < simds; s++) g->cus[c].simd_next[s] = INT64_MAX;
   for (int round = 0; round < g->wgs_per_cu; round++)
@@ -130,19 +131,8 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
   while (g->wgs_done < g->nwg) {
     int64_t end = now + g->window, next = INT64_MAX;
     for (int c = 0; c < g->ncus; c++) {
-      fsim__cu *cu = &g->cus[c];
-      for (;;) {
-        int s = 0;
-        int64_t t = cu->simd_next[0];
-        for (int k = 1; k < simds; k++)
-          if (cu->simd_next[k] < t) t = cu->simd_next[k], s = k;
-        if (t >= end) {
-          if (t < next) next = t;
-          break;
-        }
-        cu->simd_next[s] = INT64_MAX;
-        fsim__cu_simd_step(g, cu, s, t);
-      }
+      int64_t t = fsim__cu_run(g, &g->cus[c], end);
+      if (t < next) next = t;
     }
     if (next == INT64_MAX) break;
     now = next > end ? next : end;

@@ -99,6 +99,7 @@ typedef struct fsim__gpu {
   const fsim_arch *a;
   const fsim_wprog *wp;
   int ncus;                /* simulated CUs */
+  int simds;               /* SIMDs per CU */
   int xcds;                /* simulated XCDs */
   int cus_per_xcd;
   fsim__cu *cus;
@@ -136,7 +137,8 @@ typedef struct fsim__gpu {
 } fsim__gpu;
 
 /* cu.c */
-void fsim__cu_simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t);
+/* Runs the CU's SIMD wake-ups before `end` in time order; returns the next one (INT64_MAX: none). */
+int64_t fsim__cu_run(fsim__gpu *g, fsim__cu *cu, int64_t end);
 void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t);
 /* gpu.c: called by cu.c when a workgroup finishes */
 void fsim__gpu_wg_done(fsim__gpu *g, fsim__cu *cu, int64_t t);
