@@ -48,7 +48,7 @@ err() { awk -v p="$1" -v m="$2" 'BEGIN { printf "%+.1f%%", 100 * (p - m) / m }';
 # predict CASE-ARGS [CONFIG]: prints "time_us config" or "- reason"
 predict() {
   out=$("$flysim" predict "$@" --db "$db" --json 2>&1) || { echo "- $(echo "$out" | head -1)"; return; }
-  echo "$out" | awk -F'"' '/"time_us":/ && !t { gsub(/[^0-9.]/, "", $3); t = $3 } /"config":/ && !c { c = $4 } END { print t, c }'
+  echo "$out" | awk -F'"' '/"time_us":/ && !t { gsub(/[^0-9.]/, "", $3); t = sprintf("%.1f", $3) } /"config":/ && !c { c = $4 } END { print t, c }'
 }
 
 echo "| # | part | problem | measured µs | published config | flysim, that config µs | error | flysim tuned µs | error | tuned config |"

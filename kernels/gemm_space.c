@@ -278,7 +278,25 @@ static int64_t next_pow2(int64_t v) {
 fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
                                 fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *e) {
   static const int tiles[] = {16, 32, 64, 128, 256}, depths[] = {32, 64, 128, 256, 512}, waves[] = {1, 2, 4, 8},
-                   splits[] = {1, 2, 4, 8, 16};
+                   splits[] = {1, 2, 4, 8, 16}, stage_list[] = {1, 2, 3, 4};
+  /* a fixed key is the only value of its dimension (so 224 or split-K 6 can be asked for) */
+  int one_bm[1] = {fixed->bm}, one_bn[1] = {fixed->bn}, one_bk[1] = {fixed->bk}, one_wm[1] = {fixed->waves_m},
+      one_wn[1] = {fixed->waves_n}, one_st[1] = {fixed->stages}, one_sk[1] = {fixed->split_k};
+  const int *bms, *bns, *bks, *wms, *wns, *sts, *sks;
+  int nbm, nbn, nbk, nwm, nwn, nst, nsk;
+  struct {
+    const int **v;
+    int *n;
+    const int *arr, *one;
+    int len, key;
+  } dims[] = {{&bms, &nbm, tiles, one_bm, 5, fixed->bm},       {&bns, &nbn, tiles, one_bn, 5, fixed->bn},
+              {&bks, &nbk, depths, one_bk, 5, fixed->bk},      {&wms, &nwm, waves, one_wm, 4, fixed->waves_m},
+              {&wns, &nwn, waves, one_wn, 4, fixed->waves_n},  {&sts, &nst, stage_list, one_st, 4, fixed->stages},
+              {&sks, &nsk, splits, one_sk, 5, fixed->split_k}};
+  for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+    *dims[d].v = dims[d].key ? dims[d].one : dims[d].arr;
+    *dims[d].n = dims[d].key ? 1 : dims[d].len;
+  }
   int64_t ntried = 0, nlegal = 0;
   fsim_gemm_memo *memo = fsim_gemm_memo_create();
   fsim_schedule *s = malloc(sizeof *s);
@@ -306,28 +324,24 @@ fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_con
     int64_t max_m = next_pow2(pr->m) > at->m ? next_pow2(pr->m) : at->m;
     int64_t max_n = next_pow2(pr->n) > at->n ? next_pow2(pr->n) : at->n;
     int64_t max_k = next_pow2(pr->k) > at->k ? next_pow2(pr->k) : at->k;
-    for (int bi = 0; bi < 5 && !stop; bi++)
-      for (int bj = 0; bj < 5 && !stop; bj++)
-        for (int bl = 0; bl < 5 && !stop; bl++) {
-          int bm = tiles[bi], bn = tiles[bj], bk = depths[bl];
-          if (fixed->bm ? bm != fixed->bm : (bm > max_m || bm % at->m)) continue;
-          if (fixed->bn ? bn != fixed->bn : (bn > max_n || bn % at->n)) continue;
-          if (fixed->bk ? bk != fixed->bk : (bk > max_k || bk % at->k)) continue;
+    for (int bi = 0; bi < nbm && !stop; bi++)
+      for (int bj = 0; bj < nbn && !stop; bj++)
+        for (int bl = 0; bl < nbk && !stop; bl++) {
+          int bm = bms[bi], bn = bns[bj], bk = bks[bl];
+          if (!fixed->bm && (bm > max_m || bm % at->m)) continue;
+          if (!fixed->bn && (bn > max_n || bn % at->n)) continue;
+          if (!fixed->bk && (bk > max_k || bk % at->k)) continue;
           if (pr->op == FSIM_KOP_SCALED_GEMM && bk % 128) continue;
           int64_t tiles_mn = ((pr->m + bm - 1) / bm) * ((pr->n + bn - 1) / bn);
-          for (int wi = 0; wi < 4 && !stop; wi++)
-            for (int wj = 0; wj < 4 && !stop; wj++) {
-              int wm = waves[wi], wn = waves[wj];
-              if (fixed->waves_m ? wm != fixed->waves_m : 0) continue;
-              if (fixed->waves_n ? wn != fixed->waves_n : 0) continue;
+          for (int wi = 0; wi < nwm && !stop; wi++)
+            for (int wj = 0; wj < nwn && !stop; wj++) {
+              int wm = wms[wi], wn = wns[wj];
               if (wm * wn > 16 || bm % (wm * at->m) || bn % (wn * at->n)) continue;
-              for (int st_ = 1; st_ <= 4 && !stop; st_++) {
-                if (fixed->stages ? st_ != fixed->stages : 0) continue;
-                for (int si = 0; si < 5 && !stop; si++) {
-                  int sk = splits[si];
-                  if (fixed->split_k ? sk != fixed->split_k
-                                     : (sk > 1 && (tiles_mn >= a->device.cus || pr->k / sk < 2 * bk)))
-                    continue;
+              for (int sti = 0; sti < nst && !stop; sti++) {
+                int st_ = sts[sti];
+                for (int si = 0; si < nsk && !stop; si++) {
+                  int sk = sks[si];
+                  if (!fixed->split_k && sk > 1 && (tiles_mn >= a->device.cus || pr->k / sk < 2 * bk)) continue;
                   for (int path = 0; path < 2 && !stop; path++) {
                     if (fixed->path >= 0 ? path != fixed->path : (path == FSIM_PATH_DIRECT && !has_direct)) continue;
                     for (int cp = 0; cp < 2 && !stop; cp++) {
