@@ -21,8 +21,10 @@
 
 #include "sim/internal.h"
 
+/* The first issue slot of SIMD s at or after t (slots come every period cycles, at cycles
+ * congruent to s). */
 static inline int64_t slot_align(const fsim__gpu *g, int s, int64_t t) {
-  if (g->period_mask >= 0) return t + (((int64_t)s - t) & g->period_mask);
+  if (__builtin_expect(g->period_mask >= 0, 1)) return t + (((int64_t)s - t) & g->period_mask);
   int64_t r = ((int64_t)s - t) % g->period;
   if (r < 0) r += g->period;
   return t + r;
@@ -193,7 +195,12 @@ static const uint64_t *global_lines(fsim__gpu *g, const fsim_wp_addr *ad, const 
 static inline void write_reg(fsim__wave *w, const fsim_wp_reg *r, int64_t ready, int64_t acc, int producer) {
   /* acc and ready differ by an MFMA's latency less its pipe cycles, which gpu.c checked fit */
   fsim__reg v = {.ready = ready, .acc_lead = (int32_t)(ready - acc), .producer = (uint8_t)producer};
-  for (int i = 0; i < r->count; i++) w->reg[r->first + i] = v;
+  fsim__reg *d = &w->reg[r->first];
+  if (r->count == 1) {
+    d[0] = v;
+    return;
+  }
+  for (int i = 0; i < r->count; i++) d[i] = v;
 }
 
 /* Computes when the current instruction's sources are ready.  Those times are final once it
@@ -292,33 +299,60 @@ static inline void consume(fsim__gpu *g, fsim__wave *w) {
 static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
   fsim__simd *sd = &cu->simd[s];
   if (cu->waves + sd->waves[0] != w) return;
-  const fsim_arch *a = g->a;
+  const fsim__xprog *p = w->prog;
+  const int64_t period = g->period;
+  const int tl = g->timeline && cu->index == 0;
   int64_t prev = t;
-  for (int n = 0; n < 256 && w->pc < w->prog->ninst; n++) {
-    const fsim_wp_inst *in = &w->prog->inst[w->pc];
+  for (int n = 0; n < 256 && w->pc < p->ninst; n++) {
+    const fsim_wp_inst *in = &p->inst[w->pc];
     if (in->op != FSIM_OP_MFMA) break;
-    const fsim_mfma_entry *mf = &a->mfma[in->arg];
-    int64_t e = prev + g->period;
+    const fsim__mfma_kind *mk = &g->mfma_kind[in->arg];
+    int64_t e = prev + period;
     int reason = FSIM_STALL_ISSUE;
     if (w->dep_ready > e) e = w->dep_ready, reason = w->dep_reason;
     if (sd->mfma.free > e) e = sd->mfma.free, reason = FSIM_STALL_PIPE_MFMA;
     int64_t at = slot_align(g, s, e);
-    if (at > prev + g->period) {
-      w->stall[reason] += (double)(at - prev - g->period);
-      if (g->timeline && cu->index == 0)
-        fsim__timeline_span(g, cu, (int)(w - cu->waves), fsim_stall_name((fsim_stall)reason), "stall", prev + g->period, at);
+    if (at > prev + period) {
+      w->stall[reason] += (double)(at - prev - period);
+      if (tl)
+        fsim__timeline_span(g, cu, (int)(w - cu->waves), fsim_stall_name((fsim_stall)reason), "stall", prev + period, at);
     }
-    int cyc = fsim_mfma_cycles(a, mf);
-    fsim__mfma_issue(&sd->mfma, at, cyc, 2.0 * mf->m * mf->n * mf->k);
-    int64_t acc = a->issue.mfma_srcc_forwarding ? at + cyc : at + mf->latency;
-    write_reg(w, &in->dst, at + mf->latency, acc, FSIM__P_MFMA);
+    fsim__mfma_issue(&sd->mfma, at, mk->cycles, mk->flops);
+    write_reg(w, &in->dst, at + mk->latency, at + mk->acc, FSIM__P_MFMA);
     sd->slot_used[FSIM__IT_VALU] = at;
-    if (g->timeline && cu->index == 0) fsim__timeline_span(g, cu, (int)(w - cu->waves), mf->inst, "issue", at, at + cyc);
+    if (tl) fsim__timeline_span(g, cu, (int)(w - cu->waves), g->a->mfma[in->arg].inst, "issue", at, at + mk->cycles);
     w->issued++;
     consume(g, w);
     prev = at;
   }
-  w->ready_at = slot_align(g, s, prev + g->period);
+  w->ready_at = slot_align(g, s, prev + period);
+}
+
+/* An MFMA at slot t, if its sources, the matrix pipe and the VALU issue type allow. */
+static void issue_mfma(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const fsim_wp_inst *in, int64_t t) {
+  fsim__simd *sd = &cu->simd[s];
+  int64_t e = t;
+  int reason = FSIM_STALL_ISSUE;
+  if (w->dep_ready > e) e = w->dep_ready, reason = w->dep_reason;
+  if (sd->mfma.free > e) e = sd->mfma.free, reason = FSIM_STALL_PIPE_MFMA;
+  if (e > t) {
+    block(g, cu, w, t, slot_align(g, s, e), reason);
+    return;
+  }
+  if (sd->slot_used[FSIM__IT_VALU] == t) {
+    block(g, cu, w, t, t + g->period, FSIM_STALL_ISSUE);
+    return;
+  }
+  sd->slot_used[FSIM__IT_VALU] = t;
+  const fsim__mfma_kind *mk = &g->mfma_kind[in->arg];
+  fsim__mfma_issue(&sd->mfma, t, mk->cycles, mk->flops);
+  write_reg(w, &in->dst, t + mk->latency, t + mk->acc, FSIM__P_MFMA);
+  if (g->timeline && cu->index == 0)
+    fsim__timeline_span(g, cu, (int)(w - cu->waves), g->a->mfma[in->arg].inst, "issue", t, t + mk->cycles);
+  w->issued++;
+  consume(g, w);
+  w->ready_at = slot_align(g, s, t + g->period);
+  mfma_run(g, cu, s, w, t);
 }
 
 /* Issues the wave's regular instruction at slot t if it can; otherwise moves its ready time. */
@@ -473,6 +507,7 @@ static void wave_step(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t 
       block(g, cu, w, t, until, FSIM_STALL_FIXED);
       return;
     }
+    case FSIM_OP_MFMA: issue_mfma(g, cu, s, w, in, t); return;
     default: issue_regular(g, cu, s, w, in, t); return;
     }
   }
@@ -527,13 +562,22 @@ static void simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
 
 int64_t fsim__cu_run(fsim__gpu *g, fsim__cu *cu, int64_t end) {
   const int simds = g->simds;
+  int64_t *nx = cu->simd_next;
   for (;;) {
+    /* the earliest wake-up, the lowest SIMD on a tie */
     int s = 0;
-    int64_t t = cu->simd_next[0];
-    for (int k = 1; k < simds; k++)
-      if (cu->simd_next[k] < t) t = cu->simd_next[k], s = k;
+    int64_t t = nx[0];
+    if (simds == 4) {
+      int s01 = nx[1] < nx[0], s23 = 2 + (nx[3] < nx[2]);
+      int64_t t01 = nx[s01], t23 = nx[s23];
+      s = t23 < t01 ? s23 : s01;
+      t = t23 < t01 ? t23 : t01;
+    } else {
+      for (int k = 1; k < simds; k++)
+        if (nx[k] < t) t = nx[k], s = k;
+    }
     if (t >= end) return t;
-    cu->simd_next[s] = INT64_MAX;
+    nx[s] = INT64_MAX;
     simd_step(g, cu, s, t);
   }
 }

@@ -40,11 +40,6 @@ int fsim_sim_occupancy(const fsim_arch *a, const fsim_wprog *wp, int *waves_per_
   return o.wgs_per_cu;
 }
 
-void fsim__gpu_schedule_simd(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
-  (void)g;
-  if (t < cu->simd_next[s]) cu->simd_next[s] = t;
-}
-
 /* Dispatches XCD x's next workgroup to cu at the earliest allowed cycle >= t. */
 static int dispatch_next(fsim__gpu *g, fsim__cu *cu, int64_t t) {
   int x = cu->xcd;
@@ -177,9 +172,15 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   g.a = a;
   g.wp = wp;
   g.r = r;
-  /* a register keeps its accumulator time as an int32 lead over its ready time (cu.c) */
   for (int i = 0; i < a->n_mfma; i++) {
-    int64_t lead = (int64_t)a->mfma[i].latency - fsim_mfma_cycles(a, &a->mfma[i]);
+    const fsim_mfma_entry *mf = &a->mfma[i];
+    fsim__mfma_kind *k = &g.mfma_kind[i];
+    k->cycles = fsim_mfma_cycles(a, mf);
+    k->latency = mf->latency;
+    k->acc = a->issue.mfma_srcc_forwarding ? k->cycles : mf->latency;
+    k->flops = 2.0 * mf->m * mf->n * mf->k;
+    /* a register keeps its accumulator time as an int32 lead over its ready time (cu.c) */
+    int64_t lead = (int64_t)k->latency - k->acc;
     assert(lead >= INT32_MIN && lead <= INT32_MAX);
     (void)lead;
   }

@@ -95,6 +95,14 @@ typedef struct fsim__pattern {
   int lines_at;            /* index into the line pool */
 } fsim__pattern;
 
+/* An MFMA of the arch as the issue path uses it. */
+typedef struct fsim__mfma_kind {
+  int cycles;              /* matrix-pipe cycles */
+  int latency;             /* to a dependent read of the result */
+  int acc;                 /* to its use as the next MFMA's accumulator: cycles with SrcC forwarding, else latency */
+  double flops;            /* 2 m n k */
+} fsim__mfma_kind;
+
 typedef struct fsim__gpu {
   const fsim_arch *a;
   const fsim_wprog *wp;
@@ -123,6 +131,7 @@ typedef struct fsim__gpu {
   int64_t wave_instructions;
   double valu_busy;
   fsim__xprog *xprogs;     /* per program of wp */
+  fsim__mfma_kind mfma_kind[FSIM_ARCH_MAX_MFMA];
   /* per-pattern memo */
   int *row_base;           /* per lane table: index of its first row in patterns/6 */
   fsim__pattern *patterns;
@@ -142,7 +151,11 @@ int64_t fsim__cu_run(fsim__gpu *g, fsim__cu *cu, int64_t end);
 void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t);
 /* gpu.c: called by cu.c when a workgroup finishes */
 void fsim__gpu_wg_done(fsim__gpu *g, fsim__cu *cu, int64_t t);
-void fsim__gpu_schedule_simd(fsim__gpu *g, fsim__cu *cu, int s, int64_t t);
+/* Wakes SIMD s of cu no later than t. */
+static inline void fsim__gpu_schedule_simd(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
+  (void)g;
+  if (t < cu->simd_next[s]) cu->simd_next[s] = t;
+}
 /* timeline.c */
 void fsim__timeline_span(fsim__gpu *g, const fsim__cu *cu, int wave_slot, const char *name, const char *cat,
                          int64_t t0, int64_t t1);
