@@ -411,7 +411,9 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   int runs = fsim_mma_atom_values(p->atom, 'C') / 4;
   s->epilogue_lds_cycles = sc->c_path == FSIM_EPI_LDS ? p->rm * p->rn * runs * 4 : 0;
   int groups = sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1;
-  s->unique_bytes = groups * ((sc->m * sc->k * ea + sc->n * sc->k * eb) / 8 + sc->m * sc->n * ec / 8);
+  s->unique_ab_bytes = groups * ((sc->m * sc->k * ea + sc->n * sc->k * eb) / 8);
+  /* each split-K slice writes its partial C */
+  s->unique_bytes = s->unique_ab_bytes + (int64_t)groups * sc->split_k * (sc->m * sc->n * ec / 8);
   s->flops = 2.0 * sc->m * sc->n * sc->k * groups;
   /* distinct A and B tiles among the workgroups XCD 0 holds at once */
   fsim_occupancy occ;

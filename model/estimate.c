@@ -49,8 +49,19 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
   o->t_mall = a->memory.mall_bytes > 0 && mall_bpc > 0
                   ? (double)a->device.xcds * s->xcd_unique_bytes_per_iter / mall_bpc
                   : 0;
-  double compute = dmax(dmax(o->t_mfma, o->t_lds), o->t_issue), memory = dmax(o->t_l2, o->t_mall);
-  double mem_latency = a->memory.l2_latency;
+  /* the share of loaded bytes that come from DRAM because they are loaded only once (a
+   * decode GEMM streams its weights): their latency is DRAM's, and every CU's share of them
+   * goes through the DRAM bandwidth each iteration */
+  double loaded = (double)s->workgroups * s->iters * (double)s->load_bytes_per_wg;
+  double once = loaded > 0 ? (double)s->unique_ab_bytes / loaded : 0;
+  if (once > 1) once = 1;
+  double dram_bpc = a->memory.dram_bus_bits * a->memory.dram_gbps_per_pin / 8.0 * 1e9 * a->memory.dram_efficiency /
+                    clk_bytes;
+  double active = (double)a->device.cus * c;
+  if (active > (double)s->workgroups) active = (double)s->workgroups;
+  o->t_dram = active * s->load_bytes_per_wg * once / dram_bpc;
+  double compute = dmax(dmax(o->t_mfma, o->t_lds), o->t_issue), memory = dmax(dmax(o->t_l2, o->t_mall), o->t_dram);
+  double mem_latency = (1 - once) * a->memory.l2_latency + once * a->memory.dram_latency;
   /* not hidden: the barrier, and the reads of the first atom k step (the MFMAs wait for
    * them; later steps' reads overlap the previous step's MFMAs), at the LDS latency plus
    * their share of the LDS time */
@@ -118,6 +129,7 @@ int fsim_model_estimate(const fsim_arch *a, const fsim_plan_summary *s, fsim_est
   if (o->t_issue > best) best = o->t_issue, bound = "issue";
   if (o->t_l2 > best) best = o->t_l2, bound = "l2";
   if (o->t_mall > best) best = o->t_mall, bound = "mall";
+  if (o->t_dram > best) best = o->t_dram, bound = "hbm";
   if (o->t_exposed > best) bound = "latency";
   if (o->t_hbm > cycles) {
     cycles = o->t_hbm;

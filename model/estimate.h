@@ -41,6 +41,7 @@ typedef struct fsim_plan_summary {
   int epilogue_lds_cycles;   /* bank cycles of the C staging, per wave */
   /* the problem's traffic */
   int64_t unique_bytes;      /* A + B + C footprint */
+  int64_t unique_ab_bytes;   /* A + B footprint: the bytes that must come from DRAM at least once */
   int64_t xcd_unique_bytes_per_iter; /* distinct A and B bytes one XCD's resident workgroups load per iteration */
   double flops;
 } fsim_plan_summary;
@@ -50,7 +51,8 @@ typedef struct fsim_estimate {
   double kernel_us, time_us; /* time_us adds the launch overhead */
   const char *bound;         /* "mfma", "lds", "l2", "mall", "hbm", "latency" or "issue" */
   /* per main-loop iteration of one workgroup at the modelled occupancy, cycles */
-  double t_mfma, t_lds, t_l2, t_mall, t_hbm, t_issue, t_exposed, t_iter;
+  double t_mfma, t_lds, t_l2, t_mall, t_dram, t_issue, t_exposed, t_iter;
+  double t_hbm;              /* DRAM over the whole kernel (unique bytes, or misses past the MALL) */
   double t_wg;               /* one workgroup, prologue to epilogue */
   double rounds;             /* workgroups per CU slot on the busiest CU */
   int wgs_per_cu, waves_per_simd;
