@@ -15,7 +15,7 @@ static const char *const CMD = "sim";
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim sim FILE --arch NAME [--set S.K=V]... [--sampled] [--compare-full]\n"
-          "                  [--timeline OUT.json] [--json]\n"
+          "                  [--timeline OUT.json] [--print] [--json]\n"
           "\n"
           "Simulates the wave programs in FILE (the text format of docs/traces.md; examples in\n"
           "traces/) cycle by cycle on the part and reports time, occupancy, utilisation, cache\n"

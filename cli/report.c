@@ -75,7 +75,7 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
           pct(ml > 0 ? r->mall_hits / ml : 0, c, sizeof c), r->dram_read_bytes / 1e6, r->dram_write_bytes / 1e6);
   if (r->sampled)
     fprintf(f, "             [sampled: XCD 0's counts times the XCDs; its MALL share does not see lines other XCDs "
-               "bring in, so MALL hits and HBM bytes read high]\n");
+               "bring in, so MALL hits read low and HBM bytes high]\n");
   double life = r->wave_cycles > 0 ? r->wave_cycles : 1;
   fprintf(f, "stalls       per wave, share of its lifetime (%.0f cycles): issued %s", r->waves ? life / r->waves : 0,
           pct(r->issue_cycles / life, a, sizeof a));

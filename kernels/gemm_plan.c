@@ -524,7 +524,14 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
     return PERR(e, "tile", "bk", "%d is not a multiple of the atom's K = %d", s->bk, p->atom->k);
   if (s->op == FSIM_KOP_SCALED_GEMM && s->bk % 128 != 0)
     return PERR(e, "tile", "bk", "%d: scaled GEMM tiles hold whole 128-value scale groups", s->bk);
-  if ((s->kind == FSIM_PIPE_PINGPONG || s->kind == FSIM_PIPE_DUAL_WAVE) && p->waves % 2 != 0)
+  if (s->kind == FSIM_PIPE_DUAL_WAVE)
+    return PERR(e, "pipeline", "kind", "dual-wave is the attention pipeline; a GEMM is plain or pingpong");
+  {
+    char why[160];
+    if (!fsim_schedule_interleave_valid(s->interleave, why, sizeof why))
+      return PERR(e, "pipeline", "interleave", "%s", why);
+  }
+  if (s->kind == FSIM_PIPE_PINGPONG && p->waves % 2 != 0)
     return PERR(e, "pipeline", "kind", "a two-group pipeline needs an even number of waves, not %d", p->waves);
   p->wave_tm = s->bm / s->waves_m;
   p->wave_tn = s->bn / s->waves_n;

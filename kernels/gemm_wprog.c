@@ -267,8 +267,7 @@ static int parse_hints(const char *text, hint *h, int max) {
     *colon = '\0';
     int cnt = atoi(colon + 1);
     if (cnt < 1) return -1;
-    char cls = strcmp(t, "vmem") == 0 ? 'v' : strcmp(t, "dsrd") == 0 ? 'r' : strcmp(t, "mfma") == 0 ? 'm'
-             : strcmp(t, "dswr") == 0 ? 'w' : 0;
+    char cls = strcmp(t, "vmem") == 0 ? 'v' : strcmp(t, "dsrd") == 0 ? 'r' : strcmp(t, "mfma") == 0 ? 'm' : 0;
     if (cls == 0) return -1;
     h[n].cls = cls;
     h[n].count = cnt;

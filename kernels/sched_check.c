@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/gemm.h"
@@ -131,10 +132,35 @@ static fsim_status check_rows(const fsim_schedule *s, const fsim_arch *a, fsim_s
   return FSIM_OK;
 }
 
+int fsim_schedule_interleave_valid(const char *text, char *why, size_t n) {
+  if (*text == '\0' || strcmp(text, "none") == 0) return 1;
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *save = NULL;
+  for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+    char *colon = strchr(t, ':');
+    char *end = NULL;
+    long cnt = colon ? strtol(colon + 1, &end, 10) : 0;
+    if (colon == NULL || end == colon + 1 || *end != '\0' || cnt < 1 || cnt > 1024) {
+      snprintf(why, n, "'%s': expected CLASS:COUNT (e.g. mfma:8)", t);
+      return 0;
+    }
+    size_t len = (size_t)(colon - t);
+    if (!(len == 4 && (strncmp(t, "vmem", 4) == 0 || strncmp(t, "dsrd", 4) == 0 || strncmp(t, "mfma", 4) == 0))) {
+      snprintf(why, n, "'%s': the classes are vmem (copies), dsrd (LDS reads) and mfma", t);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 fsim_status fsim_schedule_check(const fsim_schedule *s, const fsim_arch *a, fsim_sched_resources *r, fsim_err *e) {
   fsim_sched_resources tmp;
   if (r == NULL) r = &tmp;
   memset(r, 0, sizeof *r);
+  char why[160];
+  if (!fsim_schedule_interleave_valid(s->interleave, why, sizeof why))
+    return bad(e, "pipeline", "interleave", "%s", why);
   switch (s->op) {
   case FSIM_KOP_GEMM:
   case FSIM_KOP_GROUPED_GEMM:

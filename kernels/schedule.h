@@ -120,5 +120,8 @@ typedef struct fsim_sched_resources {
  * and atom layouts, LDS within the limit, registers within budget) and fills r.  Errors name
  * the schedule's section and key. */
 fsim_status fsim_schedule_check(const fsim_schedule *s, const fsim_arch *a, fsim_sched_resources *r, fsim_err *e);
+/* Whether an interleave hint string is well formed ("none", or CLASS:COUNT items with CLASS
+ * vmem, dsrd or mfma); if not, *why says what is wrong. */
+int fsim_schedule_interleave_valid(const char *text, char *why, size_t n);
 
 #endif

@@ -488,6 +488,12 @@ START_TEST(test_legality_errors) {
         {"waves_n = 4", "waves_n = 3"},
         {"bn = 256", "bn = 240"}},
        "[pipeline] kind: a two-group pipeline needs an even number of waves, not 3"},
+      {{{"stages = 2\n", "stages = 2\nkind = dual-wave\n"}},
+       "[pipeline] kind: dual-wave is the attention pipeline; a GEMM is plain or pingpong"},
+      {{{"stages = 2\n", "stages = 2\ninterleave = dswr:2 mfma:4\n"}},
+       "[pipeline] interleave: 'dswr:2': the classes are vmem (copies), dsrd (LDS reads) and mfma"},
+      {{{"stages = 2\n", "stages = 2\ninterleave = mfma:x\n"}},
+       "[pipeline] interleave: 'mfma:x': expected CLASS:COUNT (e.g. mfma:8)"},
       /* C stored straight from the accumulators: a lane's 4 consecutive rows are 8 bytes of bf16 */
       {{{"stages = 2\n", "stages = 2\n\n[epilogue]\nc_path = direct\n"}},
        "[epilogue] store: buffer_store_dwordx4 stores 16 bytes; a lane holds 4 consecutive bf16 values of C"},

@@ -230,7 +230,7 @@ END_TEST
 START_TEST(test_physics_of_examples) {
   fsim_arch a = arch_of("mi355x");
   fsim_wprog wp;
-  /* MFMA chain: 1000 x 4 MFMAs of 16 cycles per wave, 8 waves per SIMD on one pipe */
+  /* MFMA chain: 1000 x 4 MFMAs of 16 cycles per wave, one wave per SIMD */
   parse_ok(&wp, "traces/examples/mfma_chain.wp", &a);
   fsim_sim_result r = sim_ok(&a, &wp, NULL);
   ck_assert(r.util_mfma > 0.99);

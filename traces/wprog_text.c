@@ -1,7 +1,7 @@
 /* The text form of wave programs: a small line-oriented language of our own (docs/traces.md),
  * read by a hand-written parser because no standard format fits it.  Every error names the
  * file and line.  fsim_wprog_print writes the same language, and parsing its output gives
- * back an equal description (tests/check_traces.c checks the round trip).
+ * back an equal description (tests/check_sim.c checks the round trip).
  *
  *   kernel NAME
  *   grid X [Y [Z]]
