@@ -194,7 +194,7 @@ static const uint64_t *global_lines(fsim__gpu *g, const fsim_wp_addr *ad, const 
 
 static inline void write_reg(fsim__wave *w, const fsim_wp_reg *r, int64_t ready, int64_t acc, int producer) {
   /* acc and ready differ by an MFMA's latency less its pipe cycles, which gpu.c checked fit */
-  fsim__reg v = {.ready = ready, .acc_lead = (int32_t)(ready - acc), .producer = (uint8_t)producer};
+  fsim__reg v = {.ready = ready, .acc_lead = (int32_t)(ready - acc), .reason = (uint8_t)dep_reason[producer]};
   fsim__reg *d = &w->reg[r->first];
   if (r->count == 1) {
     d[0] = v;
@@ -215,10 +215,11 @@ static inline void decode(fsim__wave *w) {
     for (int32_t j = p->dep_at[w->pc], end = p->dep_at[w->pc + 1]; j < end; j++) {
       uint32_t d = p->deps[j];
       const fsim__reg *rg = &reg[d & ~FSIM__DEP_ACC];
-      int64_t rr = (d & FSIM__DEP_ACC) ? rg->ready - rg->acc_lead : rg->ready;
+      /* the accumulator time where the mark says so: ready less its lead (without a branch) */
+      int64_t rr = rg->ready - (rg->acc_lead & -(int32_t)(d >> 31));
       if (rr > dep) {
         dep = rr;
-        reason = dep_reason[rg->producer];
+        reason = rg->reason;
       }
     }
   }

@@ -31,7 +31,7 @@ typedef struct fsim__xprog {
 typedef struct fsim__reg {
   int64_t ready;     /* cycle the value is readable */
   int32_t acc_lead;  /* ready minus the cycle it is readable as an MFMA accumulator (SrcC forwarding) */
-  uint8_t producer;  /* FSIM__P_*: what wrote it, for the stall reason of a dependence on it */
+  uint8_t reason;    /* the stall reason of a dependence on it (fsim_stall, from what wrote it) */
 } fsim__reg;
 
 /* A wave slot.  The fields a SIMD step reads are in the first two host cache lines (the
