@@ -121,7 +121,8 @@ static int64_t addr_base(const fsim__cu *cu, const fsim__wave *w, const fsim_wp_
     int lv = ad->term[i].level;
     if (lv >= w->depth) continue;
     int64_t it = w->iter[lv] + ad->term[i].phase;
-    if (ad->term[i].mod > 0) it %= ad->term[i].mod;
+    int64_t mod = ad->term[i].mod;
+    if (mod > 0) it = it >= 0 && (mod & (mod - 1)) == 0 ? it & (mod - 1) : it % mod; /* no division for stages */
     b += it * ad->term[i].stride;
   }
   return b;
@@ -152,8 +153,9 @@ static int lds_cost(fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w, i
   const int32_t *off = &l->offset[row * g->wp->wave_size];
   uint64_t act = l->active[row];
   *bytes = __builtin_popcountll(act) * width;
-  int period = g->a->lds.banks * g->a->lds.bank_bytes;
-  if (base % period != 0) return fsim_lds_bank_cycles(g->a, off, act, base, width, NULL);
+  int64_t period = g->a->lds.banks * g->a->lds.bank_bytes;
+  if ((period & (period - 1)) == 0 ? (base & (period - 1)) != 0 : base % period != 0)
+    return fsim_lds_bank_cycles(g->a, off, act, base, width, NULL);
   fsim__pattern *p = pattern_of(g, ad, row, width);
   if (p->lds_cycles < 0) p->lds_cycles = fsim_lds_bank_cycles(g->a, off, act, 0, width, NULL);
   return p->lds_cycles;
@@ -166,8 +168,7 @@ static const uint64_t *global_lines(fsim__gpu *g, const fsim_wp_addr *ad, const 
   int row = lane_row(g, ad, w);
   const int32_t *off = &l->offset[row * g->wp->wave_size];
   int shift = g->mem.line_shift;
-  int64_t line = (int64_t)1 << shift;
-  if (base % line != 0) {
+  if ((base & (((int64_t)1 << shift) - 1)) != 0) { /* not line-aligned */
     *n = fsim_vmem_coalesce(off, l->active[row], g->wp->wave_size, base, width, shift, g->scratch_lines);
     return g->scratch_lines;
   }

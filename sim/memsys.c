@@ -68,6 +68,12 @@ static inline double l2_serve(fsim__memsys *m, int x, uint64_t h, double t) {
   return start;
 }
 
+/* The MALL slice of a line with hash h: the one fronting its DRAM channel. */
+static inline int mall_slice(const fsim__memsys *m, uint64_t h) {
+  int c = fsim__hbm_channel_h(&m->dram, h);
+  return (m->mall_slices & (m->mall_slices - 1)) == 0 ? c & (m->mall_slices - 1) : c % m->mall_slices;
+}
+
 /* Writes a dirty line evicted from an L2 back to the MALL (or DRAM). */
 static void write_back_from_l2(fsim__memsys *m, uint64_t line, double t) {
   uint64_t h = fsim__hash_line(line);
@@ -75,7 +81,7 @@ static void write_back_from_l2(fsim__memsys *m, uint64_t line, double t) {
     fsim__hbm_write(&m->dram, h, t);
     return;
   }
-  int s = fsim__hbm_channel_h(&m->dram, h) % m->mall_slices; /* the slice fronts that channel */
+  int s = mall_slice(m, h); /* the slice fronts that channel */
   double start = t > m->mall_free[s] ? t : m->mall_free[s];
   m->mall_free[s] = start + m->mall_service;
   m->stats.mall_busy += m->mall_service;
@@ -95,7 +101,7 @@ double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, doub
   double done;
   if (m->has_mall) {
     m->stats.mall_reads++;
-    int s = fsim__hbm_channel_h(&m->dram, h) % m->mall_slices; /* the slice fronts that channel */
+    int s = mall_slice(m, h); /* the slice fronts that channel */
     double ms = start > m->mall_free[s] ? start : m->mall_free[s];
     m->mall_free[s] = ms + m->mall_service;
     m->stats.mall_busy += m->mall_service;
