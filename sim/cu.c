@@ -35,21 +35,6 @@ static inline int64_t ceil_cycle(double t) {
   return (double)c < t ? c + 1 : c;
 }
 
-static int issue_type(int op) {
-  switch (op) {
-  case FSIM_OP_VALU:
-  case FSIM_OP_MFMA: return FSIM__IT_VALU;
-  case FSIM_OP_SALU:
-  case FSIM_OP_SMEM: return FSIM__IT_SALU;
-  case FSIM_OP_LOAD:
-  case FSIM_OP_STORE:
-  case FSIM_OP_LOAD_LDS: return FSIM__IT_VMEM;
-  case FSIM_OP_LDS_READ:
-  case FSIM_OP_LDS_WRITE: return FSIM__IT_LDS;
-  default: return FSIM__IT_BRANCH;
-  }
-}
-
 static const int dep_reason[] = {
     [FSIM__P_NONE] = FSIM_STALL_DEP_VALU, [FSIM__P_VALU] = FSIM_STALL_DEP_VALU, [FSIM__P_MFMA] = FSIM_STALL_DEP_MFMA,
     [FSIM__P_LDS] = FSIM_STALL_DEP_LDS,   [FSIM__P_VMEM] = FSIM_STALL_DEP_VMEM, [FSIM__P_SMEM] = FSIM_STALL_DEP_SMEM,
@@ -128,36 +113,30 @@ static int64_t addr_base(const fsim__cu *cu, const fsim__wave *w, const fsim_wp_
   return b;
 }
 
-static int width_class(int width) {
-  switch (width) {
-  case 1: return 0;
-  case 2: return 1;
-  case 4: return 2;
-  case 8: return 3;
-  case 12: return 4;
-  default: return 5;
-  }
-}
+/* Patterns are memoized per (lane table, row, width class); widths outside 1, 2, 4, 8, 12
+ * share the last class. */
+static const uint8_t width_classes[17] = {5, 0, 1, 5, 2, 5, 5, 5, 3, 5, 5, 5, 4, 5, 5, 5, 5};
+static inline int width_class(int width) { return width <= 16 ? width_classes[width] : 5; }
 
-static fsim__pattern *pattern_of(fsim__gpu *g, const fsim_wp_addr *ad, int row, int width) {
+static inline fsim__pattern *pattern_of(fsim__gpu *g, const fsim_wp_addr *ad, int row, int width) {
   return &g->patterns[(g->row_base[ad->lanes] + row) * 6 + width_class(width)];
 }
 
-static int lane_row(const fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w) {
+static inline int lane_row(const fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w) {
   return g->wp->lanes[ad->lanes].rows > 1 ? w->wave_in_wg : 0;
 }
 
-static int lds_cost(fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w, int width, int64_t base, int *bytes) {
+static inline int lds_cost(fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w, int width, int64_t base,
+                           int *bytes) {
   const fsim_wp_lanes *l = &g->wp->lanes[ad->lanes];
-  int row = lane_row(g, ad, w);
-  const int32_t *off = &l->offset[row * g->wp->wave_size];
-  uint64_t act = l->active[row];
-  *bytes = __builtin_popcountll(act) * width;
-  int64_t period = g->a->lds.banks * g->a->lds.bank_bytes;
+  int row = l->rows > 1 ? w->wave_in_wg : 0;
+  *bytes = g->row_active[g->row_base[ad->lanes] + row] * width;
+  int64_t period = g->lds_period;
   if ((period & (period - 1)) == 0 ? (base & (period - 1)) != 0 : base % period != 0)
-    return fsim_lds_bank_cycles(g->a, off, act, base, width, NULL);
-  fsim__pattern *p = pattern_of(g, ad, row, width);
-  if (p->lds_cycles < 0) p->lds_cycles = fsim_lds_bank_cycles(g->a, off, act, 0, width, NULL);
+    return fsim_lds_bank_cycles(g->a, &l->offset[row * g->wp->wave_size], l->active[row], base, width, NULL);
+  fsim__pattern *p = &g->patterns[(g->row_base[ad->lanes] + row) * 6 + width_class(width)];
+  if (p->lds_cycles < 0)
+    p->lds_cycles = fsim_lds_bank_cycles(g->a, &l->offset[row * g->wp->wave_size], l->active[row], 0, width, NULL);
   return p->lds_cycles;
 }
 
@@ -357,40 +336,35 @@ static void issue_mfma(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const f
   mfma_run(g, cu, s, w, t);
 }
 
-/* Issues the wave's regular instruction at slot t if it can; otherwise moves its ready time. */
-static void issue_regular(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const fsim_wp_inst *in, int64_t t) {
+/* Issues the wave's instruction of class `op` (a constant where it is inlined, so each class
+ * gets its own copy) at slot t if it can; otherwise moves its ready time. */
+static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w,
+                                                           const fsim_wp_inst *in, int64_t t, const int op) {
   const fsim_arch *a = g->a;
   fsim__simd *sd = &cu->simd[s];
-  const fsim_mfma_entry *mf = in->op == FSIM_OP_MFMA ? &a->mfma[in->arg] : NULL;
+  const int lgkm = op == FSIM_OP_LDS_READ || op == FSIM_OP_LDS_WRITE || op == FSIM_OP_SMEM;
+  const int vm = op == FSIM_OP_LOAD || op == FSIM_OP_STORE || op == FSIM_OP_LOAD_LDS;
   int64_t e = t;
   int reason = FSIM_STALL_ISSUE;
   if (w->dep_ready > e) e = w->dep_ready, reason = w->dep_reason;
-  switch (in->op) {
-  case FSIM_OP_VALU:
+  if (op == FSIM_OP_VALU) {
     if (sd->valu_free > e) e = sd->valu_free, reason = FSIM_STALL_PIPE_VALU;
-    break;
-  case FSIM_OP_MFMA:
-    if (sd->mfma.free > e) e = sd->mfma.free, reason = FSIM_STALL_PIPE_MFMA;
-    break;
-  case FSIM_OP_LDS_READ:
-  case FSIM_OP_LDS_WRITE:
-  case FSIM_OP_SMEM:
+  } else if (lgkm) {
     ring_retire(w->lgkm_done, 15, &w->lgkm_head, &w->lgkm_n, t);
     if (w->lgkm_n >= 15 && w->lgkm_done[w->lgkm_head] > e) e = w->lgkm_done[w->lgkm_head], reason = FSIM_STALL_QUEUE_FULL;
-    break;
-  case FSIM_OP_LOAD:
-  case FSIM_OP_STORE:
-  case FSIM_OP_LOAD_LDS:
+  } else if (vm) {
     ring_retire(w->vm_done, 63, &w->vm_head, &w->vm_n, t);
     if (w->vm_n >= 63 && w->vm_done[w->vm_head] > e) e = w->vm_done[w->vm_head], reason = FSIM_STALL_QUEUE_FULL;
-    break;
-  default: break;
   }
   if (e > t) {
     block(g, cu, w, t, slot_align(g, s, e), reason);
     return;
   }
-  int type = issue_type(in->op);
+  const int type = op == FSIM_OP_VALU                                   ? FSIM__IT_VALU
+                   : op == FSIM_OP_SALU || op == FSIM_OP_SMEM           ? FSIM__IT_SALU
+                   : vm                                                 ? FSIM__IT_VMEM
+                   : op == FSIM_OP_LDS_READ || op == FSIM_OP_LDS_WRITE ? FSIM__IT_LDS
+                                                                        : FSIM__IT_BRANCH;
   if (sd->slot_used[type] == t) {
     block(g, cu, w, t, t + g->period, FSIM_STALL_ISSUE);
     return;
@@ -398,74 +372,52 @@ static void issue_regular(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, cons
   sd->slot_used[type] = t;
   int64_t next = t + g->period;
   int64_t dur = g->period;
-  switch (in->op) {
-  case FSIM_OP_SALU: write_reg(w, &in->dst, t + a->issue.salu_latency, t + a->issue.salu_latency, FSIM__P_SALU); break;
-  case FSIM_OP_VALU: {
+  if (op == FSIM_OP_SALU) {
+    write_reg(w, &in->dst, t + a->issue.salu_latency, t + a->issue.salu_latency, FSIM__P_SALU);
+  } else if (op == FSIM_OP_VALU) {
     int cyc = a->issue.valu_cycles * (in->arg > 1 ? in->arg : 1);
     sd->valu_free = t + cyc;
     sd->valu_busy += cyc;
     int64_t ready = t + a->issue.valu_latency + cyc - a->issue.valu_cycles;
     write_reg(w, &in->dst, ready, ready, FSIM__P_VALU);
     dur = cyc;
-    break;
-  }
-  case FSIM_OP_MFMA: {
-    int cyc = fsim_mfma_cycles(a, mf);
-    fsim__mfma_issue(&sd->mfma, t, cyc, 2.0 * mf->m * mf->n * mf->k);
-    int64_t acc = a->issue.mfma_srcc_forwarding ? t + cyc : t + mf->latency;
-    write_reg(w, &in->dst, t + mf->latency, acc, FSIM__P_MFMA);
-    dur = cyc;
-    break;
-  }
-  case FSIM_OP_SMEM: {
+  } else if (op == FSIM_OP_SMEM) {
     int64_t done = t + a->issue.smem_latency;
     ring_push(w->lgkm_done, 15, w->lgkm_head, &w->lgkm_n, done);
     write_reg(w, &in->dst, done, done, FSIM__P_SMEM);
-    break;
-  }
-  case FSIM_OP_LDS_READ:
-  case FSIM_OP_LDS_WRITE: {
+  } else if (op == FSIM_OP_LDS_READ || op == FSIM_OP_LDS_WRITE) {
     const fsim_wp_addr *ad = &g->wp->addrs[in->addr];
     int64_t base = addr_base(cu, w, ad);
     int bytes;
     int cyc = lds_cost(g, ad, w, in->width, base, &bytes);
     int64_t done = fsim__lds_access(&cu->lds, s, t, bytes, cyc);
     ring_push(w->lgkm_done, 15, w->lgkm_head, &w->lgkm_n, done);
-    if (in->op == FSIM_OP_LDS_READ) write_reg(w, &in->dst, done, done, FSIM__P_LDS);
-    break;
-  }
-  case FSIM_OP_LOAD:
-  case FSIM_OP_STORE:
-  case FSIM_OP_LOAD_LDS: {
+    if (op == FSIM_OP_LDS_READ) write_reg(w, &in->dst, done, done, FSIM__P_LDS);
+  } else if (vm) {
     const fsim_wp_addr *ad = &g->wp->addrs[in->addr];
     int64_t base = addr_base(cu, w, ad);
     int n;
     const uint64_t *lines = global_lines(g, ad, w, in->width, base, &n);
-    double d = in->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t)
-                                       : fsim__vmem_load(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t);
+    double d = op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t)
+                                   : fsim__vmem_load(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t);
     int64_t done = ceil_cycle(d);
-    if (in->op == FSIM_OP_LOAD_LDS) {
+    if (op == FSIM_OP_LOAD_LDS) {
       const fsim_wp_addr *ld = &g->wp->addrs[in->addr2];
       int bytes;
       int cyc = lds_cost(g, ld, w, in->width, addr_base(cu, w, ld), &bytes);
       fsim__lds_dma_write(&cu->lds, t, bytes, cyc);
     }
     ring_push(w->vm_done, 63, w->vm_head, &w->vm_n, done);
-    if (in->op == FSIM_OP_LOAD) write_reg(w, &in->dst, done, done, FSIM__P_VMEM);
-    break;
+    if (op == FSIM_OP_LOAD) write_reg(w, &in->dst, done, done, FSIM__P_VMEM);
+  } else if (op == FSIM_OP_BRANCH) {
+    next = t + (a->issue.branch_cycles > g->period ? a->issue.branch_cycles : g->period);
   }
-  case FSIM_OP_BRANCH: next = t + (a->issue.branch_cycles > g->period ? a->issue.branch_cycles : g->period); break;
-  default: break;
-  }
-  if (g->timeline && cu->index == 0) {
-    const char *name = mf ? mf->inst : fsim_op_name((fsim_op)in->op);
-    fsim__timeline_span(g, cu, (int)(w - cu->waves), name, "issue", t, t + dur);
-  }
+  if (g->timeline && cu->index == 0)
+    fsim__timeline_span(g, cu, (int)(w - cu->waves), fsim_op_name((fsim_op)op), "issue", t, t + dur);
   w->issued++;
   consume(g, w);
   if (next > t + g->period) w->stall[FSIM_STALL_FIXED] += (double)(next - t - g->period);
   w->ready_at = slot_align(g, s, next);
-  if (mf != NULL) mfma_run(g, cu, s, w, t);
 }
 
 /* Lets wave w act at its SIMD's slot t. */
@@ -510,7 +462,15 @@ static void wave_step(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t 
       return;
     }
     case FSIM_OP_MFMA: issue_mfma(g, cu, s, w, in, t); return;
-    default: issue_regular(g, cu, s, w, in, t); return;
+    case FSIM_OP_LDS_READ: issue_op(g, cu, s, w, in, t, FSIM_OP_LDS_READ); return;
+    case FSIM_OP_LDS_WRITE: issue_op(g, cu, s, w, in, t, FSIM_OP_LDS_WRITE); return;
+    case FSIM_OP_LOAD: issue_op(g, cu, s, w, in, t, FSIM_OP_LOAD); return;
+    case FSIM_OP_LOAD_LDS: issue_op(g, cu, s, w, in, t, FSIM_OP_LOAD_LDS); return;
+    case FSIM_OP_STORE: issue_op(g, cu, s, w, in, t, FSIM_OP_STORE); return;
+    case FSIM_OP_VALU: issue_op(g, cu, s, w, in, t, FSIM_OP_VALU); return;
+    case FSIM_OP_SALU: issue_op(g, cu, s, w, in, t, FSIM_OP_SALU); return;
+    case FSIM_OP_SMEM: issue_op(g, cu, s, w, in, t, FSIM_OP_SMEM); return;
+    default: issue_op(g, cu, s, w, in, t, FSIM_OP_BRANCH); return;
     }
   }
 }

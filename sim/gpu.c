@@ -77,6 +77,7 @@ static void gpu_free(fsim__gpu *g) {
   }
   free(g->xprogs);
   free(g->row_base);
+  free(g->row_active);
   free(g->patterns);
   free(g->line_pool);
   if (g->timeline) json_decref((json_t *)g->timeline);
@@ -246,6 +247,11 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     g.row_base[i] = rows;
     rows += wp->lanes[i].rows;
   }
+  g.row_active = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *g.row_active);
+  if (!g.row_active) goto oom;
+  for (int i = 0; i < wp->nlanes; i++)
+    for (int q = 0; q < wp->lanes[i].rows; q++) g.row_active[g.row_base[i] + q] = __builtin_popcountll(wp->lanes[i].active[q]);
+  g.lds_period = (int64_t)a->lds.banks * a->lds.bank_bytes;
   g.patterns = malloc((size_t)(rows > 0 ? rows : 1) * 6 * sizeof *g.patterns);
   g.line_pool_cap = (rows > 0 ? rows : 1) * 6 * wp->wave_size * 2;
   g.line_pool = malloc((size_t)g.line_pool_cap * sizeof *g.line_pool);

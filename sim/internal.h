@@ -134,6 +134,8 @@ typedef struct fsim__gpu {
   fsim__mfma_kind mfma_kind[FSIM_ARCH_MAX_MFMA];
   /* per-pattern memo */
   int *row_base;           /* per lane table: index of its first row in patterns/6 */
+  int *row_active;         /* per lane-table row: lanes that access memory */
+  int64_t lds_period;      /* bytes after which the LDS banks repeat */
   fsim__pattern *patterns;
   uint64_t *line_pool;
   int line_pool_n, line_pool_cap;

@@ -26,9 +26,29 @@ typedef struct fsim__lds {
 } fsim__lds;
 
 void fsim__lds_init(fsim__lds *l, const fsim_arch *a);
-/* An access from SIMD s at t moving `bytes` with `bank_cycles`: returns when data is ready. */
-int64_t fsim__lds_access(fsim__lds *l, int s, int64_t t, int bytes, int bank_cycles);
+/* An access from SIMD s at t moving `bytes` with `bank_cycles`: returns when data is ready.
+ * Two pipelined stages: the bank array, then the SIMD's port. */
+static inline int64_t fsim__lds_access(fsim__lds *l, int s, int64_t t, int bytes, int bank_cycles) {
+  int p = l->simds_per_port == 1 ? s : s / l->simds_per_port;
+  int port_cycles = (bytes + l->port_bpc - 1) / l->port_bpc;
+  int64_t bank_start = t > l->bank_free ? t : l->bank_free;
+  l->bank_free = bank_start + bank_cycles;
+  int64_t port_start = bank_start > l->port_free[p] ? bank_start : l->port_free[p];
+  l->port_free[p] = port_start + port_cycles;
+  l->stats.accesses++;
+  l->stats.bytes += bytes;
+  l->stats.bank_cycles += bank_cycles;
+  int64_t end = port_start + port_cycles;
+  if (l->bank_free > end) end = l->bank_free;
+  return end + l->latency;
+}
+
 /* Bank-array time taken by a direct global-to-LDS write of `bytes` at t (no port). */
-void fsim__lds_dma_write(fsim__lds *l, int64_t t, int bytes, int bank_cycles);
+static inline void fsim__lds_dma_write(fsim__lds *l, int64_t t, int bytes, int bank_cycles) {
+  int64_t start = t > l->bank_free ? t : l->bank_free;
+  l->bank_free = start + bank_cycles;
+  l->stats.bytes += bytes;
+  l->stats.bank_cycles += bank_cycles;
+}
 
 #endif
