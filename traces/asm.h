@@ -1,0 +1,116 @@
+/* Compiled AMDGPU assembly read back into wave programs (traces/wprog.h), so that what the
+ * compiler made of an emitted kernel can be counted and timed by the same simulator that
+ * timed the schedule.
+ *
+ * The reader takes the text of `clang -S` (labels such as .LBB0_3) or of `llvm-objdump -d`
+ * (addresses, and branch targets as <kernel+0x68>), for gfx9 (gfx942, gfx950) and gfx12
+ * (gfx1201) mnemonics, and classifies each instruction into the wave-program classes: SALU,
+ * VALU, MFMA/WMMA, LDS read or write (with the access width and the transposing reads),
+ * VMEM load, store or direct-to-LDS load, SMEM, branch, s_waitcnt (gfx12's s_wait_loadcnt,
+ * s_wait_dscnt, ...), barrier (gfx12's s_barrier_wait), s_setprio and s_nop.  Registers
+ * (v, a, s, vcc, exec, m0, ranges such as v[8:11]) become the instructions' dependences.
+ *
+ * Loops are the backward branches that close a cycle (their target leads back to them; a
+ * jump back from a block the compiler placed out of line is not a loop).  Assembly says nothing about
+ * trip counts or about the addresses a memory instruction touches, so both come from
+ * elsewhere: the trip counts from the plan (or a template wave program's loops, matched in
+ * order), the addresses from a template wave program: the n-th LDS read of a loop in the
+ * assembly gets the address pattern of the n-th LDS read of the matching loop of the
+ * template, and so on per class.  This is an approximation: it assumes the compiler kept the
+ * order of the accesses (the emitted kernels pin it with sched_group_barrier).  A ds_read2 or
+ * ds_write2 (two addresses in one instruction) becomes two accesses of half its width, each
+ * taking the next pattern.  Other control flow (a forward branch around s_setprio, a block
+ * placed out of line) is read as straight-line code that every wave executes once, and
+ * s_endpgm becomes a wait for every outstanding access: a kernel is done when its stores are. */
+#ifndef FSIM_ASM_H
+#define FSIM_ASM_H
+
+#include <stdint.h>
+
+#include "model/arch.h"
+#include "traces/wprog.h"
+#include "util/status.h"
+
+#define FSIM_ASM_MAX_LOOPS 16
+
+/* A register operand: file 'v', 'a' or 's' with `count` registers from `first`, or a special
+ * register ('c' vcc, 'e' exec, 'm' m0); file 0 means none. */
+typedef struct fsim_asm_reg {
+  char file;
+  int first, count;
+} fsim_asm_reg;
+
+typedef struct fsim_asm_inst {
+  char mnemonic[48];
+  int line;            /* 1-based line in the text */
+  uint8_t op;          /* fsim_op */
+  uint8_t width;       /* bytes per lane of a memory access */
+  uint8_t flags;       /* FSIM_IF_TRANSPOSE */
+  uint8_t pair;        /* ds_read2 / ds_write2 (and gfx12's _2addr): two accesses of width / 2 */
+  int vmcnt, lgkmcnt;  /* waitcnt: the counts waited for, -1 = that counter is not waited on */
+  int arg;             /* setprio: priority; nop: cycles; scaled MFMA: the A format (cbsz, 0 = fp8) */
+  int target;          /* branch: index of the target instruction (-1: out of the kernel) */
+  fsim_asm_reg dst;
+  fsim_asm_reg src[3];
+  int nsrc;
+} fsim_asm_inst;
+
+/* A loop: instructions [begin, end], `end` being the backward branch to `begin`. */
+typedef struct fsim_asm_loop {
+  int begin, end;
+} fsim_asm_loop;
+
+typedef struct fsim_asm_kernel {
+  char name[128];
+  int n, cap;
+  fsim_asm_inst *inst;
+  int nloops;
+  fsim_asm_loop loops[FSIM_ASM_MAX_LOOPS]; /* sorted by begin; properly nested */
+  int max_vgpr, max_agpr, max_sgpr;        /* highest register index used, plus one */
+  int unknown;                             /* mnemonics not recognised (counted as VALU) */
+} fsim_asm_kernel;
+
+/* Parses the kernel `kernel` (NULL: the first one) out of assembly text; source names the
+ * text in messages. */
+fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *source, const char *kernel, fsim_err *e);
+void fsim_asm_free(fsim_asm_kernel *k);
+
+/* The instruction mix of a stretch of code, as a static count (loops not expanded). */
+typedef struct fsim_asm_mix {
+  int64_t mfma, lds_read, lds_write, lds_read_bytes, lds_write_bytes; /* bytes per lane */
+  int64_t vmem_load, load_lds, vmem_store;                            /* vmem_load excludes load_lds */
+  int64_t waitcnt, barrier, setprio, valu, salu, smem, branch, nop, total;
+} fsim_asm_mix;
+
+/* Instructions [from, to) of the assembly. */
+void fsim_asm_mix_range(const fsim_asm_kernel *k, int from, int to, fsim_asm_mix *m);
+/* Instructions [from, to) of a wave program (LOOP and END markers are not counted). */
+void fsim_wp_mix_range(const fsim_wp_program *p, int from, int to, fsim_asm_mix *m);
+
+/* The top-level loops of a wave program whose trip count is above one (a loop that runs once
+ * is straight-line code to a compiler): LOOP index, END index and trip count.  Returns how
+ * many, at most max. */
+int fsim_wp_top_loops(const fsim_wp_program *p, int *begin, int *end, int64_t *trip, int max);
+
+typedef struct fsim_asm_wprog_opts {
+  const fsim_wprog *tmpl;  /* grid, waves, remap and address patterns come from here; NULL:
+                              one workgroup of one wave and synthetic linear addresses */
+  const int64_t *trips;    /* trip counts of the assembly's loops in order (NULL: those of the
+                              template's top-level loops when the counts agree, else 1) */
+  int ntrips;
+  int vgprs, agprs, sgprs, lds_bytes; /* the code object's resources (-1: the template's) */
+  int drop_setprio_for_second_half;   /* ping-pong: waves of the template's program 1 run the
+                                         code without its s_setprio */
+} fsim_asm_wprog_opts;
+
+typedef struct fsim_asm_wprog_info {
+  int matched_by_loop;     /* 1: addresses matched loop by loop; 0: over the whole program */
+  int loops_without_trip;  /* loops that ran once for want of a trip count */
+  int synthetic;           /* memory instructions given a synthetic address */
+} fsim_asm_wprog_info;
+
+/* Builds a wave program from parsed assembly (see the file comment). */
+fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, const fsim_asm_wprog_opts *o,
+                              fsim_wprog *wp, fsim_asm_wprog_info *info, fsim_err *e);
+
+#endif
