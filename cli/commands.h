@@ -11,5 +11,7 @@ int fsim_cmd_schedule(int argc, char **argv);
 int fsim_cmd_predict(int argc, char **argv);
 int fsim_cmd_tune(int argc, char **argv);
 int fsim_cmd_db(int argc, char **argv);
+int fsim_cmd_emit(int argc, char **argv);
+int fsim_cmd_verify(int argc, char **argv);
 
 #endif

@@ -21,6 +21,8 @@ static const struct {
     {"predict", fsim_cmd_predict, "predict one kernel's time (simulator or model)"},
     {"tune", fsim_cmd_tune, "rank every legal config of a problem or suite, store the winners"},
     {"db", fsim_cmd_db, "read the tuning database: list, show, export"},
+    {"emit", fsim_cmd_emit, "write the HIP kernel of a GEMM schedule"},
+    {"verify", fsim_cmd_verify, "compile an emitted kernel and check it against the plan"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -12,3 +12,5 @@ flysim_SOURCES += \
 	cli/cmd_tune.c \
 	cli/cmd_db.c \
 	cli/report.c cli/report.h
+# emit and verify: HIP kernels of GEMM schedules, compiled and checked against the plan
+flysim_SOURCES += cli/cmd_emit.c cli/cmd_verify.c

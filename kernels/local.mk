@@ -7,3 +7,5 @@ libflysim_a_SOURCES += \
 	kernels/schedule.c kernels/schedule.h kernels/sched_check.c \
 	kernels/gemm.h kernels/gemm_plan.c kernels/gemm_wprog.c kernels/gemm_func.c \
 	kernels/gemm_space.c kernels/gemm_space.h
+# HIP emission and verification of GEMM plans (flysim emit, flysim verify)
+libflysim_a_SOURCES += kernels/emit.h kernels/emit_hip.c kernels/emit_host.c kernels/verify.h kernels/verify.c

@@ -1,0 +1,711 @@
+/* Verification of emitted kernels: see verify.h.
+ *
+ * Tools.  clang (FSIM_HIP_CLANG, found by configure) compiles the device code and the host
+ * self-test; llvm-readelf and llvm-objdump of the same LLVM release (FSIM_LLVM_BINDIR) read
+ * the code object.  Each runs with fork and execv (no shell, so no quoting of paths), its
+ * output to a file in a private folder made by mkdtemp, with a time limit; the folder and
+ * everything in it are removed at the end unless the caller keeps them.
+ *
+ * Tolerances (docs/emit.md says why).  Per K tile of the main loop: MFMAs, barriers,
+ * s_setprio, VMEM loads and the bytes that LDS reads and writes move must equal the wave
+ * program's; the count of LDS instructions may be lower (the compiler merges two reads into
+ * ds_read2 or ds_read_b128) down to half; s_waitcnt may number from one (when the wave
+ * program waits at all) to the wave program's count plus one per LDS and VMEM instruction,
+ * since the compiler places its own waits, often one before each consumer.  The
+ * simulated time of the code read back from the assembly must be within 25% of the
+ * schedule's. */
+#include "config.h"
+
+#include "kernels/verify.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "model/occupancy.h"
+#include "sim/sim.h"
+
+#define TIME_TOLERANCE 0.25
+#define FULL_LIMIT 1000000 /* wave instructions above which the simulations are sampled */
+
+/* ---- checks -------------------------------------------------------------------------------- */
+
+static fsim_verify_check *check(fsim_verify_report *r, const char *name, int ok, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static fsim_verify_check *check(fsim_verify_report *r, const char *name, int ok, const char *fmt, ...) {
+  if (r->nchecks == FSIM_VERIFY_MAX_CHECKS) return NULL;
+  fsim_verify_check *c = &r->checks[r->nchecks++];
+  memset(c, 0, sizeof *c);
+  snprintf(c->name, sizeof c->name, "%s", name);
+  c->ok = ok;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(c->detail, sizeof c->detail, fmt, ap);
+  va_end(ap);
+  return c;
+}
+
+static void skip(fsim_verify_report *r, const char *name, int ok, const char *why) {
+  fsim_verify_check *c = check(r, name, ok, "skipped: %s", why);
+  if (c) c->skipped = 1;
+}
+
+const fsim_verify_check *fsim_verify_find(const fsim_verify_report *r, const char *name) {
+  for (int i = 0; i < r->nchecks; i++)
+    if (strcmp(r->checks[i].name, name) == 0) return &r->checks[i];
+  return NULL;
+}
+
+/* ---- files and tools ----------------------------------------------------------------------- */
+
+static char *read_all(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap + 1);
+  while (buf) {
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (n < cap) break;
+    char *nb = realloc(buf, 2 * cap + 1);
+    if (nb == NULL) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = nb;
+    cap *= 2;
+  }
+  fclose(f);
+  if (buf) buf[n] = '\0';
+  if (len) *len = n;
+  return buf;
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Runs argv (argv[0] a path, or a name searched in PATH when search), stdout and stderr into
+ * out_path; returns the exit status, -1 if it could not run, -2 if it ran past the limit. */
+static int run_tool(char *const argv[], int search, const char *out_path, double limit_s, double *seconds) {
+  double t0 = now_s();
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    FILE *o = freopen(out_path, "w", stdout);
+    if (o == NULL) _exit(127);
+    dup2(fileno(stdout), fileno(stderr));
+    if (search) execvp(argv[0], argv);
+    else execv(argv[0], argv);
+    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  for (;;) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) return -1;
+    if (now_s() - t0 > limit_s) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      if (seconds) *seconds = now_s() - t0;
+      return -2;
+    }
+    struct timespec ts = {0, 5 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+  }
+  if (seconds) *seconds = now_s() - t0;
+  if (WIFEXITED(status)) return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
+  return -1;
+}
+
+/* A tool's first error lines (or first lines), on one line, for a detail. */
+static void first_lines(const char *path, char *buf, size_t n, int lines) {
+  char *t = read_all(path, NULL);
+  buf[0] = '\0';
+  if (t == NULL) return;
+  int errors = strstr(t, "error") != NULL;
+  size_t u = 0;
+  int got = 0;
+  for (char *save = NULL, *ln = strtok_r(t, "\n", &save); ln && got < lines && u + 1 < n;
+       ln = strtok_r(NULL, "\n", &save)) {
+    if (errors && strstr(ln, "error") == NULL) continue;
+    u += (size_t)snprintf(buf + u, n - u, "%s%s", got ? " | " : "", ln);
+    got++;
+  }
+  free(t);
+}
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d == NULL) return;
+  struct dirent *de;
+  char path[1024];
+  while ((de = readdir(d)) != NULL) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    unlink(path);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+/* ---- the code object's metadata ------------------------------------------------------------ */
+
+typedef struct meta {
+  int found;
+  long long vgpr, agpr, sgpr, vgpr_spill, sgpr_spill, lds, scratch;
+} meta;
+
+static long long yaml_int(const char *block, const char *key) {
+  const char *p = strstr(block, key);
+  if (p == NULL) return -1;
+  p += strlen(key);
+  while (*p == ' ' || *p == ':') p++;
+  return strtoll(p, NULL, 10);
+}
+
+/* Reads the amdhsa.kernels entry of kernel `name` from llvm-readelf --notes output. */
+static int parse_notes(const char *text, const char *name, int unified, meta *m) {
+  memset(m, 0, sizeof *m);
+  char key[160];
+  snprintf(key, sizeof key, ".name:           %s\n", name);
+  const char *at = strstr(text, key);
+  if (at == NULL) {
+    snprintf(key, sizeof key, ".name: %s\n", name);
+    at = strstr(text, key);
+  }
+  if (at == NULL) return 0;
+  /* the entry starts at the line "  - " before the name (deeper "      - " lines are its
+   * arguments) and ends at the next such line or the document's end */
+  const char *start = text;
+  for (const char *q = strstr(text, "\n  - "); q && q < at; q = strstr(q + 1, "\n  - ")) start = q + 1;
+  const char *end = strstr(at, "\n  - ");
+  const char *doc_end = strstr(at, "\namdhsa.target");
+  if (end == NULL || (doc_end && doc_end < end)) end = doc_end ? doc_end : at + strlen(at);
+  size_t len = (size_t)(end - start);
+  char *blk = malloc(len + 1);
+  if (blk == NULL) return 0;
+  memcpy(blk, start, len);
+  blk[len] = '\0';
+  m->vgpr = yaml_int(blk, ".vgpr_count");
+  m->agpr = yaml_int(blk, ".agpr_count");
+  m->sgpr = yaml_int(blk, ".sgpr_count");
+  m->vgpr_spill = yaml_int(blk, ".vgpr_spill_count");
+  m->sgpr_spill = yaml_int(blk, ".sgpr_spill_count");
+  m->lds = yaml_int(blk, ".group_segment_fixed_size");
+  m->scratch = yaml_int(blk, ".private_segment_fixed_size");
+  free(blk);
+  if (m->agpr < 0) m->agpr = 0;
+  /* on parts with a unified register file (gfx90a and later) .vgpr_count counts the AGPRs
+   * too, after the arch VGPRs rounded to 4 (.amdhsa_accum_offset); keep the arch VGPRs */
+  if (unified && m->agpr > 0 && m->vgpr >= m->agpr) m->vgpr -= m->agpr;
+  m->found = m->vgpr >= 0 && m->sgpr >= 0 && m->lds >= 0 && m->scratch >= 0;
+  return m->found;
+}
+
+/* The largest register count per wave (VGPR + AGPR) that keeps `waves` waves per SIMD. */
+static int reg_budget(const fsim_arch *a, const fsim_gemm_plan *p, int waves) {
+  int best = 0;
+  for (int r = a->cu.vgpr_granule; r <= a->cu.vgprs_per_lane; r += a->cu.vgpr_granule) {
+    fsim_occupancy o;
+    fsim_occupancy_of(a, p->waves, r, 0, p->sgprs, p->lds_bytes, &o);
+    if (o.waves_per_simd >= waves && o.wgs_per_cu > 0) best = r;
+  }
+  int arch_max = a->cu.max_vgprs + a->cu.max_agprs;
+  return best < arch_max ? best : arch_max;
+}
+
+/* ---- the instruction mix -------------------------------------------------------------------- */
+
+static void mix_compare(fsim_verify_report *r) {
+  const fsim_asm_mix *w = &r->mix_plan, *c = &r->mix_asm;
+  char why[600] = "";
+  size_t u = 0;
+  int ok = 1;
+#define EXACT(field, label)                                                                                            \
+  if (w->field != c->field) {                                                                                          \
+    ok = 0;                                                                                                            \
+    u += (size_t)snprintf(why + u, sizeof why - u, "%s%s %lld vs %lld", u ? "; " : "", label, (long long)c->field,     \
+                          (long long)w->field);                                                                        \
+  }
+  EXACT(mfma, "MFMA");
+  EXACT(barrier, "s_barrier");
+  EXACT(setprio, "s_setprio");
+  EXACT(lds_read_bytes, "LDS read bytes");
+  EXACT(lds_write_bytes, "LDS write bytes");
+#undef EXACT
+  if (w->vmem_load + w->load_lds != c->vmem_load + c->load_lds) {
+    ok = 0;
+    u += (size_t)snprintf(why + u, sizeof why - u, "%sVMEM loads %lld vs %lld", u ? "; " : "",
+                          (long long)(c->vmem_load + c->load_lds), (long long)(w->vmem_load + w->load_lds));
+  }
+  if (c->lds_read > w->lds_read || 2 * c->lds_read < w->lds_read) {
+    ok = 0;
+    u += (size_t)snprintf(why + u, sizeof why - u, "%sLDS reads %lld vs %lld (merging may halve, no more)", u ? "; " : "",
+                          (long long)c->lds_read, (long long)w->lds_read);
+  }
+  if (c->lds_write > w->lds_write || 2 * c->lds_write < w->lds_write) {
+    ok = 0;
+    u += (size_t)snprintf(why + u, sizeof why - u, "%sLDS writes %lld vs %lld", u ? "; " : "", (long long)c->lds_write,
+                          (long long)w->lds_write);
+  }
+  /* waits: the wave program waits once per group of dependences, a compiler may wait before
+   * each consumer; allowed: at least one when the wave program has one, at most its count plus
+   * one per LDS and VMEM instruction */
+  int64_t wmax = w->waitcnt + c->lds_read + c->lds_write + c->vmem_load + c->load_lds;
+  if (c->waitcnt > wmax || (w->waitcnt > 0 && c->waitcnt == 0)) {
+    ok = 0;
+    u += (size_t)snprintf(why + u, sizeof why - u, "%ss_waitcnt %lld vs %lld (allowed 1 to %lld)", u ? "; " : "",
+                          (long long)c->waitcnt, (long long)w->waitcnt, (long long)wmax);
+  }
+  check(r, "instruction_mix", ok,
+        "%s, compiled vs wave program: MFMA %lld/%lld, LDS reads %lld/%lld (%lld/%lld bytes a lane), LDS writes %lld/%lld, "
+        "VMEM loads %lld/%lld, s_waitcnt %lld/%lld, s_barrier %lld/%lld, s_setprio %lld/%lld; not compared: VMEM stores "
+        "%lld/%lld, compiled VALU %lld, SALU %lld%s%s",
+        r->mix_scope, (long long)c->mfma, (long long)w->mfma, (long long)c->lds_read, (long long)w->lds_read,
+        (long long)c->lds_read_bytes, (long long)w->lds_read_bytes, (long long)c->lds_write, (long long)w->lds_write,
+        (long long)(c->vmem_load + c->load_lds), (long long)(w->vmem_load + w->load_lds), (long long)c->waitcnt,
+        (long long)w->waitcnt, (long long)c->barrier, (long long)w->barrier, (long long)c->setprio, (long long)w->setprio,
+        (long long)c->vmem_store, (long long)w->vmem_store, (long long)c->valu, (long long)c->salu, ok ? "" : "; differs: ",
+        why);
+}
+
+/* ---- the GPU run ---------------------------------------------------------------------------- */
+
+static void hip_run(fsim_verify_report *r, const fsim_gemm_plan *p, const char *file, const char *dir,
+                    const fsim_verify_opts *o) {
+#ifndef FSIM_HAVE_HIP
+  (void)p, (void)file, (void)dir;
+  skip(r, "hip_run", 1,
+       o && o->with_hip ? "flysim was configured without --with-hip (no HIP runtime); nothing was run"
+                        : "not asked for (--with-hip), and flysim was configured without the HIP runtime");
+#else
+  if (o == NULL || !o->with_hip) {
+    skip(r, "hip_run", 1, "not asked for (--with-hip)");
+    return;
+  }
+  const char *hipcc = getenv("HIPCC");
+  if (hipcc == NULL || *hipcc == '\0') hipcc = "hipcc";
+  char out[600], log[700], arch[64], bin[600];
+  snprintf(out, sizeof out, "%s/hipcc.log", dir);
+  snprintf(bin, sizeof bin, "%s/run", dir);
+  snprintf(arch, sizeof arch, "--offload-arch=%s", p->a->device.gfx);
+  char *argv[] = {(char *)hipcc, arch, "-O3", "-DFSIM_HIP_RUNTIME", "-DFSIM_HOST_MAIN", "-x", "hip", "-o", bin,
+                  (char *)file, NULL};
+  double secs;
+  int rc = run_tool(argv, 1, out, 600, &secs);
+  if (rc != 0) {
+    first_lines(out, log, sizeof log, 2);
+    check(r, "hip_run", 0, "%s could not build the test program (status %d): %s", hipcc, rc, log);
+    return;
+  }
+  char *rargv[] = {bin, NULL};
+  snprintf(out, sizeof out, "%s/run.log", dir);
+  rc = run_tool(rargv, 0, out, 600, &secs);
+  char *text = read_all(out, NULL);
+  const char *line = text ? strstr(text, "flysim-run: ") : NULL;
+  char first[300] = "";
+  if (line) snprintf(first, sizeof first, "%.*s", (int)strcspn(line, "\n"), line);
+  if (rc == 3) {
+    skip(r, "hip_run", 1, line ? first : "no AMD GPU of this arch");
+  } else if (rc == 0 && line) {
+    r->hip_ran = 1;
+    const char *t = strstr(line, "time_us="), *m = strstr(line, "max_rel_err=");
+    r->hip_us = t ? atof(t + 8) : 0;
+    r->hip_max_rel_err = m ? atof(m + 12) : 0;
+    check(r, "hip_run", 1, "%s; measured %.3f us beside the simulated %.3f us", first + 12, r->hip_us, r->sched_us);
+  } else {
+    r->hip_ran = line != NULL;
+    check(r, "hip_run", 0, "the test program failed (status %d): %s", rc, line ? first : "no flysim-run line");
+  }
+  free(text);
+#endif
+}
+
+/* ---- the checks ------------------------------------------------------------------------------ */
+
+/* Writes a wave program's text form into the work folder (kept for the user). */
+static void save_wprog(const fsim_wprog *wp, const fsim_arch *a, const char *dir, const char *name) {
+  char path[700];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (f == NULL) return;
+  fsim_wprog_print(wp, a, f, NULL);
+  fclose(f);
+}
+
+/* Split-K: the kernel adds its partial sums into C with packed atomics of 4 bytes (two 16-bit
+ * values, or one f32), where the plan's wave program stores each run of the epilogue with one
+ * wider store.  This rewrites the epilogue's stores (after the last loop) into those atomics,
+ * so that the compiled code is compared with the schedule it had to implement; the report
+ * keeps the unmodified schedule's time beside it.  Returns the stores rewritten, -1 on
+ * failure. */
+static int atomic_epilogue(fsim_wprog *wp) {
+  int rewritten = 0;
+  for (int pi = 0; pi < wp->nprograms; pi++) {
+    fsim_wp_program *pg = &wp->programs[pi];
+    int last_end = -1, extra = 0;
+    for (int l = 0; l < pg->nloops; l++)
+      if (pg->loops[l].end > last_end) last_end = pg->loops[l].end;
+    for (int i = 0; i < pg->ninst; i++)
+      if (pg->inst[i].op == FSIM_OP_STORE && pg->inst[i].width > 4) {
+        if (i < last_end) return -1; /* a store inside a loop: not an epilogue */
+        extra += pg->inst[i].width / 4 - 1;
+      }
+    if (extra == 0) continue;
+    fsim_wp_inst *ni = malloc((size_t)(pg->ninst + extra) * sizeof *ni);
+    if (ni == NULL) return -1;
+    int n = 0;
+    for (int i = 0; i < pg->ninst; i++) {
+      fsim_wp_inst in = pg->inst[i];
+      if (in.op == FSIM_OP_STORE && in.width > 4) {
+        int parts = in.width / 4;
+        in.width = 4;
+        for (int q = 0; q < parts; q++) ni[n++] = in;
+        rewritten++;
+      } else {
+        ni[n++] = in;
+      }
+    }
+    free(pg->inst);
+    pg->inst = ni;
+    pg->ninst = pg->cap = n;
+  }
+  return rewritten;
+}
+
+static void simulate(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_asm_kernel *k,
+                     const fsim_verify_opts *o, const char *dir) {
+  const fsim_arch *a = p->a;
+  fsim_wprog tw, aw;
+  fsim_err e;
+  fsim_err_clear(&e);
+  if (fsim_gemm_wave_program(p, &tw, &e) != FSIM_OK) {
+    check(r, "asm_simulation", 0, "the plan's wave program: %s", e.msg);
+    return;
+  }
+  fsim_asm_wprog_opts ao = {.tmpl = &tw, .vgprs = r->vgprs, .agprs = r->agprs, .sgprs = r->sgprs,
+                            .lds_bytes = (int)r->lds_bytes, .drop_setprio_for_second_half = tw.nprograms == 2};
+  fsim_asm_wprog_info info;
+  if (fsim_asm_to_wprog(k, a, &ao, &aw, &info, &e) != FSIM_OK) {
+    check(r, "asm_simulation", 0, "reading the assembly back: %s", e.msg);
+    fsim_wprog_free(&tw);
+    return;
+  }
+  if (o && o->keep) {
+    save_wprog(&tw, a, dir, "schedule.wp");
+    save_wprog(&aw, a, dir, "compiled.wp");
+  }
+  int sampled = o && o->sampled >= 0 ? o->sampled : fsim_wprog_total_wave_instructions(&tw) > FULL_LIMIT;
+  r->sim_sampled = sampled;
+  /* sampled runs extrapolate the main loop but simulate every round of XCD 0's workgroups:
+   * extrapolating over rounds too was off by a factor of 3 against a full run on some
+   * kernels (docs/emit.md) */
+  fsim_sim_opts so = {.sampled = sampled, .no_sample_rounds = 1};
+  fsim_sim_result rs, ra;
+  fsim_status st = fsim_sim_run(a, &tw, &so, &rs, &e);
+  int rewritten = 0;
+  if (st == FSIM_OK) {
+    r->sched_us = r->tuned_us = rs.time_us;
+    if (p->s.split_k > 1) {
+      rewritten = atomic_epilogue(&tw);
+      if (rewritten > 0) {
+        if (o && o->keep) save_wprog(&tw, a, dir, "schedule-atomics.wp");
+        st = fsim_sim_run(a, &tw, &so, &rs, &e);
+        if (st == FSIM_OK) r->sched_us = rs.time_us;
+      }
+    }
+  }
+  if (st == FSIM_OK) {
+    st = fsim_sim_run(a, &aw, &so, &ra, &e);
+    if (st == FSIM_OK) r->asm_us = ra.time_us;
+  }
+  if (st != FSIM_OK) {
+    check(r, "asm_simulation", 0, "simulation failed: %s", e.msg);
+  } else {
+    double tol = o && o->time_tolerance > 0 ? o->time_tolerance : TIME_TOLERANCE;
+    double rel = r->sched_us > 0 ? (r->asm_us - r->sched_us) / r->sched_us : 0;
+    char atomics[200] = "";
+    if (rewritten > 0)
+      snprintf(atomics, sizeof atomics,
+               " with its split-K epilogue as the packed atomics the kernel needs (%.3f us as tuned, with plain stores)",
+               r->tuned_us);
+    check(r, "asm_simulation", fabs(rel) <= tol,
+          "the compiled code simulates to %.3f us, the schedule to %.3f us%s (%+.1f%%, tolerance %.0f%%; %s, %s; "
+          "addresses matched %s%s)",
+          r->asm_us, r->sched_us, atomics, 100 * rel, 100 * tol, sampled ? "sampled" : "full",
+          ra.wgs_per_cu == rs.wgs_per_cu ? "same occupancy" : "occupancy differs",
+          info.matched_by_loop ? "loop by loop" : "over the whole kernel",
+          info.synthetic ? ", some synthetic" : "");
+  }
+  fsim_wprog_free(&aw);
+  fsim_wprog_free(&tw);
+}
+
+static void mix(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_asm_kernel *k) {
+  fsim_wprog tw;
+  fsim_err e;
+  fsim_err_clear(&e);
+  if (fsim_gemm_wave_program(p, &tw, &e) != FSIM_OK) {
+    check(r, "instruction_mix", 0, "the plan's wave program: %s", e.msg);
+    return;
+  }
+  const fsim_wp_program *tp = &tw.programs[0];
+  int tb[FSIM_ASM_MAX_LOOPS], te[FSIM_ASM_MAX_LOOPS];
+  int64_t tt[FSIM_ASM_MAX_LOOPS];
+  int nt = fsim_wp_top_loops(tp, tb, te, tt, FSIM_ASM_MAX_LOOPS);
+  int na = 0, first = -1;
+  for (int i = 0; i < k->nloops; i++) {
+    int inside = 0;
+    for (int j = 0; j < k->nloops; j++)
+      if (j != i && k->loops[j].begin <= k->loops[i].begin && k->loops[j].end >= k->loops[i].end) inside = 1;
+    if (!inside) {
+      if (first < 0) first = i;
+      na++;
+    }
+  }
+  r->asm_loops = na;
+  r->plan_loops = nt;
+  if (nt != na) {
+    check(r, "instruction_mix", 0,
+          "the compiled kernel has %d loop(s) where the wave program has %d (the compiler unrolled or split one)", na, nt);
+  } else {
+    if (nt > 0) {
+      snprintf(r->mix_scope, sizeof r->mix_scope, "per K tile of the main loop (%lld trips)", (long long)tt[0]);
+      fsim_wp_mix_range(tp, tb[0] + 1, te[0], &r->mix_plan);
+      fsim_asm_mix_range(k, k->loops[first].begin, k->loops[first].end + 1, &r->mix_asm);
+    } else {
+      snprintf(r->mix_scope, sizeof r->mix_scope, "whole kernel (no loop runs more than once)");
+      fsim_wp_mix_range(tp, 0, tp->ninst, &r->mix_plan);
+      fsim_asm_mix_range(k, 0, k->n, &r->mix_asm);
+    }
+    /* the loop's own control (compare, branch) is not in the wave program */
+    mix_compare(r);
+  }
+  fsim_wprog_free(&tw);
+}
+
+static fsim_status verify_in(const char *file, const fsim_gemm_plan *p, const char *kernel, const char *dir,
+                             const fsim_verify_opts *o, fsim_verify_report *r, fsim_err *e) {
+  const fsim_arch *a = p->a;
+  fsim_occupancy occ;
+  fsim_occupancy_of(a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
+  r->plan_lds_bytes = p->lds_bytes;
+  r->plan_vgprs = p->vgprs, r->plan_agprs = p->agprs, r->plan_sgprs = p->sgprs;
+  r->plan_wgs_per_cu = occ.wgs_per_cu;
+  r->plan_waves_per_simd = occ.waves_per_simd;
+  r->reg_budget = reg_budget(a, p, occ.waves_per_simd);
+  snprintf(r->kernel, sizeof r->kernel, "%s", kernel);
+  snprintf(r->gfx, sizeof r->gfx, "%s", a->device.gfx);
+#ifndef FSIM_HIP_CLANG
+  (void)file, (void)dir, (void)e;
+  const char *why = "no AMDGPU clang was found when flysim was configured (install clang-22 and reconfigure)";
+  check(r, "compiled", 0, "%s; the compile checks were not run", why);
+  skip(r, "addresses", 0, why);
+  skip(r, "lds_bytes", 0, "not compiled");
+  skip(r, "no_scratch", 0, "not compiled");
+  skip(r, "registers", 0, "not compiled");
+  skip(r, "occupancy", 0, "not compiled");
+  skip(r, "instruction_mix", 0, "not compiled");
+  skip(r, "asm_simulation", 0, "not compiled");
+  hip_run(r, p, file, dir, o);
+  return FSIM_OK;
+#else
+  char obj[600], log[600], detail[700];
+  snprintf(obj, sizeof obj, "%s/kernel.o", dir);
+  snprintf(log, sizeof log, "%s/clang.log", dir);
+  char arch[64];
+  snprintf(arch, sizeof arch, "--offload-arch=%s", a->device.gfx);
+  /* 1. the address self-test, on the host */
+  {
+    char st_bin[600], st_log[600], st_out[600];
+    snprintf(st_bin, sizeof st_bin, "%s/selftest", dir);
+    snprintf(st_log, sizeof st_log, "%s/selftest-build.log", dir);
+    snprintf(st_out, sizeof st_out, "%s/selftest.out", dir);
+    char *argv[] = {FSIM_HIP_CLANG, "-x", "c++", "-std=c++17", "-O1", "-DFSIM_ADDRESS_SELFTEST", "-o", st_bin,
+                    (char *)file, NULL};
+    int rc = run_tool(argv, 0, st_log, 300, NULL);
+    if (rc != 0) {
+      first_lines(st_log, detail, sizeof detail, 2);
+      check(r, "addresses", 0, "the address self-test does not compile (status %d): %s", rc, detail);
+    } else {
+      char *rargv[] = {st_bin, NULL};
+      rc = run_tool(rargv, 0, st_out, 300, NULL);
+      char *text = rc == 0 ? read_all(st_out, NULL) : NULL;
+      char why[600];
+      int n = 0;
+      if (text == NULL) check(r, "addresses", 0, "the address self-test failed to run (status %d)", rc);
+      else if (fsim_emit_check_selftest(p, text, &n, why, sizeof why))
+        check(r, "addresses", 1, "%d per-lane offsets of the kernel's copies, reads and stores equal the plan's", n);
+      else
+        check(r, "addresses", 0, "%s", why);
+      r->addresses_checked = n;
+      free(text);
+    }
+  }
+  /* 2. the device compile */
+  char *argv[] = {FSIM_HIP_CLANG, "-x", "hip", arch, "-nogpulib", "-nogpuinc", "--cuda-device-only",
+                  "--no-gpu-bundle-output", "-O3", "-c", "-o", obj, (char *)file, NULL};
+  int rc = run_tool(argv, 0, log, 600, &r->compile_seconds);
+  struct stat sb;
+  r->compiled = rc == 0 && stat(obj, &sb) == 0;
+  if (!r->compiled) {
+    first_lines(log, detail, sizeof detail, 3);
+    check(r, "compiled", 0, "%s failed (status %d): %s", FSIM_HIP_CLANG, rc, detail);
+    const char *why = "the kernel did not compile";
+    skip(r, "lds_bytes", 0, why);
+    skip(r, "no_scratch", 0, why);
+    skip(r, "registers", 0, why);
+    skip(r, "occupancy", 0, why);
+    skip(r, "instruction_mix", 0, why);
+    skip(r, "asm_simulation", 0, why);
+    hip_run(r, p, file, dir, o);
+    return FSIM_OK;
+  }
+  check(r, "compiled", 1, "%s -O3 for %s in %.2f s", FSIM_HIP_CLANG, a->device.gfx, r->compile_seconds);
+  /* 3. metadata */
+  char tool[600], notes[600], dis[600];
+  snprintf(tool, sizeof tool, "%s/llvm-readelf", FSIM_LLVM_BINDIR);
+  snprintf(notes, sizeof notes, "%s/notes.txt", dir);
+  char *rargv[] = {tool, "--notes", obj, NULL};
+  rc = run_tool(rargv, 0, notes, 120, NULL);
+  char *ntext = rc == 0 ? read_all(notes, NULL) : NULL;
+  meta md;
+  if (ntext == NULL || !parse_notes(ntext, kernel, a->cu.max_agprs > 0, &md)) {
+    free(ntext);
+    return FSIM_ERR(e, FSIM_ETOOL, "%s --notes gave no metadata for kernel %s (status %d)", tool, kernel, rc);
+  }
+  free(ntext);
+  r->vgprs = (int)md.vgpr, r->agprs = (int)md.agpr, r->sgprs = (int)md.sgpr;
+  r->vgpr_spills = (int)md.vgpr_spill, r->sgpr_spills = (int)md.sgpr_spill;
+  r->lds_bytes = md.lds, r->scratch_bytes = md.scratch;
+  check(r, "lds_bytes", md.lds == p->lds_bytes, "the code object allocates %lld bytes of LDS, the plan %lld", md.lds,
+        (long long)p->lds_bytes);
+  check(r, "no_scratch", md.scratch == 0 && md.vgpr_spill == 0 && md.sgpr_spill == 0,
+        "scratch %lld bytes, %lld VGPR and %lld SGPR spills", md.scratch, md.vgpr_spill, md.sgpr_spill);
+  int total = md.agpr > 0 ? (int)((md.vgpr + 3) / 4 * 4 + md.agpr) : (int)md.vgpr;
+  check(r, "registers", total <= r->reg_budget && md.vgpr <= a->cu.max_vgprs && md.agpr <= a->cu.max_agprs,
+        "%lld VGPR + %lld AGPR = %d registers a wave; the budget for %d waves per SIMD is %d; the plan estimated %d + %d",
+        md.vgpr, md.agpr, total, occ.waves_per_simd, r->reg_budget, p->vgprs, p->agprs);
+  fsim_occupancy co;
+  fsim_occupancy_of(a, p->waves, (int)md.vgpr, (int)md.agpr, (int)md.sgpr, md.lds, &co);
+  r->wgs_per_cu = co.wgs_per_cu, r->waves_per_simd = co.waves_per_simd;
+  check(r, "occupancy", co.wgs_per_cu >= occ.wgs_per_cu,
+        "%d workgroup(s) per CU (%d waves per SIMD, limited by %s); the simulation assumed %d (%d, limited by %s)",
+        co.wgs_per_cu, co.waves_per_simd, co.limit, occ.wgs_per_cu, occ.waves_per_simd, occ.limit);
+  /* 4. the disassembly */
+  snprintf(tool, sizeof tool, "%s/llvm-objdump", FSIM_LLVM_BINDIR);
+  snprintf(dis, sizeof dis, "%s/kernel.dis", dir);
+  char mcpu[64];
+  snprintf(mcpu, sizeof mcpu, "--mcpu=%s", a->device.gfx);
+  char *dargv[] = {tool, "-d", mcpu, obj, NULL};
+  rc = run_tool(dargv, 0, dis, 120, NULL);
+  char *dtext = rc == 0 ? read_all(dis, NULL) : NULL;
+  if (dtext == NULL) return FSIM_ERR(e, FSIM_ETOOL, "%s -d failed (status %d)", tool, rc);
+  fsim_asm_kernel k;
+  fsim_err pe;
+  fsim_err_clear(&pe);
+  fsim_status st = fsim_asm_parse(&k, dtext, dis, kernel, &pe);
+  free(dtext);
+  if (st != FSIM_OK) {
+    check(r, "instruction_mix", 0, "the disassembly could not be read: %s", pe.msg);
+    check(r, "asm_simulation", 0, "the disassembly could not be read");
+  } else {
+    mix(r, p, &k);
+    simulate(r, p, &k, o, dir);
+    fsim_asm_free(&k);
+  }
+  hip_run(r, p, file, dir, o);
+  return FSIM_OK;
+#endif
+}
+
+static fsim_status make_dir(char *dir, size_t n, fsim_err *e) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, n, "%s/flysim-verify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (mkdtemp(dir) == NULL) return FSIM_ERR(e, FSIM_EIO, "cannot make a work folder %s: %s", dir, strerror(errno));
+  return FSIM_OK;
+}
+
+static void finish(fsim_verify_report *r, const char *dir, const fsim_verify_opts *o) {
+  r->ok = r->nchecks > 0;
+  for (int i = 0; i < r->nchecks; i++) r->ok &= r->checks[i].ok;
+  if (o && o->keep) snprintf(r->workdir, sizeof r->workdir, "%s", dir);
+  else remove_tree(dir);
+}
+
+fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_verify_opts *o, fsim_verify_report *r,
+                             fsim_err *e) {
+  memset(r, 0, sizeof *r);
+  snprintf(r->file, sizeof r->file, "%s", path);
+  size_t len;
+  char *text = read_all(path, &len);
+  if (text == NULL)
+    return FSIM_ERR(e, errno == ENOENT ? FSIM_ENOENT : FSIM_EIO, "%s: %s", path, strerror(errno ? errno : EIO));
+  fsim_emit_header *h = malloc(sizeof *h);
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  fsim_status st = h && p ? FSIM_OK : FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  if (st == FSIM_OK) st = fsim_emit_read_header(text, path, h, e);
+  free(text);
+  if (st == FSIM_OK && strcmp(h->gfx, a->device.gfx) != 0)
+    st = FSIM_ERR(e, FSIM_EINVAL, "--arch %s: %s was emitted for %s (%s), not %s", a->device.name, path, h->gfx, h->part,
+                  a->device.gfx);
+  if (st == FSIM_OK && strcmp(h->overrides, a->overrides) != 0)
+    st = FSIM_ERR(e, FSIM_EINVAL, "--set: %s was emitted with the overrides '%s', this arch has '%s'", path,
+                  h->overrides[0] ? h->overrides : "none", a->overrides[0] ? a->overrides : "none");
+  if (st == FSIM_OK) {
+    st = fsim_gemm_plan_make(p, &h->schedule, a, e);
+    if (st != FSIM_OK) fsim_err_prefix(e, "%s: the embedded schedule", path);
+  }
+  if (st == FSIM_OK) {
+    char sw[2][24];
+    for (int i = 0; i < 2; i++) {
+      if (p->op[i].sw.b == 0) snprintf(sw[i], sizeof sw[i], "none");
+      else snprintf(sw[i], sizeof sw[i], "%d,%d,%d", p->op[i].sw.b, p->op[i].sw.m, p->op[i].sw.s);
+      if (h->swizzle[i][0] && strcmp(h->swizzle[i], sw[i]) != 0) {
+        st = FSIM_ERR(e, FSIM_EINVAL,
+                      "%s: operand %c was emitted with swizzle %s, the plan rebuilt here chooses %s (another flysim "
+                      "version, %s; emit it again)",
+                      path, "AB"[i], h->swizzle[i], sw[i], h->version);
+        break;
+      }
+    }
+  }
+  char dir[512];
+  if (st == FSIM_OK) st = make_dir(dir, sizeof dir, e);
+  if (st == FSIM_OK) {
+    st = verify_in(path, p, h->kernel, dir, o, r, e);
+    finish(r, dir, o);
+  }
+  free(h);
+  free(p);
+  return st;
+}
+
+fsim_status fsim_verify_plan(const fsim_gemm_plan *p, const fsim_emit_opts *eo, const fsim_verify_opts *o,
+                             fsim_verify_report *r, fsim_err *e) {
+  memset(r, 0, sizeof *r);
+  char dir[512], file[600];
+  fsim_status st = make_dir(dir, sizeof dir, e);
+  if (st != FSIM_OK) return st;
+  snprintf(file, sizeof file, "%s/kernel.hip", dir);
+  snprintf(r->file, sizeof r->file, "%s", file);
+  fsim_emit_info info;
+  st = fsim_emit_hip_file(p, eo, file, &info, e);
+  if (st == FSIM_OK) st = verify_in(file, p, info.kernel, dir, o, r, e);
+  finish(r, dir, o);
+  return st;
+}
