@@ -53,4 +53,10 @@ tests_check_tune_CPPFLAGS = $(TU_CPPFLAGS)
 tests_check_tune_CFLAGS = $(TU_CFLAGS)
 tests_check_tune_LDADD = $(TU_LDADD)
 
+check_PROGRAMS += tests/check_emit
+tests_check_emit_SOURCES = tests/check_emit.c $(TU_SOURCES)
+tests_check_emit_CPPFLAGS = $(TU_CPPFLAGS)
+tests_check_emit_CFLAGS = $(TU_CFLAGS)
+tests_check_emit_LDADD = $(TU_LDADD)
+
 TESTS += $(check_PROGRAMS)

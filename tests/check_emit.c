@@ -1,0 +1,733 @@
+/* Tests of HIP emission (kernels/emit_hip.c, emit_host.c), verification (kernels/verify.c),
+ * the assembly reader (traces/asm.c) and the emit and verify commands.
+ *
+ * Without a compiler: the emitted text (its machine-readable header read back to the same
+ * schedule, determinism, the atomic write), the self-test checker against the plan's lane
+ * functions, the assembly reader on a small listing written here, and every error a user can
+ * meet.  With clang-22 (FSIM_HIP_CLANG): every winner of the default suite on gfx950 is
+ * emitted, compiled and verified (all checks must pass), and so are a gfx942 GEMM and a gfx1201
+ * WMMA GEMM; then kernels broken on purpose show that each check fails: a syntax error
+ * (compiled), a wrong swizzle (addresses), more LDS (lds_bytes), a dynamically indexed local
+ * array (no_scratch), registers clobbered past the budget (registers, occupancy), a barrier
+ * taken out of the main loop (instruction_mix), the MFMAs of the main loop tripled
+ * (instruction_mix, asm_simulation).  hip_run can only be shown to skip here (no GPU). */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernels/emit.h"
+#include "kernels/gemm_space.h"
+#include "kernels/verify.h"
+#include "tests/testutil.h"
+#include "traces/asm.h"
+#include "tune/suite.h"
+
+static fsim_arch *load_arch(const char *name) {
+  static fsim_arch a[4];
+  static int n;
+  fsim_arch *x = &a[n++ % 4];
+  fsim_err e;
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_arch_load(x, name, &e) == FSIM_OK, "%s: %s", name, e.msg);
+  return x;
+}
+
+/* The plan of a TN bf16 GEMM under a complete config. */
+static fsim_gemm_plan *plan_of(const fsim_arch *a, long long m, long long n, long long k, const char *cfg) {
+  fsim_gemm_problem pr = {.op = FSIM_KOP_GEMM, .m = m, .n = n, .k = k, .groups = 1, .a = FSIM_DT_BF16,
+                          .b = FSIM_DT_BF16, .c = FSIM_DT_BF16, .layout = FSIM_LAYOUT_TN};
+  fsim_gemm_config c;
+  fsim_err e;
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_gemm_config_parse(cfg, &c, &e) == FSIM_OK, "%s", e.msg);
+  fsim_schedule s;
+  ck_assert_msg(fsim_gemm_schedule_from(&pr, &c, a, &s, &e) == FSIM_OK, "%s", e.msg);
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  ck_assert_msg(fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK, "%s", e.msg);
+  return p;
+}
+
+static char *emit_text(const fsim_gemm_plan *p, fsim_emit_info *info) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_emit_opts o = {.arch_name = "mi355x", .predicted_us = 12.5, .predicted_how = "analytical model",
+                      .predicted_bound = "mfma", .config_source = "config"};
+  fsim_status st = fsim_emit_hip(p, &o, f, info, &e);
+  fclose(f);
+  ck_assert_msg(st == FSIM_OK, "%s", e.msg);
+  return text;
+}
+
+static const char CFG[] = "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain";
+
+START_TEST(test_header_round_trip) {
+  fsim_arch *a = load_arch("mi355x");
+  fsim_gemm_plan *p = plan_of(a, 2048, 2048, 2048, CFG);
+  fsim_emit_info info;
+  char *text = emit_text(p, &info);
+  ck_assert_ptr_nonnull(strstr(text, "// flysim-plan: version=" PACKAGE_VERSION " gfx=gfx950 part=mi355x kernel="));
+  ck_assert_ptr_nonnull(strstr(text, "// Predicted: 12.500 us (analytical model, bound mfma)"));
+  ck_assert_ptr_nonnull(strstr(text, "__builtin_amdgcn_raw_ptr_buffer_load_lds"));
+  ck_assert_ptr_nonnull(strstr(text, "__builtin_amdgcn_mfma_f32_16x16x32_bf16"));
+  ck_assert_ptr_nonnull(strstr(text, "__builtin_amdgcn_sched_group_barrier"));
+  ck_assert_ptr_nonnull(strstr(text, "#if defined(FSIM_ADDRESS_SELFTEST)"));
+  ck_assert_ptr_nonnull(strstr(text, "int main(void)"));
+  ck_assert_str_eq(info.kernel, "fsim_gemm_gfx950_128x128x64_w2x2_s2");
+  ck_assert_int_eq(info.masked_loads, 0);
+  ck_assert_int_eq(info.atomic_epilogue, 0);
+  /* the header gives the schedule back, byte for byte in its text form */
+  fsim_emit_header *h = malloc(sizeof *h);
+  fsim_err e;
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_emit_read_header(text, "x.hip", h, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_str_eq(h->gfx, "gfx950");
+  ck_assert_str_eq(h->kernel, info.kernel);
+  ck_assert_str_eq(h->overrides, "");
+  char *w1 = NULL, *w2 = NULL;
+  size_t l1, l2;
+  FILE *f1 = open_memstream(&w1, &l1), *f2 = open_memstream(&w2, &l2);
+  fsim_schedule_write(&p->s, f1, NULL);
+  fsim_schedule_write(&h->schedule, f2, NULL);
+  fclose(f1);
+  fclose(f2);
+  ck_assert_str_eq(w1, w2);
+  /* deterministic: the same plan gives the same bytes */
+  char *again = emit_text(p, &info);
+  ck_assert_str_eq(text, again);
+  free(w1), free(w2), free(again), free(text), free(h), free(p);
+}
+END_TEST
+
+START_TEST(test_header_errors) {
+  fsim_emit_header *h = malloc(sizeof *h);
+  fsim_err e;
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_emit_read_header("int main;\n", "a.hip", h, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "a.hip:1: no '// flysim-plan:' line: not a file written by flysim emit");
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_emit_read_header("//\n// flysim-plan: version=1 part=x\n", "b.hip", h, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "b.hip:2: the flysim-plan line lacks gfx= or kernel=");
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_emit_read_header("// flysim-plan: gfx=gfx950 kernel=k\n", "c.hip", h, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "c.hip: no '// flysim-schedule-begin' ... '// flysim-schedule-end' block");
+  /* a schedule error points at its line in the file */
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_emit_read_header("// flysim-plan: gfx=gfx950 kernel=k\n// flysim-schedule-begin\n"
+                                         "// [schedule]\n// bogus = 1\n// flysim-schedule-end\n",
+                                         "d.hip", h, &e),
+                   FSIM_EINVAL);
+  ck_assert_msg(strncmp(e.msg, "d.hip:4:", 8) == 0, "%s", e.msg);
+  free(h);
+}
+END_TEST
+
+/* The self-test checker: the plan's own values pass, one wrong value is named. */
+START_TEST(test_selftest_checker) {
+  fsim_arch *a = load_arch("mi355x");
+  fsim_gemm_plan *p = plan_of(a, 2048, 2048, 2048, CFG);
+  size_t cap = 1 << 20, u = 0;
+  char *out = malloc(cap);
+  u += (size_t)snprintf(out + u, cap - u, "fsim-selftest threads %d accesses 2\n", p->threads);
+  u += (size_t)snprintf(out + u, cap - u, "read_a 1 2 0");
+  for (int t = 0; t < p->threads; t++)
+    u += (size_t)snprintf(out + u, cap - u, " %lld",
+                          (long long)fsim_gemm_lane_read(p, 0, t / p->wave_size, 1, 2, 0, t % p->wave_size));
+  u += (size_t)snprintf(out + u, cap - u, "\ncopy_global_b 3 0 0");
+  for (int t = 0; t < p->threads; t++) {
+    int64_t g, l;
+    fsim_gemm_lane_copy(p, 1, t, 3, &g, &l);
+    u += (size_t)snprintf(out + u, cap - u, " %lld", (long long)(t == 77 ? g + 16 : g));
+  }
+  snprintf(out + u, cap - u, "\n");
+  char why[600];
+  int n = 0;
+  ck_assert_int_eq(fsim_emit_check_selftest(p, out, &n, why, sizeof why), 0);
+  ck_assert_msg(strstr(why, "copy_global_b (3, 0, 0) wave 1 lane 13: the kernel computes") != NULL, "%s", why);
+  ck_assert_int_eq(n, p->threads + 77);
+  /* the first access alone agrees; a count that does not match what was announced fails */
+  *strstr(out, "\ncopy_global_b") = '\0';
+  ck_assert_int_eq(fsim_emit_check_selftest(p, out, &n, why, sizeof why), 0);
+  ck_assert_str_eq(why, "the self-test printed 1 accesses of the 2 it announced");
+  memcpy(strstr(out, "accesses 2"), "accesses 1", 10);
+  ck_assert_msg(fsim_emit_check_selftest(p, out, &n, why, sizeof why) == 1, "%s", why);
+  ck_assert_int_eq(n, p->threads);
+  ck_assert_int_eq(fsim_emit_check_selftest(p, "nothing\n", &n, why, sizeof why), 0);
+  ck_assert_str_eq(why, "the self-test printed no 'fsim-selftest' header");
+  free(out);
+  free(p);
+}
+END_TEST
+
+/* The assembly reader on clang -S and llvm-objdump forms of the same little loop. */
+static const char ASM_S[] = "\t.text\n"
+                            "k:                                      ; @k\n"
+                            "; %bb.0:\n"
+                            "\ts_load_dwordx4 s[0:3], s[0:1], 0x0\n"
+                            "\tv_mov_b32_e32 v2, 0\n"
+                            "\tbuffer_load_dwordx4 v1, s[4:7], 0 offen lds\n"
+                            ".LBB0_1:                                ; =>This Inner Loop Header: Depth=1\n"
+                            "\ts_waitcnt vmcnt(0) lgkmcnt(0)\n"
+                            "\ts_barrier\n"
+                            "\tds_read_b128 v[8:11], v6\n"
+                            "\tds_read2st64_b64 v[12:15], v6 offset1:8\n"
+                            "\ts_waitcnt lgkmcnt(0)\n"
+                            "\tv_mfma_f32_16x16x32_bf16 v[2:5], v[8:11], v[12:15], v[2:5]\n"
+                            "\ts_setprio 1\n"
+                            "\ts_add_i32 s11, s11, 1\n"
+                            "\ts_cmp_eq_u32 s11, 63\n"
+                            "\ts_cbranch_scc0 .LBB0_1\n"
+                            "; %bb.2:\n"
+                            "\ts_nop 2\n"
+                            "\tglobal_store_dword v0, v1, s[2:3]\n"
+                            "\ts_endpgm\n"
+                            ".Lfunc_end0:\n";
+
+static const char ASM_OBJDUMP[] =
+    "0000000000001600 <k>:\n"
+    "\ts_load_dwordx4 s[0:3], s[0:1], 0x0         // 000000001600: C00A0000 00000000\n"
+    "\tv_mov_b32_e32 v2, 0                          // 000000001608: 7E040280\n"
+    "\tbuffer_load_dwordx4 v1, s[4:7], 0 offen lds  // 00000000160C: E05D1000 80010001\n"
+    "\ts_waitcnt vmcnt(0) lgkmcnt(0)                // 000000001614: BF8C0070\n"
+    "\ts_barrier                                    // 000000001618: BF8A0000\n"
+    "\tds_read_b128 v[8:11], v6                     // 00000000161C: D9FE0000 08000006\n"
+    "\tds_read2st64_b64 v[12:15], v6 offset1:8      // 000000001624: D8DC0800 0C000006\n"
+    "\ts_waitcnt lgkmcnt(0)                         // 00000000162C: BF8CC07F\n"
+    "\tv_mfma_f32_16x16x32_bf16 v[2:5], v[8:11], v[12:15], v[2:5] // 000000001630: D3B50002 040A1908\n"
+    "\ts_setprio 1                                  // 000000001638: BF8F0001\n"
+    "\ts_add_i32 s11, s11, 1                        // 00000000163C: 810B810B\n"
+    "\ts_cmp_eq_u32 s11, 63                         // 000000001640: BF06BF0B\n"
+    "\ts_cbranch_scc0 65524                         // 000000001644: BF84FFF3 <k+0x14>\n"
+    "\ts_nop 2                                      // 000000001648: BF800002\n"
+    "\tglobal_store_dword v0, v1, s[2:3]            // 00000000164C: DC708000 00020100\n"
+    "\ts_endpgm                                     // 000000001654: BF810000\n"
+    "\ts_nop 0                                      // 000000001658: BF800000\n";
+
+static void check_listing(const char *text) {
+  fsim_asm_kernel k;
+  fsim_err e;
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_asm_parse(&k, text, "t.s", NULL, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_str_eq(k.name, "k");
+  ck_assert_int_eq(k.n, 15);
+  ck_assert_int_eq(k.nloops, 1);
+  ck_assert_int_eq(k.loops[0].begin, 3);
+  ck_assert_int_eq(k.loops[0].end, 12);
+  ck_assert_int_eq(k.inst[2].op, FSIM_OP_LOAD_LDS);
+  ck_assert_int_eq(k.inst[2].width, 16);
+  ck_assert_int_eq(k.inst[3].op, FSIM_OP_WAITCNT);
+  ck_assert_int_eq(k.inst[3].vmcnt, 0);
+  ck_assert_int_eq(k.inst[7].lgkmcnt, 0);
+  ck_assert_int_eq(k.inst[7].vmcnt, -1);
+  ck_assert_int_eq(k.inst[6].width, 16);
+  ck_assert_int_eq(k.inst[6].pair, 1);
+  ck_assert_int_eq(k.inst[8].op, FSIM_OP_MFMA);
+  ck_assert_int_eq(k.inst[8].dst.file, 'v');
+  ck_assert_int_eq(k.inst[8].dst.first, 2);
+  ck_assert_int_eq(k.inst[8].dst.count, 4);
+  ck_assert_int_eq(k.inst[8].nsrc, 3);
+  ck_assert_int_eq(k.inst[9].op, FSIM_OP_SETPRIO);
+  ck_assert_int_eq(k.inst[13].op, FSIM_OP_NOP);
+  ck_assert_int_eq(k.inst[13].arg, 3);
+  ck_assert_int_eq(k.inst[14].op, FSIM_OP_STORE);
+  fsim_asm_mix m;
+  fsim_asm_mix_range(&k, k.loops[0].begin, k.loops[0].end + 1, &m);
+  ck_assert_int_eq(m.mfma, 1);
+  ck_assert_int_eq(m.lds_read, 2);
+  ck_assert_int_eq(m.lds_read_bytes, 32);
+  ck_assert_int_eq(m.waitcnt, 2);
+  ck_assert_int_eq(m.barrier, 1);
+  ck_assert_int_eq(m.branch, 1);
+  /* to a wave program: 63 trips, ds_read2 split in two, s_endpgm waits for the store */
+  fsim_arch *a = load_arch("mi355x");
+  int64_t trips[1] = {63};
+  fsim_asm_wprog_opts o = {.trips = trips, .ntrips = 1, .vgprs = -1, .agprs = -1, .sgprs = -1, .lds_bytes = -1};
+  fsim_wprog wp;
+  fsim_asm_wprog_info info;
+  ck_assert_msg(fsim_asm_to_wprog(&k, a, &o, &wp, &info, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(wp.programs[0].nloops, 1);
+  ck_assert_int_eq(wp.programs[0].loops[0].trip, 63);
+  ck_assert_int_eq(wp.programs[0].ninst, 15 + 2 + 1 + 1);
+  ck_assert_int_eq(info.synthetic, 4);
+  ck_assert_msg(fsim_wprog_validate(&wp, a, &e) == FSIM_OK, "%s", e.msg);
+  fsim_wprog_free(&wp);
+  fsim_asm_free(&k);
+}
+
+START_TEST(test_asm_reader) {
+  check_listing(ASM_S);
+  check_listing(ASM_OBJDUMP);
+  fsim_asm_kernel k;
+  fsim_err e;
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_asm_parse(&k, ASM_S, "t.s", "other", &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "t.s:22: no kernel named other");
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_asm_parse(&k, "k:\n\ts_nop 0\n", "u.s", NULL, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "u.s:2: the kernel has no s_endpgm");
+  /* gfx12 spellings */
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_asm_parse(&k,
+                               "k:\n\ts_wait_loadcnt 0x2\n\ts_wait_dscnt 0x0\n\ts_wait_alu depctr_sa_sdst(0)\n"
+                               "\ts_barrier_signal -1\n\ts_barrier_wait -1\n\tds_load_b64 v[1:2], v3\n"
+                               "\tv_wmma_f32_16x16x16_bf16 v[1:8], v[9:12], v[13:16], v[1:8]\n\ts_endpgm\n",
+                               "g.s", NULL, &e) == FSIM_OK,
+                "%s", e.msg);
+  ck_assert_int_eq(k.inst[0].vmcnt, 2);
+  ck_assert_int_eq(k.inst[1].lgkmcnt, 0);
+  ck_assert_int_eq(k.inst[2].op, FSIM_OP_NOP);
+  ck_assert_int_eq(k.inst[3].op, FSIM_OP_SALU);
+  ck_assert_int_eq(k.inst[4].op, FSIM_OP_BARRIER);
+  ck_assert_int_eq(k.inst[5].op, FSIM_OP_LDS_READ);
+  ck_assert_int_eq(k.inst[5].width, 8);
+  ck_assert_int_eq(k.inst[6].op, FSIM_OP_MFMA);
+  fsim_asm_free(&k);
+}
+END_TEST
+
+/* ---- the commands ---------------------------------------------------------------------------- */
+
+/* One folder for the whole run, made before the tests fork. */
+static char tmpdir_[256];
+static const char *tmpdir(void) { return tmpdir_; }
+
+START_TEST(test_emit_command) {
+  char out[512], args[1024];
+  snprintf(out, sizeof out, "%s/k.hip", tmpdir());
+  snprintf(args, sizeof args,
+           "emit gemm --m 1000 --n 1000 --k 1000 --arch mi355x --db /nonexistent --config '%s' -o '%s' --json", CFG, out);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "kernel")), "fsim_gemm_gfx950_128x128x64_w2x2_s2");
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "config");
+  ck_assert_str_eq(json_string_value(json_object_get(j, "predicted_mode")), "model");
+  ck_assert(json_real_value(json_object_get(j, "predicted_us")) > 0);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "lds_bytes")), 65536);
+  ck_assert(json_is_true(json_object_get(j, "masked_loads")));  /* K = 1000 is no multiple of 64 */
+  ck_assert(json_is_true(json_object_get(j, "masked_stores"))); /* nor M and N of 128 */
+  json_decref(j);
+  tu_run_free(&r);
+  char *first = tu_read_file(out);
+  ck_assert_ptr_nonnull(first);
+  ck_assert_ptr_nonnull(strstr(first, "FSIM_OOB"));
+  /* again: byte-identical, and no temporary file is left next to it */
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 0);
+  tu_run_free(&r);
+  char *second = tu_read_file(out);
+  ck_assert_str_eq(first, second);
+  free(first), free(second);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep -c tmp > /dev/null", tmpdir());
+  ck_assert_int_ne(system(cmd), 0);
+  /* text output */
+  snprintf(args, sizeof args, "emit gemm --m 1000 --n 1000 --k 1000 --arch mi355x --config '%s' -o '%s'", CFG, out);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_ptr_nonnull(strstr(r.out, "wrote        "));
+  tu_run_free(&r);
+}
+END_TEST
+
+START_TEST(test_command_errors) {
+  struct {
+    const char *args;
+    int status;
+    const char *err;
+  } cases[] = {
+      {"emit gemm --m 64 --n 64 --k 64 --arch mi355x", 2, "flysim emit: -o OUT.hip is required\n"},
+      {"emit gemm --m 64 --n 64 --arch mi355x -o x.hip", 2, "flysim emit: --k is required (or a --schedule file's [problem])\n"},
+      {"emit gemm --m 64 --n 64 --k 64 --arch nosuch -o x.hip", 2, NULL},
+      {"emit gemm --m 64 --n 64 --k 64 --arch mi355x -o x.hip --bogus", 2, "flysim emit: option '--bogus': unknown or missing its value (see --help)\n"},
+      {"emit scaled-gemm --m 64 --n 64 --k 100 --arch mi355x -o x.hip", 1,
+       "flysim emit: no FlyDSL kernel to emit: scaled GEMM needs K to be a multiple of 128 (K = 100); PyTorch falls "
+       "back (the fallback path is not a flysim kernel)\n"},
+      {"emit scaled-gemm --m 256 --n 256 --k 256 --arch mi355x --db /nonexistent -o x.hip", 1,
+       "flysim emit: cannot emit this schedule: scaled-gemm kernels are not emitted yet (the v_mfma_scale builtins and "
+       "their E8M0 scale operands); gemm and grouped-gemm are\n"},
+      {"emit gemm --m 64 --n 64 --k 64 --arch mi355x --db /nonexistent -o /nonexistent-dir/x.hip", 1,
+       "flysim emit: /nonexistent-dir/x.hip: cannot create a file next to it: No such file or directory\n"},
+      {"verify", 2, "flysim verify: expected OUT.hip or OP (gemm, grouped-gemm, scaled-gemm; see --help)\n"},
+      {"verify /nonexistent.hip --arch mi355x", 2,
+       "flysim verify: '/nonexistent.hip' is neither an OP (gemm, grouped-gemm, scaled-gemm) nor a readable file\n"},
+      {"verify gemm --m 64 --n 64 --k 64 --arch mi355x --config bogus=1", 2, NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    tu_run r = tu_flysim(cases[i].args);
+    ck_assert_msg(r.status == cases[i].status, "%s: status %d, stderr %s", cases[i].args, r.status, r.err);
+    if (cases[i].err) ck_assert_str_eq(r.err, cases[i].err);
+    else ck_assert_msg(strncmp(r.err, "flysim ", 7) == 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s", r.err);
+    tu_run_free(&r);
+  }
+  ck_assert_int_ne(access("x.hip", F_OK), 0);
+  /* a file that is not an emitted kernel, or one emitted for another arch */
+  char path[512], args[1024];
+  snprintf(path, sizeof path, "%s/plain.hip", tmpdir());
+  FILE *f = fopen(path, "w");
+  fputs("int main(void) { return 0; }\n", f);
+  fclose(f);
+  snprintf(args, sizeof args, "verify '%s' --arch mi355x", path);
+  tu_run r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "no '// flysim-plan:' line: not a file written by flysim emit") != NULL, "%s", r.err);
+  tu_run_free(&r);
+  snprintf(path, sizeof path, "%s/k942.hip", tmpdir());
+  snprintf(args, sizeof args, "emit gemm --m 256 --n 256 --k 256 --arch mi300x --db /nonexistent -o '%s'", path);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "verify '%s' --arch mi355x", path);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "flysim verify: --arch MI355X: ") && strstr(r.err, "was emitted for gfx942 (mi300x), not gfx950"),
+                "%s", r.err);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "verify '%s' --arch mi300x --m 64", path);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "a file carries its own problem and schedule; give only --arch (and --set)"), "%s", r.err);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "verify '%s' --arch mi300x --set lds.banks=16", path);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, "flysim verify: --set: ") && strstr(r.err, "was emitted with the overrides 'none'"), "%s",
+                r.err);
+  tu_run_free(&r);
+}
+END_TEST
+
+/* ---- with the compiler ----------------------------------------------------------------------- */
+
+#ifdef FSIM_HIP_CLANG
+/* Runs verify with --json; returns the parsed output (the caller frees). */
+static json_t *verify_json(const char *args, int *status) {
+  char full[1200];
+  snprintf(full, sizeof full, "verify %s --json", args);
+  tu_run r = tu_flysim(full);
+  *status = r.status;
+  ck_assert_msg(r.status == 0 || r.status == 1, "%s: status %d: %s", args, r.status, r.err);
+  json_t *j = tu_json(&r);
+  tu_run_free(&r);
+  return j;
+}
+
+static json_t *check_of(json_t *j, const char *name) {
+  json_t *cs = json_object_get(j, "checks");
+  for (size_t i = 0; i < json_array_size(cs); i++) {
+    json_t *c = json_array_get(cs, i);
+    if (strcmp(json_string_value(json_object_get(c, "name")), name) == 0) return c;
+  }
+  ck_abort_msg("no check %s", name);
+  return NULL;
+}
+
+/* Every check passes (hip_run skips: there is no GPU here). */
+static void expect_all_ok(const char *what, json_t *j, int status) {
+  json_t *cs = json_object_get(j, "checks");
+  ck_assert_int_eq(json_array_size(cs), 9);
+  for (size_t i = 0; i < json_array_size(cs); i++) {
+    json_t *c = json_array_get(cs, i);
+    ck_assert_msg(json_is_true(json_object_get(c, "ok")), "%s: %s: %s", what,
+                  json_string_value(json_object_get(c, "name")), json_string_value(json_object_get(c, "detail")));
+  }
+  ck_assert_msg(status == 0 && json_is_true(json_object_get(j, "ok")), "%s: not ok", what);
+  ck_assert(json_is_true(json_object_get(j, "compiled")));
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "scratch_bytes")), 0);
+  ck_assert(json_is_true(json_object_get(check_of(j, "hip_run"), "skipped")));
+  json_t *plan = json_object_get(j, "plan");
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "lds_bytes")),
+                   json_integer_value(json_object_get(plan, "lds_bytes")));
+  fprintf(stderr, "check_emit: %-28s %3lld VGPR %3lld AGPR %6lld B LDS  schedule %10.3f us  compiled %10.3f us  %s\n", what,
+          json_integer_value(json_object_get(j, "vgprs")), json_integer_value(json_object_get(j, "agprs")),
+          json_integer_value(json_object_get(j, "lds_bytes")), json_real_value(json_object_get(j, "predicted_schedule_us")),
+          json_real_value(json_object_get(j, "predicted_compiled_us")),
+          json_string_value(json_object_get(check_of(j, "compiled"), "detail")));
+}
+
+START_TEST(test_default_suite_gfx950) {
+  int n;
+  const fsim_suite_entry *s = fsim_suite_find("default", &n);
+  ck_assert_int_eq(n, 15);
+  for (int i = 0; i < n; i++) {
+    char args[400];
+    snprintf(args, sizeof args, "gemm --m %lld --n %lld --k %lld --arch mi355x --db /nonexistent", s[i].m, s[i].n, s[i].k);
+    int status;
+    json_t *j = verify_json(args, &status);
+    expect_all_ok(s[i].name, j, status);
+    json_decref(j);
+  }
+}
+END_TEST
+
+START_TEST(test_gfx942_and_gfx1201) {
+  int status;
+  json_t *j = verify_json("gemm --m 4096 --n 4096 --k 4096 --arch mi300x --db /nonexistent", &status);
+  expect_all_ok("gfx942 4096^3", j, status);
+  /* MI300X picks split-K here: the compiled epilogue adds with atomics, and the schedule is
+   * compared with that epilogue, its tuned time reported beside it */
+  ck_assert(json_real_value(json_object_get(j, "predicted_schedule_us")) >
+            json_real_value(json_object_get(j, "predicted_us")));
+  json_decref(j);
+  /* gfx1201: WMMA, wave32, copies through registers (RDNA4 has no direct-to-LDS loads) */
+  const char *sched = tu_write_temp("[schedule]\nname = wmma\nop = gemm\narch = gfx1201\n"
+                                    "[problem]\nm = 2048\nn = 2048\nk = 2048\na_type = bf16\nb_type = bf16\nlayout = TN\n"
+                                    "[tile]\nbm = 64\nbn = 64\nbk = 32\nwaves_m = 2\nwaves_n = 2\n"
+                                    "[mma]\natom = v_wmma_f32_16x16x16_bf16\n[pipeline]\nstages = 2\n"
+                                    "[operand.A]\nglobal_copy = buffer_load_dwordx4\npath = registers\nlds_major = k-major\n"
+                                    "swizzle = auto\nlds_read = ds_read_b64\n"
+                                    "[operand.B]\nglobal_copy = buffer_load_dwordx4\npath = registers\nlds_major = k-major\n"
+                                    "swizzle = auto\nlds_read = ds_read_b64\n",
+                                    ".sched");
+  char args[600];
+  snprintf(args, sizeof args, "gemm --schedule '%s' --arch rx9070xt", sched);
+  j = verify_json(args, &status);
+  expect_all_ok("gfx1201 WMMA 2048^3", j, status);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "agprs")), 0);
+  json_decref(j);
+}
+END_TEST
+
+/* A kernel, and the same kernel edited by `edit`; verify must fail `check` (and `also`). */
+static void planted(const char *base, const char *name, char *(*edit)(const char *), const char *check,
+                    const char *also) {
+  char *text = tu_read_file(base);
+  ck_assert_ptr_nonnull(text);
+  char *broken = edit(text);
+  ck_assert_msg(broken != NULL && strcmp(broken, text) != 0, "%s: the edit did not apply", name);
+  char path[600], args[800];
+  snprintf(path, sizeof path, "%s/%s.hip", tmpdir(), name);
+  FILE *f = fopen(path, "w");
+  fputs(broken, f);
+  fclose(f);
+  snprintf(args, sizeof args, "'%s' --arch mi355x", path);
+  int status;
+  json_t *j = verify_json(args, &status);
+  ck_assert_int_eq(status, 1);
+  ck_assert(json_is_false(json_object_get(j, "ok")));
+  json_t *c = check_of(j, check);
+  ck_assert_msg(json_is_false(json_object_get(c, "ok")), "%s: %s passed: %s", name, check,
+                json_string_value(json_object_get(c, "detail")));
+  fprintf(stderr, "check_emit: planted %-8s -> %s fails: %s\n", name, check, json_string_value(json_object_get(c, "detail")));
+  if (also) {
+    c = check_of(j, also);
+    ck_assert_msg(json_is_false(json_object_get(c, "ok")), "%s: %s passed: %s", name, also,
+                  json_string_value(json_object_get(c, "detail")));
+    fprintf(stderr, "check_emit: planted %-8s -> %s fails: %s\n", name, also, json_string_value(json_object_get(c, "detail")));
+  }
+  json_decref(j);
+  free(broken);
+  free(text);
+}
+
+static char *edit_syntax(const char *t) { return tu_replace(t, "  acc_t acc[RM][RN];\n", "  acc_t acc[RM][RN] not C++;\n"); }
+static char *edit_swizzle(const char *t) {
+  return tu_replace(t, "FSIM_HD static inline int A_swz(int x) { return x ^ (", "FSIM_HD static inline int A_swz(int x) { return x + 0 * (");
+}
+static char *edit_lds(const char *t) { return tu_replace(t, "lds_raw[LDS_BYTES]", "lds_raw[LDS_BYTES + 4096]"); }
+static char *edit_scratch(const char *t) {
+  return tu_replace(t, "  acc_t acc[RM][RN];\n",
+                    "  acc_t acc[RM][RN];\n  volatile int junk[64];\n  junk[tid % 64] = tid;\n"
+                    "  if (junk[(tid * 7) % 64] == 12345) lds_raw[0] = 1;\n");
+}
+/* no waves_per_eu hint, and every AGPR clobbered: 256 more registers than the kernel needs */
+static char *edit_registers(const char *t) {
+  char *a = tu_replace(t, ", amdgpu_waves_per_eu(2)))", "))");
+  if (a == NULL) return NULL;
+  char *b = tu_replace(a, "  acc_t acc[RM][RN];\n", "  acc_t acc[RM][RN];\n  asm volatile(\"; clobber\" ::: \"a255\");\n");
+  free(a);
+  return b;
+}
+/* the first wait-and-barrier of the main loop loses its barrier */
+static char *edit_barrier(const char *t) {
+  const char *loop = strstr(t, "for (int it0");
+  if (loop == NULL) return NULL;
+  const char *b = strstr(loop, "\\n\\ts_barrier\" ::: \"memory\");");
+  if (b == NULL) return NULL;
+  size_t n = strlen(t);
+  char *r = malloc(n + 1);
+  size_t at = (size_t)(b - t), skip = strlen("\\n\\ts_barrier");
+  memcpy(r, t, at);
+  strcpy(r + at, b + skip);
+  return r;
+}
+/* every MFMA of the main loop three times */
+static char *edit_mfma(const char *t) {
+  size_t n = strlen(t);
+  char *r = malloc(3 * n + 1);
+  size_t u = 0;
+  const char *loop = strstr(t, "for (int it0"), *end = loop ? strstr(loop, "\n  }\n") : NULL;
+  for (const char *s = t; *s;) {
+    const char *nl = strchr(s, '\n');
+    size_t len = nl ? (size_t)(nl - s + 1) : strlen(s);
+    int mfma = loop && s > loop && s < end && strstr(s, "= __builtin_amdgcn_mfma") && strstr(s, "= __builtin_amdgcn_mfma") < s + len;
+    for (int k = 0; k < (mfma ? 3 : 1); k++) memcpy(r + u, s, len), u += len;
+    s += len;
+  }
+  r[u] = '\0';
+  return r;
+}
+
+START_TEST(test_planted_faults) {
+  /* a compute-bound kernel with swizzles, and a smaller one whose occupancy depends on its registers */
+  char big[512], small[512], args[1024];
+  snprintf(big, sizeof big, "%s/big.hip", tmpdir());
+  snprintf(small, sizeof small, "%s/small.hip", tmpdir());
+  snprintf(args, sizeof args,
+           "emit gemm --m 4096 --n 4096 --k 4096 --arch mi355x --db /nonexistent -o '%s' "
+           "--config tile=256x256x128,waves=2x4,stages=1,mfma=32x32x16,splitk=1,path=direct,c=direct,kind=pingpong",
+           big);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "emit gemm --m 2048 --n 2048 --k 2048 --arch mi355x --config '%s' -o '%s'", CFG, small);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  int status;
+  snprintf(args, sizeof args, "'%s' --arch mi355x", big);
+  json_t *j = verify_json(args, &status);
+  expect_all_ok("planted: the unbroken big", j, status);
+  json_decref(j);
+  snprintf(args, sizeof args, "'%s' --arch mi355x", small);
+  j = verify_json(args, &status);
+  expect_all_ok("planted: the unbroken small", j, status);
+  json_decref(j);
+  planted(big, "syntax", edit_syntax, "compiled", NULL);
+  planted(big, "swizzle", edit_swizzle, "addresses", NULL);
+  planted(big, "lds", edit_lds, "lds_bytes", NULL);
+  planted(big, "scratch", edit_scratch, "no_scratch", NULL);
+  planted(small, "regs", edit_registers, "registers", "occupancy");
+  planted(big, "barrier", edit_barrier, "instruction_mix", NULL);
+  planted(big, "mfma", edit_mfma, "instruction_mix", "asm_simulation");
+}
+END_TEST
+
+/* The host program and launcher compile against the HIP API (a stub header stands in for
+ * ROCm's here), so that the hipcc build described in docs/emit.md has no typo to trip on. */
+START_TEST(test_host_code_compiles) {
+  char inc[512], hipdir[600], hdr[700], file[512], cmd[3000];
+  snprintf(inc, sizeof inc, "%s/stubinc", tmpdir());
+  snprintf(hipdir, sizeof hipdir, "%s/hip", inc);
+  mkdir(inc, 0755);
+  mkdir(hipdir, 0755);
+  snprintf(hdr, sizeof hdr, "%s/hip_runtime.h", hipdir);
+  FILE *f = fopen(hdr, "w");
+  fputs("#pragma once\n#include <stddef.h>\n"
+        "#define __global__ __attribute__((global))\n#define __device__ __attribute__((device))\n"
+        "#define __host__ __attribute__((host))\n#define __shared__ __attribute__((shared))\n"
+        "typedef int hipError_t;\nenum { hipSuccess = 0 };\ntypedef struct ihipStream_t *hipStream_t;\n"
+        "typedef struct ihipEvent_t *hipEvent_t;\nenum hipMemcpyKind { hipMemcpyHostToDevice = 1, hipMemcpyDeviceToHost = 2 };\n"
+        "struct dim3 { unsigned x, y, z; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };\n"
+        "typedef struct { char gcnArchName[256]; } hipDeviceProp_t;\n"
+        "extern \"C\" {\nhipError_t hipGetDeviceCount(int *);\nhipError_t hipGetDeviceProperties(hipDeviceProp_t *, int);\n"
+        "hipError_t hipMalloc(void **, size_t);\nhipError_t hipFree(void *);\n"
+        "hipError_t hipMemcpy(void *, const void *, size_t, hipMemcpyKind);\nhipError_t hipMemset(void *, int, size_t);\n"
+        "hipError_t hipMemsetAsync(void *, int, size_t, hipStream_t);\nhipError_t hipDeviceSynchronize(void);\n"
+        "hipError_t hipGetLastError(void);\nconst char *hipGetErrorString(hipError_t);\n"
+        "hipError_t hipEventCreate(hipEvent_t *);\nhipError_t hipEventRecord(hipEvent_t, hipStream_t);\n"
+        "hipError_t hipEventSynchronize(hipEvent_t);\nhipError_t hipEventElapsedTime(float *, hipEvent_t, hipEvent_t);\n"
+        "hipError_t hipLaunchKernel(const void *, dim3, dim3, void **, size_t, hipStream_t);\n"
+        "unsigned __hipPushCallConfiguration(dim3, dim3, size_t = 0, hipStream_t = 0);\n"
+        "hipError_t __hipPopCallConfiguration(dim3 *, dim3 *, size_t *, hipStream_t *);\n}\n"
+        "#define hipLaunchKernelGGL(k, g, b, s, st, ...) k<<<g, b, s, st>>>(__VA_ARGS__)\n",
+        f);
+  fclose(f);
+  const char *cfgs[][2] = {{"1000", "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=2,path=registers,c=lds,kind=plain"},
+                           {"2048", CFG}};
+  for (int i = 0; i < 2; i++) {
+    snprintf(file, sizeof file, "%s/host%d.hip", tmpdir(), i);
+    snprintf(cmd, sizeof cmd, "emit gemm --m %s --n %s --k %s --arch mi355x --dtype fp16 --config '%s' -o '%s'",
+             cfgs[i][0], cfgs[i][0], cfgs[i][0], cfgs[i][1], file);
+    tu_run r = tu_flysim(cmd);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    snprintf(cmd, sizeof cmd,
+             "'%s' -x hip --offload-arch=gfx950 --cuda-host-only -nogpuinc -nogpulib -fsyntax-only -Werror=format "
+             "-DFSIM_HIP_RUNTIME -DFSIM_HOST_MAIN -I'%s' '%s' 2>&1",
+             FSIM_HIP_CLANG, inc, file);
+    FILE *p = popen(cmd, "r");
+    char buf[4096] = "";
+    size_t got = fread(buf, 1, sizeof buf - 1, p);
+    buf[got] = '\0';
+    int st = pclose(p);
+    ck_assert_msg(st == 0, "the host code of %s does not compile:\n%s", file, buf);
+  }
+}
+END_TEST
+#else
+/* Without an AMDGPU clang, verify says so, reports compiled = false and fails (exit 1). */
+START_TEST(test_verify_without_clang) {
+  char out[512], args[1024];
+  snprintf(out, sizeof out, "%s/nc.hip", tmpdir());
+  snprintf(args, sizeof args, "emit gemm --m 1024 --n 1024 --k 1024 --arch mi355x --config '%s' -o '%s'", CFG, out);
+  tu_run r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 0);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "verify '%s' --arch mi355x --json", out);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 1);
+  json_t *j = tu_json(&r);
+  ck_assert(json_is_false(json_object_get(j, "compiled")));
+  ck_assert(json_is_false(json_object_get(j, "ok")));
+  ck_assert(json_is_null(json_object_get(j, "lds_bytes")));
+  json_t *c = json_array_get(json_object_get(j, "checks"), 0);
+  ck_assert_str_eq(json_string_value(json_object_get(c, "name")), "compiled");
+  ck_assert_msg(strstr(json_string_value(json_object_get(c, "detail")), "no AMDGPU clang was found") != NULL, "%s",
+                json_string_value(json_object_get(c, "detail")));
+  json_decref(j);
+  tu_run_free(&r);
+  fprintf(stderr, "check_emit: no AMDGPU clang at configure time: compile checks skipped, verify exits 1\n");
+}
+END_TEST
+#endif
+
+static Suite *suite(void) {
+  Suite *s = suite_create("emit");
+  TCase *tc = tcase_create("emit");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_header_round_trip);
+  tcase_add_test(tc, test_header_errors);
+  tcase_add_test(tc, test_selftest_checker);
+  tcase_add_test(tc, test_asm_reader);
+  tcase_add_test(tc, test_emit_command);
+  tcase_add_test(tc, test_command_errors);
+#ifdef FSIM_HIP_CLANG
+  tcase_add_test(tc, test_default_suite_gfx950);
+  tcase_add_test(tc, test_gfx942_and_gfx1201);
+  tcase_add_test(tc, test_planted_faults);
+  tcase_add_test(tc, test_host_code_compiles);
+#else
+  tcase_add_test(tc, test_verify_without_clang);
+#endif
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  const char *t = getenv("TMPDIR");
+  snprintf(tmpdir_, sizeof tmpdir_, "%s/check-emit-XXXXXX", t && *t ? t : "/tmp");
+  if (mkdtemp(tmpdir_) == NULL) {
+    perror(tmpdir_);
+    return 1;
+  }
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir_);
+  if (system(cmd) != 0) fprintf(stderr, "check_emit: could not remove %s\n", tmpdir_);
+#ifndef FSIM_HIP_CLANG
+  fprintf(stderr, "check_emit: SKIPPED the compile, verify and planted-fault tests: no AMDGPU clang (clang-22) was "
+                  "found at configure time\n");
+#endif
+  return failed == 0 ? 0 : 1;
+}
