@@ -216,36 +216,21 @@ static void bank_cycles_n(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw
   free(q);
 }
 
-/* The swizzle with the fewest bank cycles per K tile (reads of every k step, plus the
- * register path's writes): S<b,m,s> with m the access granule, or none when nothing beats it.
- * Candidates are compared on the first two fragments and the first two copies (the rest
- * repeat their pattern further down the tile), weighted to the whole tile; the plan then
- * counts all of them with the winner. */
-static void choose_swizzle(fsim_gemm_plan *p, int o) {
-  fsim_gemm_operand *op = &p->op[o];
-  int eb = op->elem_bits / 8;
-  int gran = op->lread->bytes / eb;
-  int copy_el = op->gcopy->bytes / eb;
-  if (copy_el > gran) gran = copy_el;
-  if (op->lwrite && op->lwrite->bytes / eb > gran) gran = op->lwrite->bytes / eb;
-  int m = ilog2(gran);
-  fsim_swizzle best;
-  fsim_swizzle_make(&best, 0, 0, 0, NULL);
-  int nfrag = o == 0 ? p->rm : p->rn, nf = nfrag < 2 ? nfrag : 2, nc = op->copies < 2 ? op->copies : 2;
-  int rd, wr;
-  bank_cycles_n(p, o, &best, nf, nc, &rd, &wr);
-  int64_t best_cyc = (int64_t)p->ki * rd * nfrag / nf + (int64_t)wr * op->copies / nc;
-  int row_bits = ilog2(op->row_len);
-  for (int b = 1; b <= 4; b++)
-    for (int s = b; s <= 7; s++) {
-      if (m + s > row_bits + 6) continue;
-      fsim_swizzle sw;
-      if (fsim_swizzle_make(&sw, b, m, s, NULL) != FSIM_OK) continue;
-      bank_cycles_n(p, o, &sw, nf, nc, &rd, &wr);
-      int64_t cyc = (int64_t)p->ki * rd * nfrag / nf + (int64_t)wr * op->copies / nc;
-      if (cyc < best_cyc) best = sw, best_cyc = cyc;
-    }
-  op->sw = best;
+/* Bank cycles of fragment i's reads (one K step, wave 0) under swizzle sw. */
+static int frag_read_cycles(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int i) {
+  fsim_gemm_plan *q = malloc(sizeof *q);
+  if (q == NULL) return 0;
+  *q = *p;
+  q->op[o].sw = *sw;
+  int32_t off[FSIM_MAX_WAVE];
+  uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
+  int cyc = 0;
+  for (int r = 0; r < p->op[o].reads_per_frag; r++) {
+    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_read(q, o, 0, i, 0, r, l);
+    cyc += fsim_lds_bank_cycles(p->a, off, all, 0, p->op[o].lread->bytes, NULL);
+  }
+  free(q);
+  return cyc;
 }
 
 /* ---- memo: operand results that only depend on a few fields, for enumerating many configs */
@@ -264,6 +249,10 @@ typedef struct memo_val {
   int reads_per_frag;
   fsim_swizzle sw;
   int read_cycles, write_cycles;
+  /* direct path: bank cycles of fragment i's reads under sw, for i < frags_known (the key
+   * leaves the fragment count out, so plans with more fragments extend the list) */
+  int frags_known;
+  int frag_cycles[64];
 } memo_val;
 
 #define MEMO_SLOTS 32768
@@ -321,6 +310,78 @@ static memo_val *memo_find(fsim_gemm_memo *m, const memo_key *k, int *found) {
   }
   *found = 0;
   return NULL; /* full: work without it */
+}
+
+/* The swizzle with the fewest bank cycles per K tile (reads of every k step, plus the
+ * register path's writes): S<b,m,s> with m the access granule, or none when nothing beats it.
+ * Candidates are compared on the first two fragments and the first two copies (the rest
+ * repeat their pattern further down the tile), weighted to the whole tile; the plan then
+ * counts all of them with the winner.  With a memo, the candidates' read costs are kept per
+ * read geometry and their write costs per copy geometry, so configurations that differ only
+ * in the other one (or in the weights) do not recount them. */
+#define SWZ_MAX 32
+static void choose_swizzle(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo) {
+  fsim_gemm_operand *op = &p->op[o];
+  int eb = op->elem_bits / 8;
+  int gran = op->lread->bytes / eb;
+  int copy_el = op->gcopy->bytes / eb;
+  if (copy_el > gran) gran = copy_el;
+  if (op->lwrite && op->lwrite->bytes / eb > gran) gran = op->lwrite->bytes / eb;
+  int m = ilog2(gran);
+  int nfrag = o == 0 ? p->rm : p->rn, nf = nfrag < 2 ? nfrag : 2, nc = op->copies < 2 ? op->copies : 2;
+  int row_bits = ilog2(op->row_len);
+  fsim_swizzle cand[SWZ_MAX];
+  int ncand = 0;
+  fsim_swizzle_make(&cand[ncand++], 0, 0, 0, NULL);
+  for (int b = 1; b <= 4; b++)
+    for (int s = b; s <= 7; s++) {
+      if (m + s > row_bits + 6) continue;
+      if (fsim_swizzle_make(&cand[ncand], b, m, s, NULL) == FSIM_OK) ncand++;
+    }
+  /* the read costs: by the read geometry (the copy atoms only through m) */
+  memo_key rk;
+  memset(&rk, 0, sizeof rk);
+  rk.a = p->a, rk.atom = p->atom, rk.lread = op->lread, rk.gcopy = op->gcopy, rk.lwrite = op->lwrite;
+  rk.o = o + 10, rk.elem_bits = op->elem_bits, rk.vpe = op->vals_per_elem, rk.lds_major = op->lds_major;
+  rk.row_len = op->row_len, rk.nfrag = nf, rk.wave_size = p->wave_size;
+  int found = 0;
+  memo_val *rv = memo ? memo_find(memo, &rk, &found) : NULL;
+  int rd_local[SWZ_MAX], wr_local[SWZ_MAX];
+  int *rd = rv ? rv->frag_cycles : rd_local;
+  if (rv == NULL || !found) {
+    for (int i = 0; i < ncand; i++) {
+      int w;
+      bank_cycles_n(p, o, &cand[i], nf, 0, &rd[i], &w);
+    }
+    if (rv) rv->st = FSIM_OK;
+  }
+  /* the write costs (register path): by the copy geometry */
+  int *wr = wr_local;
+  memset(wr_local, 0, sizeof wr_local);
+  if (op->lwrite != NULL) {
+    memo_key wk;
+    memset(&wk, 0, sizeof wk);
+    wk.a = p->a, wk.gcopy = op->gcopy, wk.lwrite = op->lwrite, wk.lread = op->lread;
+    wk.o = o + 20, wk.elem_bits = op->elem_bits, wk.vpe = op->vals_per_elem, wk.lds_major = op->lds_major;
+    wk.k_contig = op->k_contig, wk.row_len = op->row_len, wk.rows = op->rows, wk.bk = p->s.bk;
+    wk.threads = p->threads, wk.nfrag = nc, wk.wave_size = p->wave_size;
+    memo_val *wv = memo ? memo_find(memo, &wk, &found) : NULL;
+    if (wv) wr = wv->frag_cycles;
+    if (wv == NULL || !found) {
+      for (int i = 0; i < ncand; i++) {
+        int r;
+        bank_cycles_n(p, o, &cand[i], 0, nc, &r, &wr[i]);
+      }
+      if (wv) wv->st = FSIM_OK;
+    }
+  }
+  int best = 0;
+  int64_t best_cyc = 0;
+  for (int i = 0; i < ncand; i++) {
+    int64_t cyc = (int64_t)p->ki * rd[i] * nfrag / (nf > 0 ? nf : 1) + (int64_t)wr[i] * op->copies / (nc > 0 ? nc : 1);
+    if (i == 0 || cyc < best_cyc) best = i, best_cyc = cyc;
+  }
+  op->sw = cand[best];
 }
 
 static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo, fsim_err *e) {
@@ -416,11 +477,15 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
   key.ki = p->ki;
   key.wave_size = p->wave_size;
   snprintf(key.swizzle, sizeof key.swizzle, "%s", so->swizzle);
-  if (op->lwrite == NULL) {
+  int nfrag = o == 0 ? p->rm : p->rn;
+  int direct = op->lwrite == NULL && nfrag <= 64;
+  if (direct) {
     /* direct copies write consecutive addresses: the writes cost nothing extra, so neither the
-     * copies' shape nor the K steps' weight change the choice or the read cycles */
+     * copies' shape nor the K steps' weight change the choice, which compares the first two
+     * fragments; the read cycles are summed per fragment below */
     key.threads = key.rows = key.bk = key.ki = 0;
     key.gcopy = NULL;
+    key.nfrag = nfrag < 2 ? nfrag : 2;
   }
   int found = 0;
   memo_val *mv = memo ? memo_find(memo, &key, &found) : NULL;
@@ -428,8 +493,16 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
     if (mv->st != FSIM_OK) return FSIM_ERR(e, mv->st, "%s", mv->msg);
     op->reads_per_frag = mv->reads_per_frag;
     op->sw = mv->sw;
-    op->lds_cycles_per_kstep = mv->read_cycles;
-    op->lds_cycles_per_tile_writes = mv->write_cycles;
+    if (direct) {
+      for (; mv->frags_known < nfrag; mv->frags_known++)
+        mv->frag_cycles[mv->frags_known] = frag_read_cycles(p, o, &op->sw, mv->frags_known);
+      op->lds_cycles_per_kstep = 0;
+      for (int i = 0; i < nfrag; i++) op->lds_cycles_per_kstep += mv->frag_cycles[i];
+      op->lds_cycles_per_tile_writes = 0;
+    } else {
+      op->lds_cycles_per_kstep = mv->read_cycles;
+      op->lds_cycles_per_tile_writes = mv->write_cycles;
+    }
     return FSIM_OK;
   }
   fsim_err local;
@@ -437,7 +510,7 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
   fsim_status st = check_reads(p, o, &local);
   if (st == FSIM_OK) {
     if (strcmp(so->swizzle, "auto") == 0) {
-      choose_swizzle(p, o);
+      choose_swizzle(p, o, memo);
     } else {
       st = fsim_schedule_swizzle(so, &op->sw, &local);
       if (st == FSIM_OK) {
@@ -458,6 +531,10 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
     mv->sw = op->sw;
     mv->read_cycles = op->lds_cycles_per_kstep;
     mv->write_cycles = op->lds_cycles_per_tile_writes;
+    mv->frags_known = 0;
+    if (direct && st == FSIM_OK)
+      for (; mv->frags_known < nfrag; mv->frags_known++)
+        mv->frag_cycles[mv->frags_known] = frag_read_cycles(p, o, &op->sw, mv->frags_known);
   }
   if (st != FSIM_OK) {
     if (e) *e = local;

@@ -428,19 +428,22 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
     w.remap_xcds = a->device.xcds;
   }
   w.group_m = sc->group_m;
+  /* distinct (tile row, z) and (tile column, z) keys among XCD 0's resident workgroups
+   * (at most 1024: 32 CUs x 32 workgroups), counted with two small hash sets */
+  enum { SET = 2048 };
+  int64_t set_a[SET], set_b[SET];
+  uint8_t used_a[SET] = {0}, used_b[SET] = {0};
   int64_t rows_seen = 0, cols_seen = 0;
-  /* a small open set of (tile, z) keys: resident <= 32 CUs x 16 workgroups */
-  int64_t keys_a[1024], keys_b[1024];
   for (int64_t i = 0, id = 0; id < p->workgroups && i < resident && i < 1024; i++, id += a->device.xcds) {
     int coord[3];
     fsim_wprog_wg_coords(&w, id, coord);
     int64_t ka = (int64_t)coord[1] * 4096 + coord[2], kb = (int64_t)coord[0] * 4096 + coord[2];
-    int seen = 0;
-    for (int64_t j = 0; j < rows_seen && !seen; j++) seen = keys_a[j] == ka;
-    if (!seen) keys_a[rows_seen++] = ka;
-    seen = 0;
-    for (int64_t j = 0; j < cols_seen && !seen; j++) seen = keys_b[j] == kb;
-    if (!seen) keys_b[cols_seen++] = kb;
+    uint64_t h = ((uint64_t)ka * 0x9E3779B97F4A7C15ULL) >> 53;
+    while (used_a[h] && set_a[h] != ka) h = (h + 1) & (SET - 1);
+    if (!used_a[h]) used_a[h] = 1, set_a[h] = ka, rows_seen++;
+    h = ((uint64_t)kb * 0x9E3779B97F4A7C15ULL) >> 53;
+    while (used_b[h] && set_b[h] != kb) h = (h + 1) & (SET - 1);
+    if (!used_b[h]) used_b[h] = 1, set_b[h] = kb, cols_seen++;
   }
   s->xcd_unique_bytes_per_iter = (rows_seen * sc->bm * sc->bk * ea + cols_seen * sc->bn * sc->bk * eb) / 8;
 }

@@ -11,37 +11,37 @@ int fsim_lds_bank_cycles(const fsim_arch *a, const int32_t *offsets, uint64_t ac
   const int banks = a->lds.banks, bank_bytes = a->lds.bank_bytes;
   const int words = (width + bank_bytes - 1) / bank_bytes;
   int total = 0, worst = 0;
-  /* (bank, word) pairs of one phase as sortable keys: at most wave_size lanes x 4 words */
-  uint64_t key[FSIM_MAX_WAVE * 4];
+  /* A phase costs as many cycles as its busiest bank has distinct words (lanes reading the
+   * same word share it).  The distinct words of a phase go into a small open-addressing set
+   * (at most wave_size lanes x 4 words, so 512 slots keep it at most half full); each new
+   * word counts once for its bank. */
+  enum { SLOTS = 512 };
+  int64_t slot[SLOTS];
+  uint8_t used[SLOTS]; /* the phase (+1) that filled the slot: no clearing between phases */
+  int cnt[1024];       /* lds.banks is at most 1024 (model/arch.c) */
+  int touched[FSIM_MAX_WAVE * 4], ntouched = 0;
+  memset(used, 0, sizeof used);
+  memset(cnt, 0, (size_t)banks * sizeof cnt[0]);
   for (int f = 0; f < ph->n; f++) {
-    int n = 0;
+    uint8_t mark = (uint8_t)(f + 1);
+    int deg = 0;
     for (int lane = 0; lane < a->cu.wave_size; lane++) {
       if (ph->of_lane[lane] != f || !((active >> lane) & 1)) continue;
       int64_t addr = base + offsets[lane];
       int64_t first = addr >= 0 ? addr / bank_bytes : -((-addr + bank_bytes - 1) / bank_bytes);
       for (int k = 0; k < words; k++) {
         int64_t w = first + k;
-        uint64_t bank = (uint64_t)(((w % banks) + banks) % banks);
-        uint64_t x = (bank << 48) | ((uint64_t)(w + ((int64_t)1 << 46)) & (((uint64_t)1 << 48) - 1));
-        /* insertion sort: lanes mostly ascend, so this is close to linear */
-        int j = n++;
-        while (j > 0 && key[j - 1] > x) {
-          key[j] = key[j - 1];
-          j--;
-        }
-        key[j] = x;
+        uint64_t h = ((uint64_t)w * 0x9E3779B97F4A7C15ULL) >> 55; /* 9 bits: 0..511 */
+        while (used[h] == mark && slot[h] != w) h = (h + 1) & (SLOTS - 1);
+        if (used[h] == mark) continue; /* a word another lane already reads */
+        used[h] = mark;
+        slot[h] = w;
+        int bank = (int)(((w % banks) + banks) % banks);
+        if (cnt[bank]++ == 0) touched[ntouched++] = bank;
+        if (cnt[bank] > deg) deg = cnt[bank];
       }
     }
-    if (n == 0) continue;
-    /* the phase costs as many cycles as the busiest bank has distinct words */
-    int deg = 0, run = 0;
-    for (int i = 0; i < n; i++) {
-      if (i == 0 || (key[i] >> 48) != (key[i - 1] >> 48))
-        run = 1;
-      else if (key[i] != key[i - 1])
-        run++;
-      if (run > deg) deg = run;
-    }
+    while (ntouched > 0) cnt[touched[--ntouched]] = 0;
     total += deg;
     if (deg > worst) worst = deg;
   }
