@@ -306,7 +306,7 @@ static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t
     consume(g, w);
     prev = at;
   }
-  w->ready_at = slot_align(g, s, prev + period);
+  w->ready_at = prev + period; /* prev is a slot of s */
 }
 
 /* An MFMA at slot t, if its sources, the matrix pipe and the VALU issue type allow. */
@@ -332,7 +332,7 @@ static void issue_mfma(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const f
     fsim__timeline_span(g, cu, (int)(w - cu->waves), g->a->mfma[in->arg].inst, "issue", t, t + mk->cycles);
   w->issued++;
   consume(g, w);
-  w->ready_at = slot_align(g, s, t + g->period);
+  w->ready_at = t + g->period; /* t is a slot of s (every wake-up is) */
   mfma_run(g, cu, s, w, t);
 }
 
@@ -417,7 +417,7 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
   w->issued++;
   consume(g, w);
   if (next > t + g->period) w->stall[FSIM_STALL_FIXED] += (double)(next - t - g->period);
-  w->ready_at = slot_align(g, s, next);
+  w->ready_at = op == FSIM_OP_BRANCH ? slot_align(g, s, next) : next; /* else t + period, a slot of s */
 }
 
 /* Lets wave w act at its SIMD's slot t. */
@@ -519,7 +519,8 @@ static void simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
       if (w->state == FSIM__W_READY && w->ready_at < next) next = w->ready_at;
     }
   }
-  if (next != INT64_MAX) fsim__gpu_schedule_simd(g, cu, s, slot_align(g, s, next > t ? next : t + 1));
+  /* ready times of the SIMD's waves are slots of s, and so is t */
+  if (next != INT64_MAX) fsim__gpu_schedule_simd(g, cu, s, next > t ? next : t + g->period);
 }
 
 int64_t fsim__cu_run(fsim__gpu *g, fsim__cu *cu, int64_t end) {
