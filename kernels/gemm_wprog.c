@@ -414,6 +414,22 @@ int fsim__gemm_c_pitch_memo(const fsim_gemm_plan *p, fsim_gemm_memo *memo) {
   return best;
 }
 
+/* Stores `bytes` of C per lane through lane table lt: one store, or with split-K the packed
+ * atomic adds of 4 bytes (two 16-bit values or one f32) that a kernel adding its partial
+ * sums into C needs, one per 4 bytes. */
+static void store_c(gen *g, const char *name, int lt, int64_t cbase, const int64_t wg[3], int bytes, fsim_wp_reg src) {
+  int parts = g->p->s.split_k > 1 ? bytes / 4 : 1, width = bytes / parts;
+  for (int q = 0; q < parts; q++) {
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s%s%d", name, parts > 1 ? "_atomic" : "", parts > 1 ? q : 0);
+    int ai = addr(g, parts > 1 ? nm : name, FSIM_SPACE_GLOBAL, lt, cbase + (int64_t)q * width, wg, 0, NULL, NULL,
+                  NULL, NULL);
+    fsim_wp_inst st = {.op = FSIM_OP_STORE, .width = (uint8_t)width, .addr = ai, .addr2 = -1, .nsrc = 1};
+    st.src[0] = src;
+    emit(g, st);
+  }
+}
+
 static void emit_epilogue(gen *g) {
   const fsim_gemm_plan *p = g->p;
   int runs = fsim_mma_atom_values(p->atom, 'C') / 4; /* 4 consecutive rows per run */
@@ -437,10 +453,7 @@ static void emit_epilogue(gen *g) {
         for (int r = 0; r < runs; r++) {
           snprintf(name, sizeof name, "C_direct%d_%d_%d", i, j, r);
           int lt = lanes(g, name, fsim_gemm_lane_c_direct, i, j, r, 0);
-          int ai = addr(g, name, FSIM_SPACE_GLOBAL, lt, cbase, wg, 0, NULL, NULL, NULL, NULL);
-          fsim_wp_inst st = {.op = FSIM_OP_STORE, .width = (uint8_t)run_bytes, .addr = ai, .addr2 = -1, .nsrc = 1};
-          st.src[0] = R(reg(g, "o%d_%d", i, j));
-          emit(g, st);
+          store_c(g, name, lt, cbase, wg, run_bytes, R(reg(g, "o%d_%d", i, j)));
         }
     waitcnt(g, 0, -1);
     return;
@@ -467,13 +480,10 @@ static void emit_epilogue(gen *g) {
     int ar = addr(g, name, FSIM_SPACE_LDS, lr, p->lds_c, NULL, 0, NULL, NULL, NULL, NULL);
     snprintf(name, sizeof name, "C_store%d", c);
     int ls = lanes(g, name, fsim_gemm_lane_c_chunk, c, pitch, 1, 0);
-    int as = addr(g, name, FSIM_SPACE_GLOBAL, ls, cbase, wg, 0, NULL, NULL, NULL, NULL);
     fsim_wp_inst rd = {.op = FSIM_OP_LDS_READ, .width = 16, .addr = ar, .addr2 = -1};
     rd.dst = R(reg(g, "cout%d", c));
     emit(g, rd);
-    fsim_wp_inst st = {.op = FSIM_OP_STORE, .width = 16, .addr = as, .addr2 = -1, .nsrc = 1};
-    st.src[0] = rd.dst;
-    emit(g, st);
+    store_c(g, name, ls, cbase, wg, 16, rd.dst);
   }
   waitcnt(g, 0, -1);
 }
