@@ -79,6 +79,31 @@ static void to_list(fsim__cache *c) {
 
 /* ---- entries ------------------------------------------------------------------------------- */
 
+/* w[1..n] := w[0..n-1] */
+static inline void move_up(fsim__cache_way *w, int n) {
+#ifdef __SSE2__
+  while (n >= 2) {
+    n -= 2;
+    _mm_storeu_si128((__m128i *)(void *)&w[n + 1], _mm_loadu_si128((const __m128i *)(const void *)&w[n]));
+  }
+  if (n == 1) w[1] = w[0];
+#else
+  memmove(&w[1], &w[0], (size_t)n * sizeof *w);
+#endif
+}
+
+/* w[0..n-1] := w[1..n] */
+static inline void move_down(fsim__cache_way *w, int n) {
+#ifdef __SSE2__
+  int i = 0;
+  for (; i + 2 <= n; i += 2)
+    _mm_storeu_si128((__m128i *)(void *)&w[i], _mm_loadu_si128((const __m128i *)(const void *)&w[i + 1]));
+  if (i < n) w[i] = w[i + 1];
+#else
+  memmove(&w[0], &w[1], (size_t)n * sizeof *w);
+#endif
+}
+
 /* Ring: moves way j (holding e), p places after the head h, to the front of set s. */
 void fsim__cache_ring_to_front(fsim__cache *c, size_t s, fsim__cache_way *w, int j, int p, fsim__cache_way e) {
   const int ways = c->ways;
@@ -92,23 +117,27 @@ void fsim__cache_ring_to_front(fsim__cache *c, size_t s, fsim__cache_way *w, int
   }
   int hm1 = h == 0 ? ways - 1 : h - 1; /* the way before the head: empty, or the least recent */
   if (p <= after) {
-    /* ways head..j-1 move back one place */
-    int k = j;
-    for (int q = 0; q < p; q++) {
-      int prev = k == 0 ? ways - 1 : k - 1;
-      w[k] = w[prev];
-      k = prev;
+    /* ways head..j-1 move back one place (in two runs when they wrap around) */
+    if (j > h) {
+      move_up(&w[h], p);
+    } else {
+      move_up(&w[0], j);
+      w[0] = w[ways - 1];
+      move_up(&w[h], ways - 1 - h);
     }
     w[h] = e;
   } else {
     /* the ways after it move forward one place, the last place they leave is emptied (when
      * the set is full that is the way before the head), and it goes before the head */
-    int k = j;
-    for (int q = 0; q < after; q++) {
-      int nx = k + 1 == ways ? 0 : k + 1;
-      w[k] = w[nx];
-      k = nx;
+    int last = j + after; /* where the last of them is, unwrapped */
+    if (last < ways) {
+      move_down(&w[j], after);
+    } else {
+      move_down(&w[j], ways - 1 - j);
+      w[ways - 1] = w[0];
+      move_down(&w[0], last - ways);
     }
+    int k = last < ways ? last : last - ways;
     w[k].tag = 0;
     w[k].ready = 0;
     w[hm1] = e;

@@ -140,6 +140,42 @@ static inline int lds_cost(fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wav
   return p->lds_cycles;
 }
 
+/* The lines of an access whose base is r bytes past a line start.  When no lane reaches below
+ * that line (base >= 0, r + every active offset >= 0), they are the lines of the same access
+ * at base r moved by base's line, so they are memoized per pattern and r (a few r each, in a
+ * pool of their own); otherwise, or when the memo is full, computed. */
+static const uint64_t *unaligned_lines(fsim__gpu *g, const fsim_wp_addr *ad, int row, const int32_t *off,
+                                       uint64_t act, int width, int64_t base, int64_t r, int *n) {
+  const int ws = g->wp->wave_size, shift = g->mem.line_shift;
+  int pi = (g->row_base[ad->lanes] + row) * 6 + width_class(width);
+  if (base >= 0 && r + g->row_min_off[g->row_base[ad->lanes] + row] >= 0) {
+    fsim__ua_memo *m = &g->ua_memo[pi];
+    int k = 0;
+    while (k < FSIM__UA_SLOTS && m->r[k] >= 0 && m->r[k] != r) k++;
+    if (k < FSIM__UA_SLOTS) {
+      if (m->r[k] < 0) {
+        int c = fsim_vmem_coalesce(off, act, ws, r, width, shift, g->scratch_lines);
+        if (g->ua_pool_n + c <= g->ua_pool_cap) {
+          memcpy(&g->ua_pool[g->ua_pool_n], g->scratch_lines, (size_t)c * sizeof(uint64_t));
+          m->r[k] = (int32_t)r;
+          m->n[k] = c;
+          m->at[k] = g->ua_pool_n;
+          g->ua_pool_n += c;
+        }
+      }
+      if (m->r[k] == r) {
+        uint64_t first = (uint64_t)base >> shift;
+        const uint64_t *rel = &g->ua_pool[m->at[k]];
+        for (int i = 0; i < m->n[k]; i++) g->scratch_lines[i] = first + rel[i];
+        *n = m->n[k];
+        return g->scratch_lines;
+      }
+    }
+  }
+  *n = fsim_vmem_coalesce(off, act, ws, base, width, shift, g->scratch_lines);
+  return g->scratch_lines;
+}
+
 /* The lines a global access touches; returns a pointer to n line addresses. */
 static const uint64_t *global_lines(fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w, int width,
                                     int64_t base, int *n) {
@@ -147,10 +183,8 @@ static const uint64_t *global_lines(fsim__gpu *g, const fsim_wp_addr *ad, const 
   int row = lane_row(g, ad, w);
   const int32_t *off = &l->offset[row * g->wp->wave_size];
   int shift = g->mem.line_shift;
-  if ((base & (((int64_t)1 << shift) - 1)) != 0) { /* not line-aligned */
-    *n = fsim_vmem_coalesce(off, l->active[row], g->wp->wave_size, base, width, shift, g->scratch_lines);
-    return g->scratch_lines;
-  }
+  int64_t r = base & (((int64_t)1 << shift) - 1);
+  if (r != 0) return unaligned_lines(g, ad, row, off, l->active[row], width, base, r, n);
   fsim__pattern *p = pattern_of(g, ad, row, width);
   if (p->nlines < 0) {
     int k = fsim_vmem_coalesce(off, l->active[row], g->wp->wave_size, 0, width, shift, g->scratch_lines);

@@ -80,6 +80,9 @@ static void gpu_free(fsim__gpu *g) {
   free(g->row_active);
   free(g->patterns);
   free(g->line_pool);
+  free(g->ua_memo);
+  free(g->row_min_off);
+  free(g->ua_pool);
   if (g->timeline) json_decref((json_t *)g->timeline);
 }
 
@@ -257,6 +260,21 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   g.line_pool = malloc((size_t)g.line_pool_cap * sizeof *g.line_pool);
   if (!g.patterns || !g.line_pool) goto oom;
   for (int i = 0; i < rows * 6; i++) g.patterns[i] = (fsim__pattern){-1, -1, 0};
+  g.ua_memo = malloc((size_t)(rows > 0 ? rows : 1) * 6 * sizeof *g.ua_memo);
+  g.row_min_off = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *g.row_min_off);
+  g.ua_pool_cap = (rows > 0 ? rows : 1) * 6 * 2 * wp->wave_size * 2; /* two offsets per pattern in full */
+  g.ua_pool = malloc((size_t)g.ua_pool_cap * sizeof *g.ua_pool);
+  if (!g.ua_memo || !g.row_min_off || !g.ua_pool) goto oom;
+  for (int i = 0; i < rows * 6; i++)
+    for (int k = 0; k < FSIM__UA_SLOTS; k++) g.ua_memo[i].r[k] = -1;
+  for (int i = 0; i < wp->nlanes; i++)
+    for (int q = 0; q < wp->lanes[i].rows; q++) {
+      int64_t m = INT64_MAX;
+      for (int lane = 0; lane < wp->wave_size; lane++)
+        if ((wp->lanes[i].active[q] >> lane) & 1 && wp->lanes[i].offset[q * wp->wave_size + lane] < m)
+          m = wp->lanes[i].offset[q * wp->wave_size + lane];
+      g.row_min_off[g.row_base[i] + q] = m == INT64_MAX ? 0 : m;
+    }
   /* CUs */
   g.cus = aligned_alloc(_Alignof(fsim__cu), (size_t)g.ncus * sizeof *g.cus);
   if (!g.cus) goto oom;

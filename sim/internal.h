@@ -95,6 +95,14 @@ typedef struct fsim__pattern {
   int lines_at;            /* index into the line pool */
 } fsim__pattern;
 
+/* Per pattern: the lines of line-unaligned bases, by the base's offset in its line (cu.c). */
+#define FSIM__UA_SLOTS 4
+typedef struct fsim__ua_memo {
+  int32_t r[FSIM__UA_SLOTS];  /* offset in the line, -1: free */
+  int32_t n[FSIM__UA_SLOTS];  /* lines */
+  int32_t at[FSIM__UA_SLOTS]; /* index into ua_pool */
+} fsim__ua_memo;
+
 /* An MFMA of the arch as the issue path uses it. */
 typedef struct fsim__mfma_kind {
   int cycles;              /* matrix-pipe cycles */
@@ -137,6 +145,10 @@ typedef struct fsim__gpu {
   int *row_active;         /* per lane-table row: lanes that access memory */
   int64_t lds_period;      /* bytes after which the LDS banks repeat */
   fsim__pattern *patterns;
+  fsim__ua_memo *ua_memo;  /* per pattern */
+  int64_t *row_min_off;    /* per lane-table row: the smallest offset of an active lane */
+  uint64_t *ua_pool;
+  int ua_pool_n, ua_pool_cap;
   uint64_t *line_pool;
   int line_pool_n, line_pool_cap;
   uint64_t scratch_lines[FSIM_MAX_WAVE * 2];
