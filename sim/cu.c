@@ -311,12 +311,47 @@ static inline void consume(fsim__gpu *g, fsim__wave *w) {
  * in a loop gives the times the event-by-event simulation would (other waves can still use
  * the other issue types in between); it stops at the first instruction that is not an
  * MFMA.  GEMM main loops are mostly such runs, so this carries most of the simulation. */
+/* A wave that is not first in its SIMD's order gets the same loop, exactly as the event path
+ * would issue its MFMAs, while no other wave can act on the SIMD: until the earliest ready
+ * time of the others (a wave at a barrier counts from the earliest release, barrier_latency
+ * from now), and only while no workgroup can be launched onto the CU (one workgroup slot, or
+ * no more workgroups for its XCD).  Its MFMA issues are then decided by its registers and the
+ * pipe alone, as the event path would decide them at its slots.  The SIMD steps the event path
+ * would have taken at those slots do nothing else, but the run loop starts a window at the
+ * earliest wake-up of all CUs when they are all idle, so they are kept as phantom wake-ups
+ * (fsim__cu_run reports the first one at or after a window's end).  Not with a timeline of
+ * this CU, whose spans would come out of order. */
+static int64_t others_idle_until(const fsim__gpu *g, const fsim__cu *cu, int s, const fsim__wave *w, int64_t t) {
+  if (cu->nwg_slots > 1 && g->xcd_next[cu->xcd] >= 0) return t;
+  const fsim__simd *sd = &cu->simd[s];
+  int64_t x = INT64_MAX;
+  for (int i = 0; i < sd->nwaves; i++) {
+    const fsim__wave *o = &cu->waves[sd->waves[i]];
+    if (o == w) continue;
+    if (o->state == FSIM__W_READY) {
+      if (o->ready_at < x) x = o->ready_at;
+    } else if (o->state == FSIM__W_BARRIER) {
+      int64_t r = slot_align(g, s, t + g->a->issue.barrier_latency);
+      if (r < x) x = r;
+    }
+  }
+  return x;
+}
+
 static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
   fsim__simd *sd = &cu->simd[s];
-  if (cu->waves + sd->waves[0] != w) return;
-  const fsim__xprog *p = w->prog;
   const int64_t period = g->period;
   const int tl = g->timeline && cu->index == 0;
+  int64_t until = INT64_MAX; /* MFMAs issue in the run only before this */
+  int phantoms = 0;
+  if (cu->waves + sd->waves[0] != w) {
+    if (tl) return;
+    until = others_idle_until(g, cu, s, w, t);
+    if (until <= t + period) return;
+    phantoms = 1;
+    sd->ph_n = sd->ph_i = 0; /* earlier ones are all before t, inside the window being run */
+  }
+  const fsim__xprog *p = w->prog;
   int64_t prev = t;
   for (int n = 0; n < 256 && w->pc < p->ninst; n++) {
     const fsim_wp_inst *in = &p->inst[w->pc];
@@ -327,6 +362,13 @@ static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t
     if (w->dep_ready > e) e = w->dep_ready, reason = w->dep_reason;
     if (sd->mfma.free > e) e = sd->mfma.free, reason = FSIM_STALL_PIPE_MFMA;
     int64_t at = slot_align(g, s, e);
+    if (phantoms) {
+      if (at >= until || sd->ph_n + 2 > FSIM__PHANTOMS) break;
+      /* the event path's wake-ups for it: its try, and its issue when the try blocks */
+      sd->ph[sd->ph_n++] = prev + period;
+      if (at > prev + period) sd->ph[sd->ph_n++] = at;
+      cu->ph_any = 1;
+    }
     if (at > prev + period) {
       w->stall[reason] += (double)(at - prev - period);
       if (tl)
@@ -557,6 +599,22 @@ static void simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
   if (next != INT64_MAX) fsim__gpu_schedule_simd(g, cu, s, next > t ? next : t + g->period);
 }
 
+/* The earlier of t and the CU's first phantom wake-up at or after end (mfma_run); the ones
+ * before end are dropped. */
+static int64_t first_phantom(fsim__gpu *g, fsim__cu *cu, int64_t end, int64_t t) {
+  int any = 0;
+  for (int k = 0; k < g->simds; k++) {
+    fsim__simd *sd = &cu->simd[k];
+    while (sd->ph_i < sd->ph_n && sd->ph[sd->ph_i] < end) sd->ph_i++;
+    if (sd->ph_i < sd->ph_n) {
+      any = 1;
+      if (sd->ph[sd->ph_i] < t) t = sd->ph[sd->ph_i];
+    }
+  }
+  cu->ph_any = any;
+  return t;
+}
+
 int64_t fsim__cu_run(fsim__gpu *g, fsim__cu *cu, int64_t end) {
   const int simds = g->simds;
   int64_t *nx = cu->simd_next;
@@ -573,7 +631,7 @@ int64_t fsim__cu_run(fsim__gpu *g, fsim__cu *cu, int64_t end) {
       for (int k = 1; k < simds; k++)
         if (nx[k] < t) t = nx[k], s = k;
     }
-    if (t >= end) return t;
+    if (t >= end) return cu->ph_any ? first_phantom(g, cu, end, t) : t;
     nx[s] = INT64_MAX;
     simd_step(g, cu, s, t);
   }

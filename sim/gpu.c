@@ -62,6 +62,7 @@ static void gpu_free(fsim__gpu *g) {
   for (int c = 0; g->cus && c < g->ncus; c++) {
     fsim__cu *cu = &g->cus[c];
     free(cu->regs);
+    free(cu->phantoms);
     free(cu->waves);
     free(cu->wgs);
     fsim__vmem_free(&cu->vmem);
@@ -122,8 +123,13 @@ static void reset_queues(fsim__gpu *g, int64_t total, int64_t t0) {
 static int run_kernel(fsim__gpu *g, int64_t t0) {
   const int simds = g->a->cu.simds;
   g->simds = simds;
-  for (int c = 0; c < g->ncus; c++)
-    for (int s = 0; s < simds; s++) g->cus[c].simd_next[s] = INT64_MAX;
+  for (int c = 0; c < g->ncus; c++) {
+    for (int s = 0; s < simds; s++) {
+      g->cus[c].simd_next[s] = INT64_MAX;
+      g->cus[c].simd[s].ph_n = g->cus[c].simd[s].ph_i = 0;
+    }
+    g->cus[c].ph_any = 0;
+  }
   for (int round = 0; round < g->wgs_per_cu; round++)
     for (int c = 0; c < g->ncus; c++) dispatch_next(g, &g->cus[c], t0);
   int64_t now = t0;
@@ -289,7 +295,9 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     cu->waves = aligned_alloc(_Alignof(fsim__wave), (size_t)cu->nwave_slots * sizeof *cu->waves);
     size_t nregs = wp->nregs > 0 ? (size_t)wp->nregs : 1;
     cu->regs = aligned_alloc(64, ((size_t)cu->nwave_slots * nregs * sizeof *cu->regs + 63) / 64 * 64);
-    if (!cu->wgs || !cu->waves || !cu->regs) goto oom;
+    cu->phantoms = malloc((size_t)a->cu.simds * FSIM__PHANTOMS * sizeof *cu->phantoms);
+    if (!cu->wgs || !cu->waves || !cu->regs || !cu->phantoms) goto oom;
+    for (int s = 0; s < a->cu.simds; s++) cu->simd[s].ph = &cu->phantoms[(size_t)s * FSIM__PHANTOMS];
     memset(cu->waves, 0, (size_t)cu->nwave_slots * sizeof *cu->waves);
     for (int s = 0; s < a->cu.simds; s++)
       for (int k = 0; k < FSIM__IT_COUNT; k++) cu->simd[s].slot_used[k] = -1;

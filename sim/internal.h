@@ -83,6 +83,8 @@ typedef struct fsim__cu {
   int wgs_finished;        /* workgroups whose waves all ended, not yet freed */
   int next_simd;           /* rotating start for placing a workgroup's waves */
   unsigned sorts;          /* times a SIMD's arbitration order was re-sorted (cu.c) */
+  int ph_any;              /* 1: some SIMD may have phantom wake-ups left (cu.c) */
+  int64_t *phantoms;       /* the SIMDs' phantom wake-up buffers */
   fsim__lds lds;
   fsim__vmem vmem;
   fsim__simd simd[FSIM__MAX_SIMDS]; /* the first a->cu.simds are used */

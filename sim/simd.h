@@ -24,6 +24,10 @@ typedef struct fsim__simd {
   int64_t valu_busy;
   fsim__mfma mfma;
   int16_t waves[FSIM__MAX_WAVES_PER_SIMD]; /* CU wave slots, in arbitration order */
+  int ph_n, ph_i;          /* phantom wake-ups (cu.c, mfma_run): count, first not yet passed */
+  int64_t *ph;             /* FSIM__PHANTOMS cycles, ascending */
 } fsim__simd;
+
+#define FSIM__PHANTOMS 128
 
 #endif
