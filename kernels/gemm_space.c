@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kernels/gemm_space.h"
+#include "model/access.h"
 #include "model/occupancy.h"
 
 void fsim_gemm_config_free_all(fsim_gemm_config *c) {
@@ -408,6 +409,26 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   s->load_bytes_per_wg = ((int64_t)sc->bm * sc->bk * ea + (int64_t)sc->bn * sc->bk * eb) / 8;
   s->lds_write_bytes_per_wg = s->load_bytes_per_wg;
   s->store_bytes_per_wg = (int64_t)sc->bm * sc->bn * ec / 8;
+  /* the lines the C stores touch: one store instruction's lines (the first fragment's first
+   * run, or the first 16-byte chunk through LDS) times the instructions; split-K stores its
+   * partial sums as 4-byte atomics, each touching the lines of its run */
+  {
+    int32_t off[FSIM_MAX_WAVE];
+    uint64_t lines[FSIM_MAX_WAVE * 2];
+    uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
+    int direct = sc->c_path == FSIM_EPI_DIRECT;
+    int bytes = direct ? 4 * p->c_bits / 8 : 16;
+    int parts = sc->split_k > 1 ? bytes / 4 : 1;
+    for (int l = 0; l < p->wave_size; l++)
+      off[l] = (int32_t)(direct ? fsim_gemm_lane_c_direct(p, 0, 0, 0, 0, 0, l)
+                                : fsim_gemm_lane_c_chunk(p, 0, p->c_pitch, 1, 0, 0, l));
+    int shift = 0;
+    while ((1 << shift) < a->memory.l2_line) shift++;
+    int nl = fsim_vmem_coalesce(off, all, p->wave_size, 0, bytes / parts, shift, lines);
+    int64_t per_wave = direct ? (int64_t)p->rm * p->rn * (fsim_mma_atom_values(p->atom, 'C') / 4)
+                              : (int64_t)sc->bm * sc->bn * ec / 8 / 16 / p->threads;
+    s->store_line_bytes_per_wg = (int64_t)nl * a->memory.l2_line * per_wave * parts * p->waves;
+  }
   int runs = fsim_mma_atom_values(p->atom, 'C') / 4;
   s->epilogue_lds_cycles = sc->c_path == FSIM_EPI_LDS ? p->rm * p->rn * runs * 4 : 0;
   int groups = sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1;

@@ -88,7 +88,9 @@ static double workgroup(const fsim_arch *a, const fsim_plan_summary *s, int c, f
   double prologue = a->memory.l2_latency + a->lds.latency;
   const int cus_per_xcd = a->device.cus / a->device.xcds;
   double l2_share = a->memory.l2_channels * (double)a->memory.l2_bytes_per_clk / (cus_per_xcd * (double)c);
-  double epilogue = (double)s->store_bytes_per_wg / l2_share + a->memory.l2_latency + s->epilogue_lds_cycles +
+  double stored = s->store_line_bytes_per_wg > s->store_bytes_per_wg ? (double)s->store_line_bytes_per_wg
+                                                                      : (double)s->store_bytes_per_wg;
+  double epilogue = stored / l2_share + a->memory.l2_latency + s->epilogue_lds_cycles +
                     2.0 * a->issue.barrier_latency;
   return prologue + s->iters * it + epilogue;
 }

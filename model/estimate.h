@@ -38,6 +38,8 @@ typedef struct fsim_plan_summary {
   int64_t lds_write_bytes_per_wg;
   /* once per workgroup */
   int64_t store_bytes_per_wg;
+  int64_t store_line_bytes_per_wg; /* cache-line bytes its C stores touch (poorly coalesced or
+                                       split-K's 4-byte atomics touch more than they write) */
   int epilogue_lds_cycles;   /* bank cycles of the C staging, per wave */
   /* the problem's traffic */
   int64_t unique_bytes;      /* A + B + C footprint */
