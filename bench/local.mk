@@ -4,7 +4,7 @@ bench_sim_speed_SOURCES = bench/sim_speed.c
 bench_sim_speed_LDADD = $(FLYSIM_LIBS)
 bench_model_speed_SOURCES = bench/model_speed.c
 bench_model_speed_LDADD = $(FLYSIM_LIBS)
-EXTRA_DIST += bench/run bench/validate.sh bench/whole_gpu.wp
+EXTRA_DIST += bench/run bench/validate.sh bench/whole_gpu.wp bench/edge_phantom.wp bench/edge_tag0.wp
 CLEANFILES += $(EXTRA_PROGRAMS)
 
 bench: flysim$(EXEEXT) bench/sim_speed$(EXEEXT) bench/model_speed$(EXEEXT)

@@ -29,6 +29,7 @@ static void usage(FILE *f) {
           "                     whole kernel (default: sampled above a million wave instructions)\n"
           "  --refine N         when tuning: simulate the model's best N configs (default 4)\n"
           "  --timeline OUT     sim mode: Chrome/Perfetto trace of CU 0\n"
+          "  --waves            sim mode: also print the stall breakdown of CU 0's first waves\n"
           "  --json             machine-readable output (docs/cli.md lists the keys)\n");
 }
 
@@ -82,13 +83,14 @@ int fsim_cmd_predict(int argc, char **argv) {
                                        {"full", no_argument, NULL, 'F'},
                                        {"refine", required_argument, NULL, 'r'},
                                        {"timeline", required_argument, NULL, 't'},
+                                       {"waves", no_argument, NULL, 'W'},
                                        {"json", no_argument, NULL, 'j'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
   fsim_cli_gemm g;
   fsim_cli_gemm_init(&g, CMD);
   fsim_predict_req req = {.mode = FSIM_MODE_SIM, .sampled = -1};
-  int json = 0, c;
+  int json = 0, waves = 0, c;
   long v;
   optind = 0;
   opterr = 0;
@@ -109,6 +111,7 @@ int fsim_cmd_predict(int argc, char **argv) {
       req.refine = (int)v;
       break;
     case 't': req.timeline = optarg; break;
+    case 'W': waves = 1; break;
     case 'j': json = 1; break;
     case 'h': usage(stdout); return FSIM_EXIT_OK;
     default: return fsim_cli_bad_option(CMD, argc, argv);
@@ -172,6 +175,7 @@ int fsim_cmd_predict(int argc, char **argv) {
     printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at %.3g GHz; bound %s\n",
            p->time_us, p->tflops, pct, p->peak_tflops, fsim_dtype_peak_class(g.pr.a), p->clock_ghz, p->bound);
     if (p->simulated) fsim_cli_sim_print(stdout, &p->sim);
+    if (p->simulated && waves) fsim_cli_sim_print_waves(stdout, &p->sim);
     estimate_print(stdout, &p->est);
     if (req.timeline) printf("timeline     %s\n", req.timeline);
   }

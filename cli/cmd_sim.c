@@ -15,7 +15,7 @@ static const char *const CMD = "sim";
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim sim FILE --arch NAME [--set S.K=V]... [--sampled] [--compare-full]\n"
-          "                  [--timeline OUT.json] [--print] [--json]\n"
+          "                  [--timeline OUT.json] [--waves] [--print] [--json]\n"
           "\n"
           "Simulates the wave programs in FILE (the text format of docs/traces.md; examples in\n"
           "traces/) cycle by cycle on the part and reports time, occupancy, utilisation, cache\n"
@@ -26,6 +26,8 @@ static void usage(FILE *f) {
           "  --sampled          simulate XCD 0 with shortened main loops and extrapolate\n"
           "  --compare-full     with --sampled: also run in full and report the deviation\n"
           "  --timeline OUT     write a Chrome/Perfetto trace of CU 0 (waves as threads)\n"
+          "  --waves            also print the stall breakdown of each of CU 0's first waves (the\n"
+          "                     JSON always has it, as waves_cu0)\n"
           "  --print            print the parsed program back in the text format and exit\n"
           "  --json             machine-readable output\n");
 }
@@ -38,10 +40,11 @@ int fsim_cmd_sim(int argc, char **argv) {
                                        {"sampled", no_argument, NULL, 'S'},
                                        {"compare-full", no_argument, NULL, 'C'},
                                        {"print", no_argument, NULL, 'p'},
+                                       {"waves", no_argument, NULL, 'W'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
   const char *arch = NULL, *timeline = NULL;
-  int json = 0, sampled = 0, compare = 0, print = 0, c;
+  int json = 0, sampled = 0, compare = 0, print = 0, waves = 0, c;
   fsim_cli_sets sets = {.n = 0};
   optind = 0;
   opterr = 0;
@@ -56,6 +59,7 @@ int fsim_cmd_sim(int argc, char **argv) {
     case 'S': sampled = 1; break;
     case 'C': compare = 1; break;
     case 'p': print = 1; break;
+    case 'W': waves = 1; break;
     case 'h': usage(stdout); return FSIM_EXIT_OK;
     default: return fsim_cli_bad_option(CMD, argc, argv);
     }
@@ -114,6 +118,7 @@ int fsim_cmd_sim(int argc, char **argv) {
   printf("kernel       %s  (grid %dx%dx%d, %d waves per workgroup)  file %s\n", wp.name, wp.grid[0], wp.grid[1],
          wp.grid[2], wp.waves_per_wg, file);
   fsim_cli_sim_print(stdout, &r);
+  if (waves) fsim_cli_sim_print_waves(stdout, &r);
   if (compare)
     printf("full run     %lld cycles in %.3f s; sampled deviation %+.2f%%, %.1fx faster\n", (long long)full.cycles,
            full.host_seconds, 100.0 * (double)(r.cycles - full.cycles) / (double)full.cycles,

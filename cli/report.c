@@ -49,6 +49,22 @@ json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
   json_object_set_new(st, "issue", json_real(r->issue_cycles * per_wave));
   json_object_set_new(st, "wave_lifetime", json_real(r->wave_cycles * per_wave));
   json_object_set_new(o, "stalls_per_wave_cycles", st);
+  json_t *waves = json_array();
+  for (int w = 0; w < r->nwave_records; w++) {
+    const fsim_sim_wave *rec = &r->wave_record[w];
+    json_t *jw = json_object();
+    json_object_set_new(jw, "workgroup", json_integer(rec->workgroup));
+    json_object_set_new(jw, "wave", json_integer(rec->wave));
+    json_object_set_new(jw, "simd", json_integer(rec->simd));
+    json_object_set_new(jw, "start", json_integer(rec->start));
+    json_object_set_new(jw, "end", json_integer(rec->end));
+    json_object_set_new(jw, "issued", json_integer(rec->issued));
+    json_t *js = json_object();
+    for (int i = 0; i < FSIM_STALL_COUNT; i++) json_object_set_new(js, fsim_stall_name((fsim_stall)i), json_real(rec->stall[i]));
+    json_object_set_new(jw, "stall_cycles", js);
+    json_array_append_new(waves, jw);
+  }
+  json_object_set_new(o, "waves_cu0", waves);
   json_object_set_new(o, "host_seconds", json_real(r->host_seconds));
   return o;
 }
@@ -85,4 +101,19 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
   fprintf(f, "host         %lld wave instructions (%lld simulated) in %.3f s = %.1f M/s\n",
           (long long)r->wave_instructions, (long long)r->simulated_wave_instructions, r->host_seconds,
           r->host_seconds > 0 ? r->simulated_wave_instructions / r->host_seconds / 1e6 : 0);
+}
+
+void fsim_cli_sim_print_waves(FILE *f, const fsim_sim_result *r) {
+  fprintf(f, "waves of CU 0 (the first %d to finish%s): cycles waited, by reason\n", r->nwave_records,
+          r->sampled ? "; sampled: of the shortened run" : "");
+  fprintf(f, "%8s %4s %4s %9s %9s %8s", "wg", "wave", "simd", "start", "end", "issued");
+  for (int i = 0; i < FSIM_STALL_COUNT; i++) fprintf(f, " %12s", fsim_stall_name((fsim_stall)i));
+  fputc('\n', f);
+  for (int w = 0; w < r->nwave_records; w++) {
+    const fsim_sim_wave *rec = &r->wave_record[w];
+    fprintf(f, "%8lld %4d %4d %9lld %9lld %8lld", (long long)rec->workgroup, rec->wave, rec->simd, (long long)rec->start,
+            (long long)rec->end, (long long)rec->issued);
+    for (int i = 0; i < FSIM_STALL_COUNT; i++) fprintf(f, " %12.0f", rec->stall[i]);
+    fputc('\n', f);
+  }
 }

@@ -9,5 +9,7 @@
 
 json_t *fsim_cli_sim_json(const fsim_sim_result *r);
 void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r);
+/* The per-wave stall breakdown of CU 0's first waves, as a table. */
+void fsim_cli_sim_print_waves(FILE *f, const fsim_sim_result *r);
 
 #endif

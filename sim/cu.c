@@ -290,6 +290,16 @@ static void wave_finish(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, int64_t t) {
   for (int k = 0; k < FSIM_STALL_COUNT; k++) r->stall[k] += w->stall[k];
   r->waves++;
   fsim__wg *wg = &cu->wgs[w->wg];
+  if (cu->index == 0 && r->nwave_records < FSIM_SIM_WAVE_RECORDS) {
+    fsim_sim_wave *rec = &r->wave_record[r->nwave_records++];
+    rec->workgroup = wg->id;
+    rec->wave = w->wave_in_wg;
+    rec->simd = w->simd;
+    rec->start = w->start;
+    rec->end = t;
+    rec->issued = w->issued;
+    for (int k = 0; k < FSIM_STALL_COUNT; k++) rec->stall[k] = w->stall[k];
+  }
   wg->waves_left--;
   if (wg->waves_left == 0) cu->wgs_finished++;
   if (wg->waves_left > 0 && wg->arrived == wg->waves_left) release_barrier(g, cu, wg, t);

@@ -166,6 +166,7 @@ static void reset_stats(fsim__gpu *g) {
   memset(r->stall, 0, sizeof r->stall);
   r->wave_cycles = r->issue_cycles = 0;
   r->waves = 0;
+  r->nwave_records = 0;
   g->wave_instructions = 0;
   g->timeline_n = 0;
   if (g->timeline) json_array_clear((json_t *)g->timeline);
@@ -566,7 +567,19 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
       st = sample_trips(a, wp, &sp, sp.rounds - 1, opts->warm, win, 0, tmax, &r1, NULL, e);
       if (st == FSIM_OK)
         st = sample_trips(a, wp, &sp, sp.rounds - 2, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
-      if (st == FSIM_OK) extrapolate(r, &r1, (double)(sp.rounds - 2));
+      /* a round adds about a workgroup's lifetime: r1 (one round and the partial last) spans
+       * at most two, so an increment far below r1 / 2 (or above 2 r1) means the short trip
+       * counts did not behave like the full ones (workgroups of one CU overlapping
+       * differently, as a one-stage ping-pong with two workgroups per CU does).  Then the
+       * rounds are not extrapolated: XCD 0's whole share is simulated at the short trips. */
+      int64_t inc = r->cycles - r1.cycles;
+      if (st == FSIM_OK && (inc * 8 < r1.cycles || inc > 2 * r1.cycles)) {
+        if (tl) json_decref(tl);
+        tl = NULL;
+        st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
+      } else if (st == FSIM_OK) {
+        extrapolate(r, &r1, (double)(sp.rounds - 2));
+      }
     } else if (st == FSIM_OK) {
       st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
     }

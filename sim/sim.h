@@ -57,6 +57,18 @@ typedef struct fsim_sim_opts {
   int window;                /* cycles a CU runs ahead of the others (0: the default); 1 is exact */
 } fsim_sim_opts;
 
+/* One wave's life on CU 0: where it ran, when, and what it waited on, cycle totals by
+ * reason (the per-wave stall breakdown; the aggregate over all waves is in the result). */
+#define FSIM_SIM_WAVE_RECORDS 64
+typedef struct fsim_sim_wave {
+  int64_t workgroup;         /* workgroup id */
+  int wave;                  /* wave in its workgroup */
+  int simd;
+  int64_t start, end;        /* cycles */
+  int64_t issued;            /* instructions issued */
+  double stall[FSIM_STALL_COUNT];
+} fsim_sim_wave;
+
 typedef struct fsim_sim_result {
   int64_t cycles;            /* first dispatch to the last workgroup's end */
   double kernel_us;          /* cycles at the sustained clock */
@@ -88,6 +100,11 @@ typedef struct fsim_sim_result {
   double wave_cycles;        /* sum of wave lifetimes */
   double issue_cycles;       /* sum of instructions issued x issue period */
   int64_t waves;             /* waves that ran */
+
+  /* the first FSIM_SIM_WAVE_RECORDS waves to finish on CU 0 (in sampled mode: of the last
+   * shortened run, so their lifetimes are the sample's, not the kernel's) */
+  int nwave_records;
+  fsim_sim_wave wave_record[FSIM_SIM_WAVE_RECORDS];
 } fsim_sim_result;
 
 /* Runs wp on arch a.  Fails with FSIM_EINVAL when the program does not fit the arch (it is

@@ -398,6 +398,46 @@ START_TEST(test_sampled_mode) {
 }
 END_TEST
 
+/* The per-wave stall breakdown: gemm_small's 16 workgroups of 4 waves put one workgroup on
+ * CU 0, whose 4 waves are recorded with their own stall totals; together they are a sixteenth
+ * of the kernel's instructions and a part of each aggregate stall total. */
+START_TEST(test_per_wave_stalls) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_wprog wp;
+  parse_ok(&wp, "traces/examples/gemm_small.wp", &a);
+  fsim_sim_result r = sim_ok(&a, &wp, NULL);
+  ck_assert_int_eq(r.nwave_records, 4);
+  int64_t issued = 0;
+  double stall[FSIM_STALL_COUNT] = {0};
+  int seen = 0;
+  for (int w = 0; w < r.nwave_records; w++) {
+    const fsim_sim_wave *rec = &r.wave_record[w];
+    ck_assert_int_eq(rec->workgroup, 0);
+    ck_assert(rec->wave >= 0 && rec->wave < 4);
+    seen |= 1 << rec->wave;
+    ck_assert_int_gt(rec->end, rec->start);
+    ck_assert_int_le(rec->end, r.cycles);
+    issued += rec->issued;
+    double total = 0;
+    for (int k = 0; k < FSIM_STALL_COUNT; k++) stall[k] += rec->stall[k], total += rec->stall[k];
+    /* a wave's stalls and issue slots fit in its lifetime */
+    ck_assert(total + (double)rec->issued * a.issue.issue_period <= (double)(rec->end - rec->start) + 1e-9);
+  }
+  ck_assert_int_eq(seen, 15);
+  ck_assert(issued > 0 && issued * 16 <= r.wave_instructions); /* waits and barriers take no issue slot */
+  for (int k = 0; k < FSIM_STALL_COUNT; k++) ck_assert(stall[k] <= r.stall[k] + 1e-9);
+  char args[1200];
+  snprintf(args, sizeof args, "sim %s --arch mi355x --json", tu_src_path("traces/examples/gemm_small.wp"));
+  tu_run t = tu_flysim(args);
+  json_t *j = tu_json(&t);
+  ck_assert_int_eq(json_array_size(json_object_get(j, "waves_cu0")), 4);
+  ck_assert_ptr_nonnull(json_object_get(json_array_get(json_object_get(j, "waves_cu0"), 0), "stall_cycles"));
+  json_decref(j);
+  tu_run_free(&t);
+  fsim_wprog_free(&wp);
+}
+END_TEST
+
 START_TEST(test_timeline_and_cli) {
   const char *out = tu_write_temp("", ".json");
   char args[1024];
@@ -482,6 +522,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_barrier_semantics);
   tcase_add_test(tc, test_window_bound);
   tcase_add_test(tc, test_sampled_mode);
+  tcase_add_test(tc, test_per_wave_stalls);
   tcase_add_test(tc, test_timeline_and_cli);
   suite_add_tcase(s, tc);
   return s;
