@@ -561,24 +561,27 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
     sample_plan sp;
     st = sample_setup(a, wp, opts, &sp, e);
     if (st == FSIM_OK && sp.rounds >= 4) {
-      /* rounds of workgroups: one and two complete rounds (plus the partial last round),
+      /* rounds of workgroups: A and 2A complete rounds (plus the partial last round; A = 1,
+       * or 2 from 8 rounds on so that the increment is past the first round's cold caches),
        * extrapolated linearly to all of them */
+      int64_t ra = sp.rounds >= 8 ? 2 : 1;
       fsim_sim_result r1;
-      st = sample_trips(a, wp, &sp, sp.rounds - 1, opts->warm, win, 0, tmax, &r1, NULL, e);
+      st = sample_trips(a, wp, &sp, sp.rounds - ra, opts->warm, win, 0, tmax, &r1, NULL, e);
       if (st == FSIM_OK)
-        st = sample_trips(a, wp, &sp, sp.rounds - 2, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
-      /* a round adds about a workgroup's lifetime: r1 (one round and the partial last) spans
-       * at most two, so an increment far below r1 / 2 (or above 2 r1) means the short trip
+        st = sample_trips(a, wp, &sp, sp.rounds - 2 * ra, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl,
+                          e);
+      /* A rounds add about A workgroup lifetimes: r1 (A rounds and the partial last) spans at
+       * most A + 1, so an increment far below that share (or far above) means the short trip
        * counts did not behave like the full ones (workgroups of one CU overlapping
        * differently, as a one-stage ping-pong with two workgroups per CU does).  Then the
        * rounds are not extrapolated: XCD 0's whole share is simulated at the short trips. */
       int64_t inc = r->cycles - r1.cycles;
-      if (st == FSIM_OK && (inc * 8 < r1.cycles || inc > 2 * r1.cycles)) {
+      if (st == FSIM_OK && (inc * 4 * (ra + 1) < r1.cycles * ra || inc > 2 * r1.cycles)) {
         if (tl) json_decref(tl);
         tl = NULL;
         st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
       } else if (st == FSIM_OK) {
-        extrapolate(r, &r1, (double)(sp.rounds - 2));
+        extrapolate(r, &r1, (double)(sp.rounds - 2 * ra) / (double)ra);
       }
     } else if (st == FSIM_OK) {
       st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
