@@ -103,6 +103,15 @@ static int report(const fsim_arch *a, const fsim_verify_report *r, int json) {
     json_object_set_new(o, "predicted_us", r->tuned_us > 0 ? json_real(r->tuned_us) : json_null());
     json_object_set_new(o, "predicted_schedule_us", r->sched_us > 0 ? json_real(r->sched_us) : json_null());
     json_object_set_new(o, "predicted_compiled_us", r->asm_us > 0 ? json_real(r->asm_us) : json_null());
+    if (r->asm_us > 0) {
+      json_t *wp = json_object();
+      json_object_set_new(wp, "paths", json_integer(r->asm_paths));
+      json_object_set_new(wp, "schedule_programs", json_integer(r->asm_programs));
+      json_object_set_new(wp, "branches_decided", json_integer(r->asm_branches_decided));
+      json_object_set_new(wp, "loop_exits", json_integer(r->asm_loop_exits));
+      json_object_set_new(wp, "branches_undecided", json_integer(r->asm_branches_undecided));
+      json_object_set_new(o, "compiled_paths", wp);
+    }
     json_object_set_new(o, "measured_us", r->hip_ran ? json_real(r->hip_us) : json_null());
     json_t *cs = json_array();
     for (int i = 0; i < r->nchecks; i++) {

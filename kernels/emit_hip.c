@@ -837,18 +837,30 @@ static void emit_mfma(em *m, ctx *c, int i, int j, int buf) {
 }
 
 /* The stores of one run or chunk: VEC holds it (dwords), `run_bytes` long; rowk/colk the
- * kinds of its row and column, offk of its offset; args its access. */
+ * kinds of its row and column, offk of its offset; args its access.  With split-K the wave
+ * program stores a run as several atomic adds of `part_bytes` each (addresses named
+ * ..._atomicQ); `part` is then Q, and only the elements of bytes [Q * part_bytes,
+ * (Q + 1) * part_bytes) of the run are added (part -1: the whole run). */
 static void emit_c_store(em *m, ctx *c, const char *vec, int run_bytes, int rowk, int colk, int offk, int a0, int a1,
-                         int a2) {
+                         int a2, int part, int part_bytes) {
   const fsim_gemm_plan *p = m->p;
   int cb = p->c_bits / 8, elems = run_bytes / cb;
   char rb[64], cbuf[64];
   if (m->atomic) {
+    int e0 = 0, e1 = elems;
+    if (part >= 0) {
+      if (part_bytes < cb || part_bytes % cb != 0 || (part + 1) * part_bytes > run_bytes) {
+        fail(m, "internal: split-K store part %d of %d bytes in a %d-byte run", part, part_bytes, run_bytes);
+        return;
+      }
+      e0 = part * part_bytes / cb;
+      e1 = e0 + part_bytes / cb;
+    }
     lane_expr(m, rowk, a0, a1, a2, rb, sizeof rb);
     lane_expr(m, colk, a0, a1, a2, cbuf, sizeof cbuf);
     out(m, "%s{ const int row = %s, col = %s;", c->ind, rb, cbuf);
     int step = cb == 2 && m->pairs ? 2 : 1;
-    for (int e = 0; e < elems; e += step) {
+    for (int e = e0; e < e1; e += step) {
       /* at an edge an element outside C adds 0 at C's first element instead: no branch */
       char ok[96] = "1";
       if (m->edge_c) snprintf(ok, sizeof ok, "col < n_left && row + %d < m_left", e);
@@ -1005,19 +1017,26 @@ static void emit_body(em *m) {
         for (int r = 0; r < m->runs; r++) out(m, "%soutv[%d][%d][%d] = fsim_cvt_run(acc[%d][%d], %d);", c.ind, x, y, r, x, y, r);
       }
       break;
-    case FSIM_OP_STORE:
-      if (sscanf(an, "C_direct%d_%d_%d", &x, &y, &z) == 3) {
+    case FSIM_OP_STORE: {
+      /* split-K: one wave-program store per packed atomic of the run, named ..._atomicQ */
+      const char *at = strstr(an, "_atomic");
+      int part = -1;
+      if (at && sscanf(at, "_atomic%d", &part) != 1) part = -1;
+      if (part >= 0 && !m->atomic) {
+        fail(m, "internal: wave-program store '%s' is an atomic part in a kernel without split-K", an);
+      } else if (sscanf(an, "C_direct%d_%d_%d", &x, &y, &z) == 3) {
         char v[64];
         snprintf(v, sizeof v, "outv[%d][%d][%d]", x, y, z);
-        emit_c_store(m, &c, v, 4 * p->c_bits / 8, K_C_ROW, K_C_COL, K_C_OFF, x, y, z);
+        emit_c_store(m, &c, v, 4 * p->c_bits / 8, K_C_ROW, K_C_COL, K_C_OFF, x, y, z, part, in->width);
       } else if (sscanf(an, "C_store%d", &x) == 1 && lds_c) {
         char v[64];
         snprintf(v, sizeof v, "chunk[%d]", x);
-        emit_c_store(m, &c, v, 16, K_CH_ROW, K_CH_COL, K_CH_OFF, x, 0, 0);
+        emit_c_store(m, &c, v, 16, K_CH_ROW, K_CH_COL, K_CH_OFF, x, 0, 0, part, in->width);
       } else {
         fail(m, "internal: wave-program store '%s' not understood", an);
       }
       break;
+    }
     default: break;
     }
   }

@@ -348,11 +348,11 @@ static void save_wprog(const fsim_wprog *wp, const fsim_arch *a, const char *dir
 }
 
 /* Split-K: the kernel adds its partial sums into C with packed atomics of 4 bytes (two 16-bit
- * values, or one f32), where the plan's wave program stores each run of the epilogue with one
- * wider store.  This rewrites the epilogue's stores (after the last loop) into those atomics,
- * so that the compiled code is compared with the schedule it had to implement; the report
- * keeps the unmodified schedule's time beside it.  Returns the stores rewritten, -1 on
- * failure. */
+ * values, or one f32).  The plan's wave program stores them that way itself (one 4-byte store
+ * per atomic), so this finds nothing to do for it; a wave program that stores whole runs of a
+ * split-K epilogue with wider stores has them rewritten into those atomics (after the last
+ * loop), so that the compiled code is compared with the schedule it had to implement, the
+ * unmodified schedule's time kept beside it.  Returns the stores rewritten, -1 on failure. */
 static int atomic_epilogue(fsim_wprog *wp) {
   int rewritten = 0;
   for (int pi = 0; pi < wp->nprograms; pi++) {
@@ -409,6 +409,24 @@ static void simulate(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_
     save_wprog(&tw, a, dir, "schedule.wp");
     save_wprog(&aw, a, dir, "compiled.wp");
   }
+  r->asm_paths = info.paths;
+  r->asm_programs = tw.nprograms;
+  r->asm_branches_decided = info.branches_decided;
+  r->asm_loop_exits = info.loop_exits;
+  r->asm_branches_undecided = info.branches_undecided + info.branches_kept_straight;
+  /* how the waves went through the compiled code, against the schedule's programs */
+  char paths[260];
+  if (info.setprio_fallback)
+    snprintf(paths, sizeof paths,
+             "every wave takes the same path (%d branch(es) decided, %d not): the schedule's second program runs it "
+             "without its s_setprio",
+             info.branches_decided, info.branches_undecided);
+  else
+    snprintf(paths, sizeof paths,
+             "%d path(s) through the code for the schedule's %d program(s)%s; per wave %d branch(es) decided, %d loop "
+             "exit test(s) and %d other(s) read as falling through",
+             info.paths, tw.nprograms, info.wave_path_differs ? " (the waves grouped otherwise)" : "",
+             info.branches_decided, info.loop_exits, info.branches_undecided + info.branches_kept_straight);
   int sampled = o && o->sampled >= 0 ? o->sampled : fsim_wprog_total_wave_instructions(&tw) > FULL_LIMIT;
   r->sim_sampled = sampled;
   /* sampled runs extrapolate the main loop but simulate every round of XCD 0's workgroups:
@@ -445,11 +463,11 @@ static void simulate(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_
                r->tuned_us);
     check(r, "asm_simulation", fabs(rel) <= tol,
           "the compiled code simulates to %.3f us, the schedule to %.3f us%s (%+.1f%%, tolerance %.0f%%; %s, %s; "
-          "addresses matched %s%s)",
+          "addresses matched %s%s; %s)",
           r->asm_us, r->sched_us, atomics, 100 * rel, 100 * tol, sampled ? "sampled" : "full",
           ra.wgs_per_cu == rs.wgs_per_cu ? "same occupancy" : "occupancy differs",
           info.matched_by_loop ? "loop by loop" : "over the whole kernel",
-          info.synthetic ? ", some synthetic" : "");
+          info.synthetic ? ", some synthetic" : "", paths);
   }
   fsim_wprog_free(&aw);
   fsim_wprog_free(&tw);

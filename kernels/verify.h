@@ -62,6 +62,11 @@ typedef struct fsim_verify_report {
   double tuned_us;          /* the schedule's wave program as the tuner timed it */
   double sched_us;          /* the same with a split-K epilogue of atomics (= tuned_us without split-K) */
   double asm_us;            /* the compiled code read back */
+  int asm_paths;            /* distinct paths the waves of a workgroup take through the compiled code */
+  int asm_programs;         /* the schedule's wave programs */
+  int asm_branches_decided;   /* conditional branches on those paths whose condition evaluated */
+  int asm_loop_exits;         /* loop exit tests (their counter unknown), read as falling through */
+  int asm_branches_undecided; /* other branches read as falling through (traces/asm.h) */
   int sim_sampled;
   /* the GPU run */
   int hip_ran;

@@ -2,11 +2,13 @@
  * the assembly reader (traces/asm.c) and the emit and verify commands.
  *
  * Without a compiler: the emitted text (its machine-readable header read back to the same
- * schedule, determinism, the atomic write), the self-test checker against the plan's lane
- * functions, the assembly reader on a small listing written here, and every error a user can
- * meet.  With clang-22 (FSIM_HIP_CLANG): every winner of the default suite on gfx950 is
- * emitted, compiled and verified (all checks must pass), and so are a gfx942 GEMM and a gfx1201
- * WMMA GEMM; then kernels broken on purpose show that each check fails: a syntax error
+ * schedule, determinism, the atomic write, a split-K kernel adding each value once), the
+ * self-test checker against the plan's lane functions, the assembly reader on small listings
+ * written here (a loop; branches followed per wave; ds_read2 and lgkmcnt), and every error a
+ * user can meet.  With clang-22 (FSIM_HIP_CLANG): every winner of the default suite on gfx950
+ * is emitted, compiled and verified (all checks must pass, with as many paths through the
+ * compiled code as the schedule has programs), and so are two split-K ping-pong kernels that
+ * once added their partial sums twice, a gfx942 GEMM and a gfx1201 WMMA GEMM; then kernels broken on purpose show that each check fails: a syntax error
  * (compiled), a wrong swizzle (addresses), more LDS (lds_bytes), a dynamically indexed local
  * array (no_scratch), registers clobbered past the budget (registers, occupancy), a barrier
  * taken out of the main loop (instruction_mix), the MFMAs of the main loop tripled
@@ -103,6 +105,55 @@ START_TEST(test_header_round_trip) {
   char *again = emit_text(p, &info);
   ck_assert_str_eq(text, again);
   free(w1), free(w2), free(again), free(text), free(h), free(p);
+}
+END_TEST
+
+/* Split-K: the kernel adds each value of its partial C into memory exactly once; one packed
+ * atomic per 4-byte store of the wave program (two 16-bit values), or with an odd M one per
+ * element.  (A kernel that added every run once per atomic of the wave program passed every
+ * other check here.) */
+static int count_lines(const char *text, const char *what, int *dup) {
+  int n = 0;
+  *dup = 0;
+  for (const char *at = strstr(text, what); at; at = strstr(at + 1, what)) {
+    const char *b = at, *end = strchr(at, '\n');
+    while (b > text && b[-1] != '\n') b--;
+    size_t len = end ? (size_t)(end - b) : strlen(b);
+    for (const char *x = strstr(text, what); x && x < at; x = strstr(x + 1, what)) {
+      const char *xb = x;
+      while (xb > text && xb[-1] != '\n') xb--;
+      if (strncmp(xb, b, len) == 0 && xb[len] == '\n') (*dup)++;
+    }
+    n++;
+  }
+  return n;
+}
+
+START_TEST(test_split_k_atomics) {
+  fsim_arch *a = load_arch("mi355x");
+  static const char cfg[] =
+      "tile=128x128x128,waves=2x4,stages=2,mfma=32x32x16,splitk=4,path=direct,c=direct,remap=1,groupm=0,kind=pingpong";
+  for (int odd = 0; odd < 2; odd++) {
+    fsim_gemm_plan *p = plan_of(a, odd ? 1023 : 1024, 1024, 1024, cfg);
+    fsim_emit_info info;
+    char *text = emit_text(p, &info);
+    ck_assert_int_eq(info.atomic_epilogue, 1);
+    fsim_wprog wp;
+    fsim_err e;
+    fsim_err_clear(&e);
+    ck_assert_msg(fsim_gemm_wave_program(p, &wp, &e) == FSIM_OK, "%s", e.msg);
+    int stores = 0, width = 0;
+    for (int i = 0; i < wp.programs[0].ninst; i++)
+      if (wp.programs[0].inst[i].op == FSIM_OP_STORE) stores++, width = wp.programs[0].inst[i].width;
+    ck_assert_int_eq(width, 4);
+    int dup;
+    int n = count_lines(text, odd ? "fsim_atomic_add_elem(c_group, ok ?" : "fsim_atomic_add_pk(ok ?", &dup);
+    ck_assert_int_eq(n, odd ? 2 * stores : stores);
+    ck_assert_int_eq(dup, 0);
+    fsim_wprog_free(&wp);
+    free(text);
+    free(p);
+  }
 }
 END_TEST
 
@@ -256,6 +307,133 @@ static void check_listing(const char *text) {
   ck_assert_int_eq(wp.programs[0].loops[0].trip, 63);
   ck_assert_int_eq(wp.programs[0].ninst, 15 + 2 + 1 + 1);
   ck_assert_int_eq(info.synthetic, 4);
+  ck_assert_int_eq(info.paths, 1);
+  ck_assert_int_eq(info.branches_decided, 0);
+  ck_assert_int_eq(info.loop_exits + info.branches_undecided, 0);
+  ck_assert_msg(fsim_wprog_validate(&wp, a, &e) == FSIM_OK, "%s", e.msg);
+  fsim_wprog_free(&wp);
+  fsim_asm_free(&k);
+}
+
+/* Branches followed per wave: a ping-pong-like kernel of 4 waves whose waves 0-1 raise their
+ * priority and run the MFMA and whose waves 2-3 skip both; the test on the wave's index is
+ * made from v0 as clang makes it (v_readfirstlane, s_cmp; v_cmp into a mask, then vcc). */
+static const char ASM_BRANCHY[] = "k:\n"
+                                  "\tv_readfirstlane_b32 s4, v0\n"
+                                  "\ts_lshr_b32 s5, s4, 6\n"
+                                  "\tv_cmp_gt_u32_e64 s[8:9], 2, s5\n"
+                                  "\ts_cmpk_gt_u32 s4, 0x7f\n"
+                                  "\ts_cbranch_scc1 .LBB0_2\n"
+                                  "\ts_setprio 1\n"
+                                  ".LBB0_2:\n"
+                                  "\ts_mov_b32 s6, 0\n"
+                                  ".LBB0_1:\n"
+                                  "\ts_waitcnt vmcnt(0)\n"
+                                  "\ts_barrier\n"
+                                  "\ts_add_i32 s6, s6, 1\n"
+                                  "\ts_cmp_gt_u32 s6, 100\n"
+                                  "\ts_cbranch_scc1 .LBB0_4\n"
+                                  "\ts_and_b64 vcc, exec, s[8:9]\n"
+                                  "\ts_cbranch_vccz .LBB0_3\n"
+                                  "\tv_mfma_f32_16x16x32_bf16 v[2:5], v[8:11], v[12:15], v[2:5]\n"
+                                  ".LBB0_3:\n"
+                                  "\ts_cmp_eq_u32 s6, 8\n"
+                                  "\ts_cbranch_scc0 .LBB0_1\n"
+                                  ".LBB0_4:\n"
+                                  "\tglobal_store_dword v0, v1, s[2:3]\n"
+                                  "\ts_endpgm\n";
+
+static int count_op(const fsim_wp_program *p, int op) {
+  int n = 0;
+  for (int i = 0; i < p->ninst; i++) n += p->inst[i].op == op;
+  return n;
+}
+
+static void check_branchy(void) {
+  fsim_arch *a = load_arch("mi355x");
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_wprog t;
+  ck_assert_msg(fsim_wprog_parse_string(&t, "kernel t\nwaves 4\nprogram waves=0-1\n  salu\nprogram waves=2-3\n  salu\n",
+                                        "t.wp", a, &e) == FSIM_OK,
+                "%s", e.msg);
+  fsim_asm_kernel k;
+  ck_assert_msg(fsim_asm_parse(&k, ASM_BRANCHY, "b.s", NULL, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(k.nloops, 1);
+  ck_assert_int_eq(k.inst[0].opnd[0].kind, 's');
+  ck_assert_int_eq(k.inst[3].opnd[1].kind, 'i');
+  ck_assert_int_eq(k.inst[3].opnd[1].imm, 0x7f);
+  int64_t trips[1] = {8};
+  fsim_asm_wprog_opts o = {.tmpl = &t, .trips = trips, .ntrips = 1, .vgprs = -1, .agprs = -1, .sgprs = -1,
+                           .lds_bytes = -1, .drop_setprio_for_second_half = 1};
+  fsim_wprog wp;
+  fsim_asm_wprog_info info;
+  ck_assert_msg(fsim_asm_to_wprog(&k, a, &o, &wp, &info, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(info.paths, 2);
+  ck_assert_int_eq(info.setprio_fallback, 0);
+  ck_assert_int_eq(info.branches_decided, 2);  /* the scc test and the vccz test */
+  ck_assert_int_eq(info.loop_exits, 1);        /* the counter's test: falls through */
+  ck_assert_int_eq(info.branches_undecided, 0);
+  ck_assert_int_eq(info.wave_path_differs, 0);
+  ck_assert_int_eq(wp.nprograms, 2);
+  int expect[4] = {0, 0, 1, 1};
+  for (int w = 0; w < 4; w++) ck_assert_int_eq(wp.wave_program[w], expect[w]);
+  ck_assert_int_eq(count_op(&wp.programs[0], FSIM_OP_SETPRIO), 1);
+  ck_assert_int_eq(count_op(&wp.programs[0], FSIM_OP_MFMA), 1);
+  ck_assert_int_eq(count_op(&wp.programs[1], FSIM_OP_SETPRIO), 0);
+  ck_assert_int_eq(count_op(&wp.programs[1], FSIM_OP_MFMA), 0);
+  ck_assert_int_eq(wp.programs[0].nloops, 1);
+  ck_assert_int_eq(wp.programs[1].nloops, 1);
+  ck_assert_int_eq(wp.programs[1].loops[0].trip, 8);
+  ck_assert_int_eq(count_op(&wp.programs[1], FSIM_OP_STORE), 1);
+  ck_assert_msg(fsim_wprog_validate(&wp, a, &e) == FSIM_OK, "%s", e.msg);
+  fsim_wprog_free(&wp);
+  fsim_asm_free(&k);
+  /* a listing whose waves all take one path, against a template of two programs: the old
+   * reading, the second program without s_setprio */
+  ck_assert_msg(fsim_asm_parse(&k, ASM_S, "t.s", NULL, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_msg(fsim_asm_to_wprog(&k, a, &o, &wp, &info, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(info.paths, 1);
+  ck_assert_int_eq(info.setprio_fallback, 1);
+  ck_assert_int_eq(wp.nprograms, 2);
+  ck_assert_int_eq(count_op(&wp.programs[0], FSIM_OP_SETPRIO), 1);
+  ck_assert_int_eq(count_op(&wp.programs[1], FSIM_OP_SETPRIO), 0);
+  fsim_wprog_free(&wp);
+  fsim_asm_free(&k);
+  fsim_wprog_free(&t);
+}
+
+/* A ds_read2 is two accesses, each writing its half of the destination, the second reading no
+ * register (its address register is also its destination here); s_waitcnt lgkmcnt counts
+ * instructions, the wave program accesses. */
+static void check_read2(void) {
+  fsim_arch *a = load_arch("mi355x");
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_asm_kernel k;
+  ck_assert_msg(fsim_asm_parse(&k,
+                               "k:\n\tds_read2st64_b64 v[4:7], v4 offset1:4\n\tds_read_b64 v[8:9], v10\n"
+                               "\ts_waitcnt lgkmcnt(2)\n\ts_waitcnt lgkmcnt(1)\n\ts_endpgm\n",
+                               "r.s", NULL, &e) == FSIM_OK,
+                "%s", e.msg);
+  fsim_asm_wprog_opts o = {.vgprs = -1, .agprs = -1, .sgprs = -1, .lds_bytes = -1};
+  fsim_wprog wp;
+  fsim_asm_wprog_info info;
+  ck_assert_msg(fsim_asm_to_wprog(&k, a, &o, &wp, &info, &e) == FSIM_OK, "%s", e.msg);
+  const fsim_wp_inst *in = wp.programs[0].inst;
+  ck_assert_int_eq(wp.programs[0].ninst, 6);
+  ck_assert_int_eq(in[0].op, FSIM_OP_LDS_READ);
+  ck_assert_int_eq(in[0].width, 8);
+  ck_assert_int_eq(in[0].dst.count, 2);
+  ck_assert_int_eq(in[0].nsrc, 1);
+  ck_assert_int_eq(in[1].op, FSIM_OP_LDS_READ);
+  ck_assert_int_eq(in[1].dst.first, in[0].dst.first + 2);
+  ck_assert_int_eq(in[1].dst.count, 2);
+  ck_assert_int_eq(in[1].nsrc, 0);
+  ck_assert_int_eq(in[3].op, FSIM_OP_WAITCNT);
+  ck_assert_int_eq(in[3].arg2, 3); /* the ds_read_b64 and both halves of the ds_read2 */
+  ck_assert_int_eq(in[4].arg2, 1); /* the ds_read_b64 */
+  ck_assert_int_eq(in[5].op, FSIM_OP_WAITCNT); /* s_endpgm */
   ck_assert_msg(fsim_wprog_validate(&wp, a, &e) == FSIM_OK, "%s", e.msg);
   fsim_wprog_free(&wp);
   fsim_asm_free(&k);
@@ -264,6 +442,8 @@ static void check_listing(const char *text) {
 START_TEST(test_asm_reader) {
   check_listing(ASM_S);
   check_listing(ASM_OBJDUMP);
+  check_branchy();
+  check_read2();
   fsim_asm_kernel k;
   fsim_err e;
   fsim_err_clear(&e);
@@ -442,6 +622,13 @@ static void expect_all_ok(const char *what, json_t *j, int status) {
   ck_assert(json_is_true(json_object_get(j, "compiled")));
   ck_assert_int_eq(json_integer_value(json_object_get(j, "scratch_bytes")), 0);
   ck_assert(json_is_true(json_object_get(check_of(j, "hip_run"), "skipped")));
+  /* each wave runs what the hardware would: as many paths through the code as programs */
+  json_t *cp = json_object_get(j, "compiled_paths");
+  ck_assert_msg(json_integer_value(json_object_get(cp, "paths")) ==
+                    json_integer_value(json_object_get(cp, "schedule_programs")),
+                "%s: %lld paths through the compiled code, %lld programs", what,
+                json_integer_value(json_object_get(cp, "paths")),
+                json_integer_value(json_object_get(cp, "schedule_programs")));
   json_t *plan = json_object_get(j, "plan");
   ck_assert_int_eq(json_integer_value(json_object_get(j, "lds_bytes")),
                    json_integer_value(json_object_get(plan, "lds_bytes")));
@@ -464,6 +651,18 @@ START_TEST(test_default_suite_gfx950) {
     expect_all_ok(s[i].name, j, status);
     json_decref(j);
   }
+  /* split-K 4 with ping-pong at 1024^3 (a former winner): its kernel once added every partial
+   * sum twice, which only asm_simulation saw (+54%) */
+  int status;
+  json_t *j = verify_json("gemm --m 1024 --n 1024 --k 1024 --arch mi355x --db /nonexistent --config "
+                          "tile=128x128x128,waves=2x4,stages=2,mfma=32x32x16,splitk=4,path=direct,c=direct,remap=1,"
+                          "groupm=0,kind=pingpong",
+                          &status);
+  expect_all_ok("1024^3 split-K 4 pp", j, status);
+  json_t *mx = json_object_get(json_object_get(j, "instruction_mix"), "compiled");
+  json_t *wx = json_object_get(json_object_get(j, "instruction_mix"), "wave_program");
+  ck_assert_int_eq(json_integer_value(json_object_get(mx, "vmem_store")), json_integer_value(json_object_get(wx, "vmem_store")));
+  json_decref(j);
 }
 END_TEST
 
@@ -471,10 +670,22 @@ START_TEST(test_gfx942_and_gfx1201) {
   int status;
   json_t *j = verify_json("gemm --m 4096 --n 4096 --k 4096 --arch mi300x --db /nonexistent", &status);
   expect_all_ok("gfx942 4096^3", j, status);
-  /* MI300X picks split-K here: the compiled epilogue adds with atomics, and the schedule is
-   * compared with that epilogue, its tuned time reported beside it */
-  ck_assert(json_real_value(json_object_get(j, "predicted_schedule_us")) >
+  json_decref(j);
+  /* split-K with ping-pong on gfx942 (a former winner): the schedule's wave program adds its
+   * partial sums with the same packed atomics as the kernel, so the schedule as tuned is the
+   * one compared, and the waves' paths through the compiled code are its two programs */
+  j = verify_json("gemm --m 4096 --n 4096 --k 4096 --arch mi300x --db /nonexistent --config "
+                  "tile=256x256x32,waves=2x4,stages=2,mfma=32x32x8,splitk=8,path=direct,c=direct,remap=1,groupm=0,"
+                  "kind=pingpong",
+                  &status);
+  expect_all_ok("gfx942 4096^3 split-K 8 pp", j, status);
+  ck_assert(json_real_value(json_object_get(j, "predicted_schedule_us")) ==
             json_real_value(json_object_get(j, "predicted_us")));
+  json_t *cp = json_object_get(j, "compiled_paths");
+  ck_assert_int_eq(json_integer_value(json_object_get(cp, "paths")), 2);
+  ck_assert_int_eq(json_integer_value(json_object_get(cp, "schedule_programs")), 2);
+  ck_assert_int_eq(json_integer_value(json_object_get(cp, "branches_decided")), 4);
+  ck_assert_int_eq(json_integer_value(json_object_get(cp, "branches_undecided")), 0);
   json_decref(j);
   /* gfx1201: WMMA, wave32, copies through registers (RDNA4 has no direct-to-LDS loads) */
   const char *sched = tu_write_temp("[schedule]\nname = wmma\nop = gemm\narch = gfx1201\n"
@@ -695,6 +906,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_header_round_trip);
   tcase_add_test(tc, test_header_errors);
+  tcase_add_test(tc, test_split_k_atomics);
   tcase_add_test(tc, test_selftest_checker);
   tcase_add_test(tc, test_asm_reader);
   tcase_add_test(tc, test_emit_command);

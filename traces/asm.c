@@ -156,6 +156,66 @@ static void parse_waitcnt(const char *mn, const char *ops, fsim_asm_inst *in) {
   }
 }
 
+/* One operand for the evaluator (asm.h: fsim_asm_opnd). */
+static void eval_operand(const char *t, fsim_asm_opnd *o) {
+  memset(o, 0, sizeof *o);
+  o->kind = 'x';
+  static const struct {
+    const char *name;
+    int slot, count;
+  } special[] = {{"vcc", FSIM_ASM_SLOT_VCC, 2},     {"vcc_lo", FSIM_ASM_SLOT_VCC, 1},
+                 {"vcc_hi", FSIM_ASM_SLOT_VCC + 1, 1}, {"exec", FSIM_ASM_SLOT_EXEC, 2},
+                 {"exec_lo", FSIM_ASM_SLOT_EXEC, 1},   {"exec_hi", FSIM_ASM_SLOT_EXEC + 1, 1},
+                 {"m0", FSIM_ASM_SLOT_M0, 1},          {"null", FSIM_ASM_SLOT_NULL, 1}};
+  for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+    if (strcmp(t, special[i].name) == 0) {
+      o->kind = 's', o->first = (int16_t)special[i].slot, o->count = (int16_t)special[i].count;
+      return;
+    }
+  if ((t[0] == 's' || t[0] == 'v') && (t[1] == '[' || isdigit((unsigned char)t[1]))) {
+    char *end;
+    long lo, hi;
+    if (t[1] == '[') {
+      lo = strtol(t + 2, &end, 10);
+      if (end == t + 2 || *end != ':') return;
+      hi = strtol(end + 1, &end, 10);
+      if (*end != ']' || end[1] != '\0') return;
+    } else {
+      lo = hi = strtol(t + 1, &end, 10);
+      if (*end != '\0') return;
+    }
+    int limit = t[0] == 's' ? FSIM_ASM_SLOT_VCC : 1024;
+    if (lo < 0 || hi < lo || hi >= limit) return;
+    o->kind = t[0], o->first = (int16_t)lo, o->count = (int16_t)(hi - lo + 1);
+    return;
+  }
+  const char *d = t[0] == '-' ? t + 1 : t;
+  if (isdigit((unsigned char)d[0])) {
+    char *end;
+    unsigned long long v = strtoull(d, &end, 0);
+    if (*end != '\0' || v > (unsigned long long)INT64_MAX) return; /* a float (1.0) or something else */
+    o->kind = 'i';
+    o->imm = t[0] == '-' ? -(int64_t)v : (int64_t)v;
+  }
+}
+
+/* The first operands (comma-separated; what follows an operand after a space is a modifier). */
+static void eval_operands(const char *ops, fsim_asm_inst *in) {
+  in->nopnd = 0;
+  const char *s = ops;
+  while (*s && in->nopnd < FSIM_ASM_MAX_OPNDS) {
+    while (isspace((unsigned char)*s)) s++;
+    size_t n = strcspn(s, ", \t");
+    char tok[64];
+    snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok - 1 ? n : sizeof tok - 1), s);
+    if (tok[0] == '\0') break;
+    eval_operand(tok, &in->opnd[in->nopnd++]);
+    const char *c = strchr(s, ',');
+    if (c == NULL) break;
+    s = c + 1;
+  }
+}
+
 /* Fills op, width, flags and the register operands; returns 0 if the mnemonic is unknown
  * (it is then a VALU). */
 static int classify(fsim_asm_inst *in, const char *ops) {
@@ -334,6 +394,7 @@ static fsim_status add_inst(parser *p, const char *text, int line) {
   snprintf(in->mnemonic, sizeof in->mnemonic, "%.*s", (int)(s - ms), ms);
   while (isspace((unsigned char)*s)) s++;
   if (!classify(in, s)) k->unknown++;
+  eval_operands(s, in);
   p->addr[k->n] = addr;
   if (in->op == FSIM_OP_BRANCH && (starts(in->mnemonic, "s_branch") || starts(in->mnemonic, "s_cbranch"))) {
     if (grow((void **)&p->pend, &p->pend_cap, p->npend + 1, sizeof *p->pend))
@@ -435,14 +496,15 @@ static fsim_status resolve(parser *p) {
     pending *pd = &p->pend[i];
     if (pd->inst >= k->n) continue; /* after the last s_endpgm */
     int t = -1;
+    /* the last s_endpgm (index k->n, cut from the program) is a target too: the end */
     if (pd->addr >= 0) {
-      for (int j = 0; j < k->n && t < 0; j++)
+      for (int j = 0; j <= k->n && t < 0; j++)
         if (p->addr[j] == pd->addr) t = j;
     } else if (pd->label[0]) {
       for (int j = 0; j < p->nlabels && t < 0; j++)
         if (strcmp(p->labels[j].name, pd->label) == 0) t = p->labels[j].inst;
     }
-    k->inst[pd->inst].target = t < k->n ? t : -1;
+    k->inst[pd->inst].target = t <= k->n ? t : -1;
   }
   cfg g;
   if (cfg_build(k, &g) != 0) {
@@ -602,6 +664,588 @@ int fsim_wp_top_loops(const fsim_wp_program *p, int *begin, int *end, int64_t *t
   return n;
 }
 
+/* ---- the waves' paths ----------------------------------------------------------------------- */
+
+/* The scalar state of one wave as far as it is known: SGPRs and the special slots (asm.h),
+ * SCC, and lane 0 of each VGPR with whether every lane holds that value.  Enough to evaluate
+ * the wave-uniform conditions a kernel branches on (its wave's index, loop-invariant
+ * constants); whatever comes from memory, kernel arguments or workgroup ids is unknown. */
+typedef struct evs {
+  uint32_t s[FSIM_ASM_SLOTS];
+  uint8_t sk[FSIM_ASM_SLOTS];
+  int scc; /* 0, 1, -1 unknown */
+  int nv;
+  uint32_t *v;
+  uint8_t *vk, *vu; /* known, uniform */
+  int wave64;
+} evs;
+
+static int ev_init(evs *st, int nvgpr, int wave, int wave_size) {
+  memset(st, 0, sizeof *st);
+  st->scc = -1;
+  st->nv = nvgpr > 1 ? nvgpr : 1;
+  st->v = calloc((size_t)st->nv, sizeof *st->v);
+  st->vk = calloc((size_t)st->nv, 1);
+  st->vu = calloc((size_t)st->nv, 1);
+  if (st->v == NULL || st->vk == NULL || st->vu == NULL) return -1;
+  st->wave64 = wave_size > 32;
+  st->s[FSIM_ASM_SLOT_EXEC] = 0xffffffffu; /* every lane of a full wave */
+  st->s[FSIM_ASM_SLOT_EXEC + 1] = st->wave64 ? 0xffffffffu : 0;
+  st->sk[FSIM_ASM_SLOT_EXEC] = st->sk[FSIM_ASM_SLOT_EXEC + 1] = 1;
+  st->v[0] = (uint32_t)(wave * wave_size); /* v0: the thread's index in the workgroup */
+  st->vk[0] = 1;
+  st->vu[0] = wave_size == 1;
+  return 0;
+}
+
+static void ev_free(evs *st) {
+  free(st->v);
+  free(st->vk);
+  free(st->vu);
+}
+
+/* Reads a scalar operand (64 bits when wide); 1 if known. */
+static int rd(const evs *st, const fsim_asm_opnd *o, int wide, uint64_t *val) {
+  *val = 0;
+  if (o->kind == 'i') {
+    *val = wide ? (uint64_t)o->imm : (uint32_t)o->imm;
+    return 1;
+  }
+  if (o->kind != 's' || o->first == FSIM_ASM_SLOT_NULL) return 0;
+  int f = o->first;
+  if (!st->sk[f]) return 0;
+  *val = st->s[f];
+  if (wide) {
+    if (f + 1 >= FSIM_ASM_SLOTS || !st->sk[f + 1]) return 0;
+    *val |= (uint64_t)st->s[f + 1] << 32;
+  }
+  return 1;
+}
+
+static void wr(evs *st, const fsim_asm_opnd *o, int wide, uint64_t val, int known) {
+  if (o->kind != 's' || o->first == FSIM_ASM_SLOT_NULL) return;
+  int n = wide ? 2 : 1;
+  if (o->count > n) n = o->count; /* a wider destination than the op: the rest is unknown */
+  for (int i = 0; i < n && o->first + i < FSIM_ASM_SLOT_NULL; i++) {
+    st->s[o->first + i] = i < 2 ? (uint32_t)(val >> (32 * i)) : 0;
+    st->sk[o->first + i] = (uint8_t)(known && i < (wide ? 2 : 1));
+  }
+}
+
+/* A VALU source: lane 0's value and whether all lanes hold it. */
+static int rdv(const evs *st, const fsim_asm_opnd *o, uint32_t *val, int *uni) {
+  *val = 0;
+  *uni = 1;
+  if (o->kind == 'v') {
+    if (o->count != 1 || o->first >= st->nv || !st->vk[o->first]) return 0;
+    *val = st->v[o->first];
+    *uni = st->vu[o->first];
+    return 1;
+  }
+  uint64_t x;
+  if (!rd(st, o, 0, &x)) return 0;
+  *val = (uint32_t)x;
+  return 1;
+}
+
+static void forget_opnd(evs *st, const fsim_asm_opnd *o) {
+  if (o->kind == 's') {
+    for (int i = 0; i < o->count && o->first + i < FSIM_ASM_SLOT_NULL; i++) st->sk[o->first + i] = 0;
+  } else if (o->kind == 'v') {
+    for (int i = 0; i < o->count && o->first + i < st->nv; i++) st->vk[o->first + i] = 0;
+  }
+}
+
+static void forget_reg(evs *st, const fsim_asm_reg *r) {
+  fsim_asm_opnd o = {0, 0, 0, 0};
+  switch (r->file) {
+  case 's': o = (fsim_asm_opnd){'s', (int16_t)r->first, (int16_t)r->count, 0}; break;
+  case 'v': o = (fsim_asm_opnd){'v', (int16_t)r->first, (int16_t)r->count, 0}; break;
+  case 'c': o = (fsim_asm_opnd){'s', FSIM_ASM_SLOT_VCC, 2, 0}; break;
+  case 'e': o = (fsim_asm_opnd){'s', FSIM_ASM_SLOT_EXEC, 2, 0}; break;
+  case 'm': o = (fsim_asm_opnd){'s', FSIM_ASM_SLOT_M0, 1, 0}; break;
+  default: return;
+  }
+  forget_opnd(st, &o);
+}
+
+static int is_salu_compare(const char *mn) {
+  return starts(mn, "s_cmp") || starts(mn, "s_bitcmp");
+}
+
+static int writes_carry(const char *mn) {
+  return strstr(mn, "_co_") || strstr(mn, "addc") || strstr(mn, "subb") || starts(mn, "v_cmp") ||
+         strstr(mn, "div_scale");
+}
+
+/* Forgets every register the instruction may write (a superset of what ev_step computes). */
+static void forget_writes(evs *st, const fsim_asm_inst *in) {
+  const char *mn = in->mnemonic;
+  forget_reg(st, &in->dst);
+  if (in->op == FSIM_OP_SALU) {
+    if (!is_salu_compare(mn) && in->nopnd > 0) forget_opnd(st, &in->opnd[0]);
+    if (strstr(mn, "saveexec") || strstr(mn, "wrexec")) st->sk[FSIM_ASM_SLOT_EXEC] = st->sk[FSIM_ASM_SLOT_EXEC + 1] = 0;
+    st->scc = -1;
+  } else if (in->op == FSIM_OP_VALU) {
+    if (in->nopnd > 0) forget_opnd(st, &in->opnd[0]);
+    if (writes_carry(mn)) {
+      if (in->nopnd > 1 && in->opnd[1].kind == 's') forget_opnd(st, &in->opnd[1]);
+      st->sk[FSIM_ASM_SLOT_VCC] = st->sk[FSIM_ASM_SLOT_VCC + 1] = 0;
+    }
+    if (starts(mn, "v_cmpx")) st->sk[FSIM_ASM_SLOT_EXEC] = st->sk[FSIM_ASM_SLOT_EXEC + 1] = 0;
+  }
+}
+
+static int64_t sext(uint64_t v, int bits) {
+  if (bits <= 0) return 0;
+  if (bits >= 64) return (int64_t)v;
+  uint64_t m = 1ull << (bits - 1);
+  v &= (m << 1) - 1;
+  return (int64_t)((v ^ m) - m);
+}
+
+/* Scalar ALU; returns 0 for a mnemonic it does not know (the caller forgets what it writes). */
+static int salu(evs *st, const char *mn, const fsim_asm_opnd *o, int n) {
+  if (!starts(mn, "s_") || n < 1) return 0;
+  const char *us = strrchr(mn, '_');
+  if (us == NULL || us <= mn + 2) return 0;
+  const char *suf = us + 1;
+  int wide = strcmp(suf, "b64") == 0 || strcmp(suf, "u64") == 0 || strcmp(suf, "i64") == 0;
+  int sgn = suf[0] == 'i';
+  if (!wide && strcmp(suf, "b32") != 0 && strcmp(suf, "u32") != 0 && strcmp(suf, "i32") != 0) return 0;
+  char base[40];
+  snprintf(base, sizeof base, "%.*s", (int)(us - (mn + 2)), mn + 2);
+  /* gfx12 spellings */
+  static const struct {
+    const char *from, *to;
+  } alias[] = {{"add_co", "add"},           {"sub_co", "sub"},         {"add_co_ci", "addc"},
+               {"sub_co_ci", "subb"},       {"addk_co", "addk"},       {"and_not1", "andn2"},
+               {"or_not1", "orn2"},         {"and_not1_saveexec", "andn2_saveexec"},
+               {"or_not1_saveexec", "orn2_saveexec"}, {"and_not0_saveexec", "andn1_saveexec"}};
+  for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+    if (strcmp(base, alias[i].from) == 0) snprintf(base, sizeof base, "%s", alias[i].to);
+  const uint64_t mask = wide ? ~0ull : 0xffffffffull;
+  const fsim_asm_opnd none = {0, 0, 0, 0};
+  const fsim_asm_opnd *o1 = n > 1 ? &o[1] : &none, *o2 = n > 2 ? &o[2] : &none;
+  uint64_t a = 0, b = 0, r = 0;
+  int ka, kb, kr = 0, scc = -2; /* -2: SCC unchanged */
+  /* compares: SCC only */
+  if (starts(base, "cmp_") || starts(base, "cmpk_")) {
+    const char *rel = strchr(base, '_') + 1;
+    ka = rd(st, &o[0], wide, &a);
+    if (starts(base, "cmpk_")) {
+      kb = o1->kind == 'i';
+      b = sgn ? (uint64_t)sext((uint64_t)o1->imm, 16) & mask : (uint64_t)o1->imm & 0xffff;
+    } else {
+      kb = rd(st, o1, wide, &b);
+    }
+    int64_t sa = sgn ? sext(a, wide ? 64 : 32) : 0, sb = sgn ? sext(b, wide ? 64 : 32) : 0;
+    int res;
+    if (strcmp(rel, "eq") == 0) res = a == b;
+    else if (strcmp(rel, "lg") == 0 || strcmp(rel, "ne") == 0) res = a != b;
+    else if (strcmp(rel, "gt") == 0) res = sgn ? sa > sb : a > b;
+    else if (strcmp(rel, "ge") == 0) res = sgn ? sa >= sb : a >= b;
+    else if (strcmp(rel, "lt") == 0) res = sgn ? sa < sb : a < b;
+    else if (strcmp(rel, "le") == 0) res = sgn ? sa <= sb : a <= b;
+    else return 0;
+    st->scc = ka && kb ? res : -1;
+    return 1;
+  }
+  if (strcmp(base, "bitcmp0") == 0 || strcmp(base, "bitcmp1") == 0) {
+    ka = rd(st, &o[0], wide, &a);
+    kb = rd(st, o1, 0, &b);
+    int bit = (int)((a >> (b & (wide ? 63 : 31))) & 1);
+    st->scc = ka && kb ? (base[6] == '1' ? bit : !bit) : -1;
+    return 1;
+  }
+  if (strcmp(base, "mov") == 0) {
+    kr = rd(st, o1, wide, &r);
+  } else if (strcmp(base, "movk") == 0) {
+    kr = o1->kind == 'i';
+    r = (uint64_t)sext((uint64_t)o1->imm, 16) & mask;
+  } else if (strcmp(base, "cmov") == 0 || strcmp(base, "cmovk") == 0) {
+    uint64_t old;
+    int kold = rd(st, &o[0], wide, &old);
+    if (base[4] == 'k') {
+      ka = o1->kind == 'i';
+      a = (uint64_t)sext((uint64_t)o1->imm, 16) & mask;
+    } else {
+      ka = rd(st, o1, wide, &a);
+    }
+    kr = st->scc == 1 ? ka : st->scc == 0 ? kold : 0;
+    r = st->scc == 1 ? a : old;
+  } else if (strcmp(base, "cselect") == 0) {
+    ka = rd(st, o1, wide, &a);
+    kb = rd(st, o2, wide, &b);
+    kr = st->scc == 1 ? ka : st->scc == 0 ? kb : 0;
+    r = st->scc == 1 ? a : b;
+  } else if (strcmp(base, "add") == 0 || strcmp(base, "sub") == 0 || strcmp(base, "addc") == 0 ||
+             strcmp(base, "subb") == 0) {
+    if (wide) return 0;
+    ka = rd(st, o1, 0, &a);
+    kb = rd(st, o2, 0, &b);
+    int carry_in = base[3] == 'c' || base[3] == 'b';
+    uint64_t ci = carry_in ? (uint64_t)(st->scc > 0) : 0;
+    kr = ka && kb && (!carry_in || st->scc >= 0);
+    int add = base[0] == 'a';
+    uint64_t full = add ? a + b + ci : a - b - ci;
+    r = full & mask;
+    if (!kr) scc = -1;
+    else if (sgn) {
+      uint32_t x = (uint32_t)a, y = (uint32_t)b, z = (uint32_t)r;
+      scc = (int)((add ? (~(x ^ y) & (x ^ z)) : ((x ^ y) & (x ^ z))) >> 31);
+    } else {
+      scc = add ? (int)(full >> 32 != 0) : (int)(a < b + ci);
+    }
+  } else if (strcmp(base, "addk") == 0 || strcmp(base, "mulk") == 0) {
+    ka = rd(st, &o[0], 0, &a);
+    kb = o1->kind == 'i';
+    b = (uint64_t)sext((uint64_t)o1->imm, 16) & mask;
+    kr = ka && kb;
+    if (base[0] == 'a') {
+      r = (a + b) & mask;
+      uint32_t x = (uint32_t)a, y = (uint32_t)b, z = (uint32_t)r;
+      scc = kr ? (int)((~(x ^ y) & (x ^ z)) >> 31) : -1;
+    } else {
+      r = (a * b) & mask;
+    }
+  } else if (strcmp(base, "mul") == 0) {
+    ka = rd(st, o1, 0, &a);
+    kb = rd(st, o2, 0, &b);
+    kr = ka && kb && !wide;
+    r = (a * b) & mask;
+  } else if (strcmp(base, "lshl") == 0 || strcmp(base, "lshr") == 0 || strcmp(base, "ashr") == 0) {
+    ka = rd(st, o1, wide, &a);
+    kb = rd(st, o2, 0, &b);
+    int sh = (int)(b & (wide ? 63 : 31));
+    kr = ka && kb;
+    if (base[0] == 'a') r = (uint64_t)(sext(a, wide ? 64 : 32) >> sh) & mask;
+    else r = (base[2] == 'h' && base[3] == 'l' ? a << sh : a >> sh) & mask;
+    scc = kr ? r != 0 : -1;
+  } else if (strlen(base) == 9 && starts(base, "lshl") && strcmp(base + 5, "_add") == 0 && base[4] >= '1' &&
+             base[4] <= '4') {
+    ka = rd(st, o1, 0, &a);
+    kb = rd(st, o2, 0, &b);
+    kr = ka && kb && !wide;
+    uint64_t full = ((a << (base[4] - '0')) & 0xffffffffull) + b;
+    r = full & mask;
+    scc = kr ? (int)((full >> 32) != 0 || (a >> (32 - (base[4] - '0'))) != 0) : -1;
+  } else if (strcmp(base, "and") == 0 || strcmp(base, "or") == 0 || strcmp(base, "xor") == 0 ||
+             strcmp(base, "andn2") == 0 || strcmp(base, "orn2") == 0 || strcmp(base, "nand") == 0 ||
+             strcmp(base, "nor") == 0 || strcmp(base, "xnor") == 0) {
+    ka = rd(st, o1, wide, &a);
+    kb = rd(st, o2, wide, &b);
+    kr = ka && kb;
+    if (strcmp(base, "and") == 0) r = a & b;
+    else if (strcmp(base, "or") == 0) r = a | b;
+    else if (strcmp(base, "xor") == 0) r = a ^ b;
+    else if (strcmp(base, "andn2") == 0) r = a & ~b;
+    else if (strcmp(base, "orn2") == 0) r = a | ~b;
+    else if (strcmp(base, "nand") == 0) r = ~(a & b);
+    else if (strcmp(base, "nor") == 0) r = ~(a | b);
+    else r = ~(a ^ b);
+    r &= mask;
+    /* x & 0 and x | ~0 are known whatever x is */
+    if (!kr && strcmp(base, "and") == 0 && ((ka && a == 0) || (kb && b == 0))) kr = 1, r = 0;
+    if (!kr && strcmp(base, "or") == 0 && ((ka && a == mask) || (kb && b == mask))) kr = 1, r = mask;
+    scc = kr ? r != 0 : -1;
+  } else if (strcmp(base, "not") == 0) {
+    kr = rd(st, o1, wide, &a);
+    r = ~a & mask;
+    scc = kr ? r != 0 : -1;
+  } else if (strcmp(base, "bfe") == 0) {
+    ka = rd(st, o1, wide, &a);
+    kb = rd(st, o2, 0, &b);
+    int off = (int)(b & (wide ? 63 : 31)), w = (int)((b >> 16) & 0x7f);
+    int bits = wide ? 64 : 32;
+    if (w > bits - off) w = bits - off;
+    uint64_t f = w >= 64 ? a >> off : (a >> off) & ((1ull << w) - 1);
+    r = (sgn ? (uint64_t)sext(f, w) : f) & mask;
+    kr = ka && kb;
+    scc = kr ? r != 0 : -1;
+  } else if (strcmp(base, "bitset0") == 0 || strcmp(base, "bitset1") == 0) {
+    ka = rd(st, &o[0], wide, &a);
+    kb = rd(st, o1, 0, &b);
+    uint64_t bit = 1ull << (b & (wide ? 63 : 31));
+    r = base[6] == '1' ? a | bit : a & ~bit;
+    kr = ka && kb;
+  } else if (strcmp(base, "min") == 0 || strcmp(base, "max") == 0) {
+    ka = rd(st, o1, 0, &a);
+    kb = rd(st, o2, 0, &b);
+    int lt = sgn ? sext(a, 32) < sext(b, 32) : a < b;
+    int pick_a = base[1] == 'i' ? lt : !lt;
+    r = pick_a ? a : b;
+    kr = ka && kb && !wide;
+    scc = kr ? pick_a : -1;
+  } else if (strstr(base, "saveexec") != NULL) {
+    const fsim_asm_opnd ex = {'s', FSIM_ASM_SLOT_EXEC, (int16_t)(wide ? 2 : 1), 0};
+    uint64_t e0;
+    int ke = rd(st, &ex, wide, &e0);
+    ka = rd(st, o1, wide, &a);
+    uint64_t ne;
+    if (starts(base, "and_")) ne = a & e0;
+    else if (starts(base, "or_")) ne = a | e0;
+    else if (starts(base, "xor_")) ne = a ^ e0;
+    else if (starts(base, "andn2_")) ne = a & ~e0;
+    else if (starts(base, "andn1_")) ne = ~a & e0;
+    else if (starts(base, "orn2_")) ne = a | ~e0;
+    else return 0;
+    ne &= mask;
+    wr(st, &o[0], wide, e0, ke);
+    wr(st, &ex, wide, ne, ke && ka);
+    st->scc = ke && ka ? ne != 0 : -1;
+    return 1;
+  } else {
+    return 0;
+  }
+  wr(st, &o[0], wide, r, kr);
+  if (scc != -2) st->scc = scc;
+  return 1;
+}
+
+/* Vector ALU, lane 0; returns 0 for a mnemonic it does not know. */
+static int valu(evs *st, const char *mn, const fsim_asm_opnd *o, int n) {
+  if (strstr(mn, "_dpp") || strstr(mn, "_sdwa") || n < 2) return 0;
+  char base[48];
+  snprintf(base, sizeof base, "%s", mn);
+  size_t L = strlen(base);
+  if (L > 4 && (strcmp(base + L - 4, "_e32") == 0 || strcmp(base + L - 4, "_e64") == 0)) base[L - 4] = '\0';
+  const uint64_t full = st->wave64 ? ~0ull : 0xffffffffull;
+  if (strcmp(base, "v_readfirstlane_b32") == 0) {
+    uint32_t x;
+    int u;
+    int k = rdv(st, &o[1], &x, &u) && st->sk[FSIM_ASM_SLOT_EXEC] && (st->s[FSIM_ASM_SLOT_EXEC] & 1);
+    wr(st, &o[0], 0, x, k);
+    return 1;
+  }
+  if (starts(base, "v_cmp_") || starts(base, "v_cmpx_")) {
+    int x = base[5] == 'x';
+    const char *rel = base + (x ? 7 : 6);
+    const char *ty = strchr(rel, '_');
+    if (ty == NULL || (strcmp(ty, "_u32") != 0 && strcmp(ty, "_i32") != 0)) return 0;
+    int sgn = ty[1] == 'i';
+    /* gfx9's v_cmpx and every v_cmp name a destination; gfx10+'s v_cmpx does not */
+    int has_dst = !x || n >= 3;
+    const fsim_asm_opnd *s0 = &o[has_dst ? 1 : 0], *s1 = &o[has_dst ? 2 : 1];
+    if ((has_dst ? 3 : 2) > n) return 0;
+    uint32_t a, b;
+    int ua, ub;
+    int ka = rdv(st, s0, &a, &ua), kb = rdv(st, s1, &b, &ub);
+    int64_t sa = sext(a, 32), sb = sext(b, 32);
+    int res;
+    size_t rl = (size_t)(ty - rel);
+    if (rl == 2 && strncmp(rel, "eq", 2) == 0) res = a == b;
+    else if (rl == 2 && (strncmp(rel, "ne", 2) == 0 || strncmp(rel, "lg", 2) == 0)) res = a != b;
+    else if (rl == 2 && strncmp(rel, "gt", 2) == 0) res = sgn ? sa > sb : a > b;
+    else if (rl == 2 && strncmp(rel, "ge", 2) == 0) res = sgn ? sa >= sb : a >= b;
+    else if (rl == 2 && strncmp(rel, "lt", 2) == 0) res = sgn ? sa < sb : a < b;
+    else if (rl == 2 && strncmp(rel, "le", 2) == 0) res = sgn ? sa <= sb : a <= b;
+    else return 0;
+    const fsim_asm_opnd ex = {'s', FSIM_ASM_SLOT_EXEC, (int16_t)(st->wave64 ? 2 : 1), 0};
+    uint64_t e0;
+    int ke = rd(st, &ex, st->wave64, &e0);
+    int k = ka && kb && ua && ub && ke; /* the same result in every lane */
+    uint64_t m = res ? e0 & full : 0;
+    if (has_dst) wr(st, &o[0], st->wave64, m, k);
+    if (x) wr(st, &ex, st->wave64, m, k);
+    return 1;
+  }
+  if (o[0].kind != 'v' || o[0].count != 1 || o[0].first >= st->nv) return 0;
+  uint32_t v[3] = {0, 0, 0}, r = 0;
+  int u[3] = {1, 1, 1}, k[3] = {0, 0, 0}, ns = n - 1 > 3 ? 3 : n - 1;
+  for (int i = 0; i < ns; i++) k[i] = rdv(st, &o[1 + i], &v[i], &u[i]);
+  int need = 0, uni = 1;
+  if (strcmp(base, "v_cndmask_b32") == 0 && n >= 4) {
+    uint64_t m;
+    int km = rd(st, &o[3], st->wave64, &m);
+    const fsim_asm_opnd ex = {'s', FSIM_ASM_SLOT_EXEC, (int16_t)(st->wave64 ? 2 : 1), 0};
+    uint64_t e0;
+    int ke = rd(st, &ex, st->wave64, &e0);
+    int pick = (int)(m & 1);
+    int known = km && k[pick];
+    int all_same = ke && ((m & e0) == 0 || (m & e0) == e0);
+    st->v[o[0].first] = v[pick];
+    st->vk[o[0].first] = (uint8_t)known;
+    st->vu[o[0].first] = (uint8_t)(known && u[pick] && all_same);
+    return 1;
+  }
+  if (strcmp(base, "v_mov_b32") == 0) need = 1, r = v[0];
+  else if (strcmp(base, "v_not_b32") == 0) need = 1, r = ~v[0];
+  else if (strcmp(base, "v_lshlrev_b32") == 0) need = 2, r = v[1] << (v[0] & 31);
+  else if (strcmp(base, "v_lshrrev_b32") == 0) need = 2, r = v[1] >> (v[0] & 31);
+  else if (strcmp(base, "v_ashrrev_i32") == 0) need = 2, r = (uint32_t)(sext(v[1], 32) >> (v[0] & 31));
+  else if (strcmp(base, "v_and_b32") == 0) need = 2, r = v[0] & v[1];
+  else if (strcmp(base, "v_or_b32") == 0) need = 2, r = v[0] | v[1];
+  else if (strcmp(base, "v_xor_b32") == 0) need = 2, r = v[0] ^ v[1];
+  else if (strcmp(base, "v_add_u32") == 0 || strcmp(base, "v_add_nc_u32") == 0) need = 2, r = v[0] + v[1];
+  else if (strcmp(base, "v_sub_u32") == 0 || strcmp(base, "v_sub_nc_u32") == 0) need = 2, r = v[0] - v[1];
+  else if (strcmp(base, "v_subrev_u32") == 0 || strcmp(base, "v_subrev_nc_u32") == 0) need = 2, r = v[1] - v[0];
+  else if (strcmp(base, "v_mul_lo_u32") == 0) need = 2, r = v[0] * v[1];
+  else if (strcmp(base, "v_lshl_add_u32") == 0) need = 3, r = (v[0] << (v[1] & 31)) + v[2];
+  else if (strcmp(base, "v_add_lshl_u32") == 0) need = 3, r = (v[0] + v[1]) << (v[2] & 31);
+  else if (strcmp(base, "v_lshl_or_b32") == 0) need = 3, r = (v[0] << (v[1] & 31)) | v[2];
+  else if (strcmp(base, "v_and_or_b32") == 0) need = 3, r = (v[0] & v[1]) | v[2];
+  else if (strcmp(base, "v_or3_b32") == 0) need = 3, r = v[0] | v[1] | v[2];
+  else if (strcmp(base, "v_xor3_b32") == 0) need = 3, r = v[0] ^ v[1] ^ v[2];
+  else if (strcmp(base, "v_add3_u32") == 0) need = 3, r = v[0] + v[1] + v[2];
+  else if (strcmp(base, "v_bfe_u32") == 0) {
+    need = 3;
+    uint32_t w = v[2] & 31;
+    r = w ? (v[0] >> (v[1] & 31)) & ((1u << w) - 1) : 0;
+  } else return 0;
+  int known = need <= ns;
+  for (int i = 0; i < need && i < ns; i++) known = known && k[i], uni = uni && u[i];
+  st->v[o[0].first] = r;
+  st->vk[o[0].first] = (uint8_t)known;
+  st->vu[o[0].first] = (uint8_t)(known && uni);
+  return 1;
+}
+
+static void ev_step(evs *st, const fsim_asm_inst *in) {
+  switch (in->op) {
+  case FSIM_OP_SALU:
+    if (!salu(st, in->mnemonic, in->opnd, in->nopnd)) forget_writes(st, in);
+    return;
+  case FSIM_OP_VALU:
+    if (!valu(st, in->mnemonic, in->opnd, in->nopnd)) forget_writes(st, in);
+    return;
+  case FSIM_OP_WAITCNT:
+  case FSIM_OP_BARRIER:
+  case FSIM_OP_SETPRIO:
+  case FSIM_OP_NOP:
+  case FSIM_OP_BRANCH: return;
+  default: forget_writes(st, in); return;
+  }
+}
+
+/* 1 taken, 0 not, -1 unknown. */
+static int branch_taken(const evs *st, const fsim_asm_inst *in) {
+  const char *mn = in->mnemonic;
+  if (is_uncond(in)) return 1;
+  if (starts(mn, "s_cbranch_scc")) return st->scc < 0 ? -1 : mn[13] == '1' ? st->scc : !st->scc;
+  int slot = starts(mn, "s_cbranch_vcc") ? FSIM_ASM_SLOT_VCC : starts(mn, "s_cbranch_exec") ? FSIM_ASM_SLOT_EXEC : -1;
+  if (slot < 0) return -1;
+  if (!st->sk[slot] || (st->wave64 && !st->sk[slot + 1])) return -1;
+  uint64_t v = st->s[slot] | (st->wave64 ? (uint64_t)st->s[slot + 1] << 32 : 0);
+  int zero = v == 0;
+  size_t L = strlen(mn);
+  int wants_zero = mn[L - 1] == 'z' && mn[L - 2] != 'n';
+  return wants_zero ? zero : !zero;
+}
+
+static int in_loop(const fsim_asm_kernel *k, int l, int i) { return i >= k->loops[l].begin && i <= k->loops[l].end; }
+
+/* Whether a branch from `from` to `to` keeps the loops' structure: every loop holds both or
+ * neither, except that `to` may be the first instruction of a loop that does not hold `from`
+ * (entering it at its top).  A jump back to the top of a loop that holds it is a latch. */
+static int keeps_loops(const fsim_asm_kernel *k, int from, int to) {
+  for (int l = 0; l < k->nloops; l++) {
+    int a = in_loop(k, l, from), b = in_loop(k, l, to);
+    if (a && b && to == k->loops[l].begin) return 0;
+    if (a == b) continue;
+    if (!a && b && to == k->loops[l].begin) continue;
+    return 0;
+  }
+  return 1;
+}
+
+/* A wave's path: instruction indices, with loop markers. */
+#define PATH_BEGIN(l) (-1 - (l))
+#define PATH_END(l) (-1 - FSIM_ASM_MAX_LOOPS - (l))
+typedef struct path {
+  int *e;
+  int n, cap;
+} path;
+
+static int path_add(path *p, int x) {
+  if (grow((void **)&p->e, &p->cap, p->n + 1, sizeof *p->e)) return -1;
+  p->e[p->n++] = x;
+  return 0;
+}
+
+enum { BR_DECIDED = 1, BR_UNDECIDED = 2, BR_STRAIGHT = 4, BR_EXIT = 8, BR_ENTER = 16 };
+
+/* Walks the code as wave `wave` of the workgroup would (asm.h). */
+static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path *pa, uint8_t *br, fsim_err *e) {
+  evs st;
+  if (ev_init(&st, k->max_vgpr, wave, wave_size) != 0) {
+    ev_free(&st);
+    return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  }
+  int stack[FSIM_ASM_MAX_LOOPS], sp = 0, pc = 0;
+  long steps = 0, limit = 8L * (k->n + 16);
+  fsim_status rc = FSIM_OK;
+  while (pc < k->n && rc == FSIM_OK) {
+    if (++steps > limit) {
+      rc = FSIM_ERR(e, FSIM_EINVAL, "line %d: control flow the reader cannot follow (wave %d)", k->inst[pc].line, wave);
+      break;
+    }
+    for (int l = 0; l < k->nloops && rc == FSIM_OK; l++)
+      if (k->loops[l].begin == pc && sp < FSIM_ASM_MAX_LOOPS) {
+        stack[sp++] = l;
+        if (path_add(pa, PATH_BEGIN(l))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+        /* one iteration stands for all: what the body writes is unknown at its top */
+        for (int i = k->loops[l].begin; i <= k->loops[l].end; i++) forget_writes(&st, &k->inst[i]);
+      }
+    if (rc != FSIM_OK) break;
+    const fsim_asm_inst *in = &k->inst[pc];
+    if (strcmp(in->mnemonic, "s_endpgm") == 0) break; /* an early end */
+    ev_step(&st, in);
+    if (path_add(pa, pc)) {
+      rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+      break;
+    }
+    int closed = 0;
+    while (sp > 0 && k->loops[stack[sp - 1]].end == pc) {
+      closed = 1;
+      if (path_add(pa, PATH_END(stack[--sp]))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+    }
+    if (closed || !is_branch(in)) {
+      pc++;
+      continue;
+    }
+    int taken = branch_taken(&st, in);
+    if (taken < 0) {
+      /* a loop's exit test depends on its counter: falling through is what every iteration
+       * but the last does */
+      int leaves = 0;
+      for (int q = 0; q < sp; q++) leaves |= in->target < 0 || !in_loop(k, stack[q], in->target);
+      br[pc] |= leaves ? BR_EXIT : BR_UNDECIDED;
+      pc++;
+      continue;
+    }
+    if (!is_uncond(in)) br[pc] |= BR_DECIDED;
+    if (!taken) {
+      pc++;
+      continue;
+    }
+    int top = sp > 0 ? stack[sp - 1] : -1;
+    if (top >= 0 && in->target == k->loops[top].begin) {
+      /* a jump back to the top of the loop from inside its body: the rest of the body is
+       * skipped in every iteration (ping-pong's second group skipping its s_setprio 0) */
+      if (path_add(pa, PATH_END(top))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+      sp--;
+      pc = k->loops[top].end + 1;
+      continue;
+    }
+    if (in->target >= 0 && keeps_loops(k, pc, in->target)) {
+      pc = in->target;
+      continue;
+    }
+    /* into the middle of a loop (a rotated loop's entry: the loop is read from its top), or
+     * out of one sideways */
+    int enters = in->target >= 0;
+    for (int l = 0; l < k->nloops && enters; l++)
+      if (in_loop(k, l, pc) && (in->target < 0 || !in_loop(k, l, in->target))) enters = 0;
+    br[pc] |= enters ? BR_ENTER : BR_STRAIGHT;
+    pc++;
+  }
+  while (sp > 0 && rc == FSIM_OK)
+    if (path_add(pa, PATH_END(stack[--sp]))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  ev_free(&st);
+  return rc;
+}
+
 /* ---- to a wave program ---------------------------------------------------------------------- */
 
 /* Per class, the template's address patterns in program order, by segment (the straight
@@ -723,6 +1367,45 @@ static const fsim_mfma_entry *find_mfma(const fsim_arch *a, const char *mn, int 
   return NULL;
 }
 
+/* A ds_read2 or ds_write2 is one lgkm count on the hardware but two accesses in the wave
+ * program, so a wait for at most n outstanding LDS/SMEM instructions becomes a wait for at most
+ * the accesses the last n of them made, counted back along the wave's path from position pe (in
+ * a loop that holds the wait, the instructions before the loop's top are those at the end of its
+ * body, as in every trip but the first). */
+static int lgkm_entries(const fsim_asm_kernel *k, const path *pa, int pe, int n) {
+  int need = n, entries = 0, q = pe - 1;
+  uint32_t wrapped = 0;
+  long steps = 0, limit = 4L * pa->n + 16;
+  while (need > 0 && q >= 0 && steps++ < limit) {
+    int x = pa->e[q];
+    if (x >= 0) {
+      const fsim_asm_inst *in = &k->inst[x];
+      if (in->op == FSIM_OP_LDS_READ || in->op == FSIM_OP_LDS_WRITE || in->op == FSIM_OP_SMEM) {
+        entries += in->pair && in->width >= 2 && in->op != FSIM_OP_SMEM ? 2 : 1;
+        need--;
+      }
+      q--;
+      continue;
+    }
+    int l = -1 - x;
+    if (l < FSIM_ASM_MAX_LOOPS && !(wrapped & (1u << l))) {
+      /* the top of a loop: if the wait is inside it, go on from the end of its body */
+      int depth = 0, r = q;
+      for (; r < pa->n; r++) {
+        if (pa->e[r] == PATH_BEGIN(l)) depth++;
+        else if (pa->e[r] == PATH_END(l) && --depth == 0) break;
+      }
+      wrapped |= 1u << l;
+      if (r < pa->n && r > pe) {
+        q = r - 1;
+        continue;
+      }
+    }
+    q--;
+  }
+  return entries + need; /* too little history: one each */
+}
+
 fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, const fsim_asm_wprog_opts *o,
                               fsim_wprog *wp, fsim_asm_wprog_info *info, fsim_err *e) {
   fsim_asm_wprog_info local;
@@ -797,11 +1480,52 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
                           fsim_wprog_reg(wp, "m0", e) < 0))
       st = e ? e->code : FSIM_ENOMEM;
   }
-  int nprog = 1;
-  if (st == FSIM_OK && t && o && o->drop_setprio_for_second_half && t->nprograms >= 2) nprog = 2;
+  /* each wave's path through the code; waves on the same path share a program */
+  int nw = t && t->waves_per_wg > 0 ? t->waves_per_wg : 1, ws = t ? t->wave_size : a->cu.wave_size;
+  path *paths = calloc((size_t)nw, sizeof *paths);
+  int *path_of = calloc((size_t)nw, sizeof *path_of), *rep = calloc((size_t)nw + 1, sizeof *rep);
+  uint8_t *br = calloc((size_t)k->n + 1, 1);
+  if (st == FSIM_OK && (paths == NULL || path_of == NULL || rep == NULL || br == NULL))
+    st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  int npaths = 0;
+  for (int w = 0; w < nw && st == FSIM_OK; w++) {
+    st = walk(k, w, ws, &paths[w], br, e);
+    if (st != FSIM_OK) break;
+    path_of[w] = -1;
+    for (int q = 0; q < npaths && path_of[w] < 0; q++) {
+      const path *x = &paths[rep[q]], *y = &paths[w];
+      if (x->n == y->n && (x->n == 0 || memcmp(x->e, y->e, (size_t)x->n * sizeof *x->e) == 0)) path_of[w] = q;
+    }
+    if (path_of[w] < 0) {
+      rep[npaths] = w;
+      path_of[w] = npaths++;
+    }
+  }
+  for (int i = 0; st == FSIM_OK && i < k->n; i++) {
+    if (br[i] & BR_DECIDED) info->branches_decided++;
+    if (br[i] & BR_UNDECIDED) info->branches_undecided++;
+    if (br[i] & BR_STRAIGHT) info->branches_kept_straight++;
+    if (br[i] & BR_EXIT) info->loop_exits++;
+    if (br[i] & BR_ENTER) info->loops_entered_midway++;
+  }
+  info->paths = npaths;
+  int nprog = npaths > 0 ? npaths : 1, fallback = 0;
+  if (st == FSIM_OK && npaths == 1 && t && o && o->drop_setprio_for_second_half && t->nprograms >= 2) {
+    nprog = 2; /* the old reading: the template's program 1 runs the code without s_setprio */
+    fallback = info->setprio_fallback = 1;
+    rep[1] = rep[0];
+  }
   if (st == FSIM_OK) st = fsim_wprog_set_programs(wp, nprog, e);
-  if (st == FSIM_OK && t) {
-    for (int w = 0; w < wp->waves_per_wg; w++) wp->wave_program[w] = nprog == 2 ? (t->wave_program[w] != 0) : 0;
+  if (st == FSIM_OK) {
+    for (int w = 0; w < wp->waves_per_wg && w < nw; w++)
+      wp->wave_program[w] = fallback ? (t->wave_program[w] != 0) : path_of[w];
+    if (t && !fallback)
+      for (int w = 0; w < nw; w++)
+        for (int x = 0; x < nw; x++)
+          if ((path_of[w] == path_of[x]) != (t->wave_program[w] == t->wave_program[x])) {
+            info->wave_path_differs++;
+            break;
+          }
   }
   /* trip counts of the assembly's loops, in order */
   int64_t trips[FSIM_ASM_MAX_LOOPS];
@@ -813,15 +1537,20 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
   }
   for (int pi = 0; pi < nprog && st == FSIM_OK; pi++) {
     fsim_wp_program *prog = &wp->programs[pi];
+    const path *pa = &paths[rep[pi]];
     int nth[2 * FSIM_ASM_MAX_LOOPS + 2][N_CLASSES], nth_whole[N_CLASSES];
     memset(nth, 0, sizeof nth);
     memset(nth_whole, 0, sizeof nth_whole);
-    for (int i = 0; i < k->n && st == FSIM_OK; i++) {
-      for (int l = 0; l < k->nloops && st == FSIM_OK; l++)
-        if (k->loops[l].begin == i) st = fsim_wp_program_loop_begin(prog, trips[l], e);
-      if (st != FSIM_OK) break;
+    for (int pe = 0; pe < pa->n && st == FSIM_OK; pe++) {
+      int i = pa->e[pe];
+      if (i < 0) {
+        int l = -1 - i;
+        if (l < FSIM_ASM_MAX_LOOPS) st = fsim_wp_program_loop_begin(prog, trips[l], e);
+        else st = fsim_wp_program_loop_end(prog, e);
+        continue;
+      }
       const fsim_asm_inst *ai = &k->inst[i];
-      int skip = pi == 1 && ai->op == FSIM_OP_SETPRIO;
+      int skip = fallback && pi == 1 && ai->op == FSIM_OP_SETPRIO;
       if (!skip) {
         fsim_wp_inst in;
         memset(&in, 0, sizeof in);
@@ -831,7 +1560,8 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
         in.addr = in.addr2 = -1;
         if (ai->op == FSIM_OP_WAITCNT) {
           in.arg = (uint16_t)(ai->vmcnt < 0 ? 0xffff : ai->vmcnt);
-          in.arg2 = (uint16_t)(ai->lgkmcnt < 0 ? 0xffff : ai->lgkmcnt);
+          int lg = ai->lgkmcnt > 0 ? lgkm_entries(k, pa, pe, ai->lgkmcnt) : ai->lgkmcnt;
+          in.arg2 = (uint16_t)(lg < 0 ? 0xffff : lg > 15 ? 15 : lg);
         } else if (ai->op == FSIM_OP_SETPRIO || ai->op == FSIM_OP_NOP) {  /* MFMA's arg is its format */
           in.arg = (uint16_t)ai->arg;
         } else if (ai->op == FSIM_OP_MFMA) {
@@ -897,6 +1627,10 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
         if (ai->pair && c >= 0 && in.width >= 2) {
           /* two accesses of half the width, the second with the next pattern of the class */
           in.width /= 2;
+          /* each access writes its half of the destination (ds_read2_b64 v[8:11]: v[8:9],
+           * then v[10:11]), so a reader of one half waits for that half's data */
+          int half = in.dst.count >= 2 ? in.dst.count / 2 : 0;
+          if (half) in.dst.count = (uint16_t)half;
           if (fsim_wp_program_append(prog, &in, e) < 0) {
             st = e ? e->code : FSIM_ENOMEM;
             break;
@@ -916,15 +1650,17 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
             (*cnt2)++;
             in.addr = L2->addr[at];
           }
-          in.dst.count = in.dst.count > 1 ? in.dst.count / 2 : in.dst.count;
+          if (half) in.dst.first = (uint16_t)(in.dst.first + half);
+          /* the instruction read its address (and data) once, at issue: the second access
+           * does not wait for the first's data, even when the address register is also the
+           * destination (ds_read2st64_b64 v[74:77], v74) */
+          in.nsrc = 0;
         }
         if (fsim_wp_program_append(prog, &in, e) < 0) {
           st = e ? e->code : FSIM_ENOMEM;
           break;
         }
       }
-      for (int l = k->nloops - 1; l >= 0 && st == FSIM_OK; l--)
-        if (k->loops[l].end == i) st = fsim_wp_program_loop_end(prog, e);
     }
     /* s_endpgm: the kernel is not done until its stores are, as the wave programs that
      * kernels/ makes end with a wait for them */
@@ -934,6 +1670,11 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
   for (int s = 0; s < nseg; s++)
     for (int c = 0; c < N_CLASSES; c++) free(lists[s][c].addr), free(lists[s][c].addr2);
   for (int c = 0; c < N_CLASSES; c++) free(whole[c].addr), free(whole[c].addr2);
+  for (int w = 0; paths && w < nw; w++) free(paths[w].e);
+  free(paths);
+  free(path_of);
+  free(rep);
+  free(br);
   free(tseg);
   if (st != FSIM_OK) fsim_wprog_free(wp);
   return st;

@@ -19,9 +19,26 @@
  * template, and so on per class.  This is an approximation: it assumes the compiler kept the
  * order of the accesses (the emitted kernels pin it with sched_group_barrier).  A ds_read2 or
  * ds_write2 (two addresses in one instruction) becomes two accesses of half its width, each
- * taking the next pattern.  Other control flow (a forward branch around s_setprio, a block
- * placed out of line) is read as straight-line code that every wave executes once, and
- * s_endpgm becomes a wait for every outstanding access: a kernel is done when its stores are. */
+ * taking the next pattern and writing its half of the destination; the second reads no
+ * registers (the instruction read its address at issue, even when the destination overwrites
+ * it), and since the instruction is one lgkm count, an s_waitcnt lgkmcnt(N) becomes a wait for
+ * the accesses the last N LDS and SMEM instructions of the wave's path made.
+ *
+ * Branches are followed per wave, as the hardware would: each wave of the workgroup walks the
+ * code from the top with a small evaluator of the scalar state (SGPRs, SCC, VCC, EXEC, M0,
+ * and lane 0 of the VGPRs with a flag saying whether every lane holds the same value), which
+ * starts from what is known at launch: v0 is the thread's index in the workgroup (lane 0 of
+ * wave w holds w * wave size), EXEC has every lane on, the rest (kernel arguments, workgroup
+ * ids, loads) is unknown.  A conditional branch whose condition evaluates (the ping-pong
+ * kernels' `wave < WAVES / 2` tests, which the compiler turns into s_cmp on the wave's
+ * v_readfirstlane of v0) is taken or not as it evaluates; one whose condition is unknown is
+ * read as falling through and counted.  An unconditional branch is taken.  Loops are not
+ * unrolled: a wave enters a loop at its first instruction, runs its body once as the loop's
+ * single iteration (registers written anywhere in the body are unknown at its top) and leaves
+ * it at the backward branch that closes it; a branch that would leave a loop from inside, or
+ * enter one past its first instruction, is read as falling through.  Waves that take the same
+ * path share a wave program; the others get their own (ping-pong: two).  s_endpgm becomes a
+ * wait for every outstanding access: a kernel is done when its stores are. */
 #ifndef FSIM_ASM_H
 #define FSIM_ASM_H
 
@@ -40,6 +57,21 @@ typedef struct fsim_asm_reg {
   int first, count;
 } fsim_asm_reg;
 
+/* An operand as the evaluator of branch conditions reads it: kind 's' scalar slots (SGPR n
+ * is slot n; vcc, exec and m0 are the FSIM_ASM_SLOT_* slots), 'v' VGPRs, 'i' an integer
+ * immediate, 'x' anything else (AGPRs, floats, modifiers), 0 none. */
+#define FSIM_ASM_SLOT_VCC 128 /* vcc_lo; vcc_hi is the next */
+#define FSIM_ASM_SLOT_EXEC 130 /* exec_lo; exec_hi is the next */
+#define FSIM_ASM_SLOT_M0 132
+#define FSIM_ASM_SLOT_NULL 133 /* null and scc as an operand: reads unknown, writes are dropped */
+#define FSIM_ASM_SLOTS 134
+#define FSIM_ASM_MAX_OPNDS 4
+typedef struct fsim_asm_opnd {
+  char kind;
+  int16_t first, count;
+  int64_t imm;
+} fsim_asm_opnd;
+
 typedef struct fsim_asm_inst {
   char mnemonic[48];
   int line;            /* 1-based line in the text */
@@ -49,10 +81,12 @@ typedef struct fsim_asm_inst {
   uint8_t pair;        /* ds_read2 / ds_write2 (and gfx12's _2addr): two accesses of width / 2 */
   int vmcnt, lgkmcnt;  /* waitcnt: the counts waited for, -1 = that counter is not waited on */
   int arg;             /* setprio: priority; nop: cycles; scaled MFMA: the A format (cbsz, 0 = fp8) */
-  int target;          /* branch: index of the target instruction (-1: out of the kernel) */
+  int target;          /* branch: index of the target instruction (n: the final s_endpgm; -1: none found) */
   fsim_asm_reg dst;
   fsim_asm_reg src[3];
   int nsrc;
+  fsim_asm_opnd opnd[FSIM_ASM_MAX_OPNDS]; /* the first operands, in order, for the evaluator */
+  int nopnd;
 } fsim_asm_inst;
 
 /* A loop: instructions [begin, end], `end` being the backward branch to `begin`. */
@@ -99,14 +133,30 @@ typedef struct fsim_asm_wprog_opts {
                               template's top-level loops when the counts agree, else 1) */
   int ntrips;
   int vgprs, agprs, sgprs, lds_bytes; /* the code object's resources (-1: the template's) */
-  int drop_setprio_for_second_half;   /* ping-pong: waves of the template's program 1 run the
-                                         code without its s_setprio */
+  int drop_setprio_for_second_half;   /* ping-pong fallback: when every wave takes the same path
+                                         (the group test could not be evaluated) but the template
+                                         has two programs, the waves of its program 1 run that path
+                                         without its s_setprio */
 } fsim_asm_wprog_opts;
 
 typedef struct fsim_asm_wprog_info {
   int matched_by_loop;     /* 1: addresses matched loop by loop; 0: over the whole program */
   int loops_without_trip;  /* loops that ran once for want of a trip count */
   int synthetic;           /* memory instructions given a synthetic address */
+  int paths;               /* distinct paths the waves of a workgroup take (wave programs made) */
+  int branches_decided;    /* conditional branches met on the waves' paths whose condition
+                              evaluated (each branch counted once) */
+  int branches_undecided;  /* conditional branches read as falling through: condition unknown
+                              (loop exit tests not included) */
+  int loop_exits;          /* conditional branches out of a loop whose condition is unknown (its
+                              counter), read as falling through, as all but the last trip do */
+  int branches_kept_straight; /* taken branches out of a loop other than to its end, read as
+                                 falling through */
+  int loops_entered_midway;   /* branches into the middle of a loop (rotated loops), read as
+                                 falling through to the loop's top */
+  int wave_path_differs;   /* waves whose path puts them with other waves than the template's
+                              wave-to-program map does (0 when they agree) */
+  int setprio_fallback;    /* 1: drop_setprio_for_second_half was applied */
 } fsim_asm_wprog_info;
 
 /* Builds a wave program from parsed assembly (see the file comment). */
