@@ -3,23 +3,31 @@
 
 #include <getopt.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "cli/report.h"
 #include "sim/sim.h"
+#include "traces/asm.h"
 
 static const char *const CMD = "sim";
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim sim FILE --arch NAME [--set S.K=V]... [--sampled] [--compare-full]\n"
+          "                  [--trips N[,N...]] [--kernel NAME]\n"
           "                  [--timeline OUT.json] [--waves] [--print] [--json]\n"
           "\n"
           "Simulates the wave programs in FILE (the text format of docs/traces.md; examples in\n"
           "traces/) cycle by cycle on the part and reports time, occupancy, utilisation, cache\n"
-          "behaviour and where the waves stalled.\n"
+          "behaviour and where the waves stalled.  FILE may also be AMDGPU assembly (.s, as\n"
+          "clang -S or llvm-objdump -d write it): its instructions are classified and timed as\n"
+          "one wave of one workgroup, loops running --trips times (in order; default once) and\n"
+          "memory accesses at synthetic linear addresses (flysim verify times an emitted kernel's\n"
+          "assembly with the plan's grid and addresses instead).\n"
           "\n"
           "  --arch NAME        the part (see 'flysim arch list')\n"
           "  --set S.K=V        override an arch key (what-if)\n"
@@ -29,7 +37,61 @@ static void usage(FILE *f) {
           "  --waves            also print the stall breakdown of each of CU 0's first waves (the\n"
           "                     JSON always has it, as waves_cu0)\n"
           "  --print            print the parsed program back in the text format and exit\n"
+          "  --trips N,...      assembly: trip counts of its loops, in order\n"
+          "  --kernel NAME      assembly: which kernel of the file (default: the first)\n"
           "  --json             machine-readable output\n");
+}
+
+/* The whole file as text (NULL if it cannot be read). */
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  size_t cap = 1 << 16, n = 0, got;
+  char *buf = malloc(cap);
+  while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+    n += got;
+    if (n + 1 == cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (nb == NULL) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  fclose(f);
+  if (buf) buf[n] = '\0';
+  return buf;
+}
+
+/* Assembly: a .s/.S/.asm name, or text that ends a kernel with s_endpgm. */
+static int is_assembly(const char *file) {
+  const char *dot = strrchr(file, '.');
+  if (dot && (strcmp(dot, ".s") == 0 || strcmp(dot, ".S") == 0 || strcmp(dot, ".asm") == 0)) return 1;
+  if (dot && strcmp(dot, ".wp") == 0) return 0;
+  char *text = read_text(file);
+  int yes = text != NULL && strstr(text, "s_endpgm") != NULL;
+  free(text);
+  return yes;
+}
+
+static fsim_status load_assembly(const char *file, const char *kernel, const int64_t *trips, int ntrips,
+                                 const fsim_arch *a, fsim_wprog *wp, fsim_asm_wprog_info *info, fsim_err *e) {
+  char *text = read_text(file);
+  if (text == NULL) return FSIM_ERR(e, FSIM_ENOENT, "%s: cannot read", file);
+  fsim_asm_kernel k;
+  fsim_status st = fsim_asm_parse(&k, text, file, kernel, e);
+  free(text);
+  if (st != FSIM_OK) return st;
+  if (ntrips > 0 && ntrips != k.nloops)
+    st = FSIM_ERR(e, FSIM_EINVAL, "--trips: %s has %d loop(s), %d trip count(s) given", file, k.nloops, ntrips);
+  fsim_asm_wprog_opts o = {.tmpl = NULL, .trips = ntrips ? trips : NULL, .ntrips = ntrips,
+                           .vgprs = -1, .agprs = -1, .sgprs = -1, .lds_bytes = -1};
+  if (st == FSIM_OK) st = fsim_asm_to_wprog(&k, a, &o, wp, info, e);
+  fsim_asm_free(&k);
+  return st;
 }
 
 int fsim_cmd_sim(int argc, char **argv) {
@@ -41,10 +103,15 @@ int fsim_cmd_sim(int argc, char **argv) {
                                        {"compare-full", no_argument, NULL, 'C'},
                                        {"print", no_argument, NULL, 'p'},
                                        {"waves", no_argument, NULL, 'W'},
+                                       {"trips", required_argument, NULL, 'T'},
+                                       {"kernel", required_argument, NULL, 'K'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
   const char *arch = NULL, *timeline = NULL;
   int json = 0, sampled = 0, compare = 0, print = 0, waves = 0, c;
+  const char *kernel = NULL;
+  int64_t trips[FSIM_ASM_MAX_LOOPS];
+  int ntrips = 0;
   fsim_cli_sets sets = {.n = 0};
   optind = 0;
   opterr = 0;
@@ -60,6 +127,20 @@ int fsim_cmd_sim(int argc, char **argv) {
     case 'C': compare = 1; break;
     case 'p': print = 1; break;
     case 'W': waves = 1; break;
+    case 'K': kernel = optarg; break;
+    case 'T': {
+      char buf[256];
+      snprintf(buf, sizeof buf, "%s", optarg);
+      char *save = NULL;
+      for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long v;
+        if (ntrips == FSIM_ASM_MAX_LOOPS)
+          return fsim_cli_usage_error(CMD, "--trips: at most %d loops", FSIM_ASM_MAX_LOOPS);
+        if (fsim_cli_parse_long(CMD, "--trips", t, 1, 1L << 30, &v)) return FSIM_EXIT_USAGE;
+        trips[ntrips++] = v;
+      }
+      break;
+    }
     case 'h': usage(stdout); return FSIM_EXIT_OK;
     default: return fsim_cli_bad_option(CMD, argc, argv);
     }
@@ -76,7 +157,14 @@ int fsim_cmd_sim(int argc, char **argv) {
   fsim_err e;
   fsim_err_clear(&e);
   fsim_wprog wp;
-  if (fsim_wprog_parse_file(&wp, file, &a, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  fsim_asm_wprog_info ainfo;
+  int is_asm = is_assembly(file);
+  if (!is_asm && (ntrips || kernel)) return fsim_cli_usage_error(CMD, "--trips and --kernel go with an assembly FILE");
+  if (is_asm) {
+    if (load_assembly(file, kernel, trips, ntrips, &a, &wp, &ainfo, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  } else if (fsim_wprog_parse_file(&wp, file, &a, &e) != FSIM_OK) {
+    return fsim_cli_report(CMD, &e);
+  }
   if (print) {
     rc = fsim_wprog_print(&wp, &a, stdout, &e) == FSIM_OK ? 0 : fsim_cli_report(CMD, &e);
     fsim_wprog_free(&wp);
@@ -101,6 +189,12 @@ int fsim_cmd_sim(int argc, char **argv) {
     json_object_set_new(prov, "file", json_string(file));
     json_object_set_new(out, "produced_by", prov);
     json_object_set_new(out, "kernel", json_string(wp.name));
+    if (is_asm) {
+      json_t *ai = json_object();
+      json_object_set_new(ai, "loops_without_trip", json_integer(ainfo.loops_without_trip));
+      json_object_set_new(ai, "synthetic_addresses", json_integer(ainfo.synthetic));
+      json_object_set_new(out, "assembly", ai);
+    }
     json_t *res = fsim_cli_sim_json(&r);
     json_object_update(out, res);
     json_decref(res);
@@ -117,6 +211,10 @@ int fsim_cmd_sim(int argc, char **argv) {
   fsim_cli_print_provenance(stdout, &a);
   printf("kernel       %s  (grid %dx%dx%d, %d waves per workgroup)  file %s\n", wp.name, wp.grid[0], wp.grid[1],
          wp.grid[2], wp.waves_per_wg, file);
+  if (is_asm)
+    printf("assembly     one wave of one workgroup; %d loop(s)%s; %d memory instruction(s) at synthetic addresses\n",
+           ainfo.loops_without_trip > 0 ? ainfo.loops_without_trip : ntrips,
+           ainfo.loops_without_trip > 0 ? " run once for want of --trips" : " at the given trip counts", ainfo.synthetic);
   fsim_cli_sim_print(stdout, &r);
   if (waves) fsim_cli_sim_print_waves(stdout, &r);
   if (compare)

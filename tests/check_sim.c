@@ -438,6 +438,37 @@ START_TEST(test_per_wave_stalls) {
 }
 END_TEST
 
+/* flysim sim on assembly: a loop of one dependent MFMA chain runs --trips times. */
+START_TEST(test_sim_assembly) {
+  static const char tiny[] = "\t.text\n\t.globl tiny\ntiny:\n\tv_mov_b32_e32 v0, 0\n.LBB0_1:\n"
+                             "\tv_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]\n\ts_add_i32 s0, s0, -1\n"
+                             "\ts_cmp_lg_u32 s0, 0\n\ts_cbranch_scc1 .LBB0_1\n\ts_endpgm\n";
+  const char *path = tu_write_temp(tiny, ".s");
+  char args[1200];
+  snprintf(args, sizeof args, "sim %s --arch mi355x --trips 100 --json", path);
+  tu_run t = tu_flysim(args);
+  ck_assert_msg(t.status == 0, "%s", t.err);
+  json_t *j = tu_json(&t);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "wave_instructions")), 1 + 100 * 4 + 1);
+  fsim_arch a = arch_of("mi355x");
+  const fsim_mfma_entry *m = fsim_arch_find_mfma(&a, "v_mfma_f32_16x16x32_bf16");
+  ck_assert_ptr_nonnull(m);
+  /* each MFMA waits for the previous one's accumulators: between the pipe's rate and its latency */
+  int64_t cyc = json_integer_value(json_object_get(j, "cycles"));
+  ck_assert_int_ge(cyc, 100 * fsim_mfma_cycles(&a, m));
+  ck_assert_int_le(cyc, 100 * m->latency + 500);
+  json_decref(j);
+  tu_run_free(&t);
+  snprintf(args, sizeof args, "sim %s --arch mi355x --trips 3,4", path);
+  t = tu_flysim(args);
+  ck_assert_int_eq(t.status, 2);
+  char want[1300];
+  snprintf(want, sizeof want, "flysim sim: --trips: %s has 1 loop(s), 2 trip count(s) given\n", path);
+  ck_assert_str_eq(t.err, want);
+  tu_run_free(&t);
+}
+END_TEST
+
 START_TEST(test_timeline_and_cli) {
   const char *out = tu_write_temp("", ".json");
   char args[1024];
@@ -523,6 +554,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_window_bound);
   tcase_add_test(tc, test_sampled_mode);
   tcase_add_test(tc, test_per_wave_stalls);
+  tcase_add_test(tc, test_sim_assembly);
   tcase_add_test(tc, test_timeline_and_cli);
   suite_add_tcase(s, tc);
   return s;
