@@ -12,6 +12,7 @@
 #include "cli/report.h"
 #include "sim/sim.h"
 #include "traces/asm.h"
+#include "util/file.h"
 
 static const char *const CMD = "sim";
 
@@ -42,36 +43,12 @@ static void usage(FILE *f) {
           "  --json             machine-readable output\n");
 }
 
-/* The whole file as text (NULL if it cannot be read). */
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  size_t cap = 1 << 16, n = 0, got;
-  char *buf = malloc(cap);
-  while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-    n += got;
-    if (n + 1 == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (nb == NULL) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-  }
-  fclose(f);
-  if (buf) buf[n] = '\0';
-  return buf;
-}
-
 /* Assembly: a .s/.S/.asm name, or text that ends a kernel with s_endpgm. */
 static int is_assembly(const char *file) {
   const char *dot = strrchr(file, '.');
   if (dot && (strcmp(dot, ".s") == 0 || strcmp(dot, ".S") == 0 || strcmp(dot, ".asm") == 0)) return 1;
   if (dot && strcmp(dot, ".wp") == 0) return 0;
-  char *text = read_text(file);
+  char *text = fsim_file_read(file, NULL);
   int yes = text != NULL && strstr(text, "s_endpgm") != NULL;
   free(text);
   return yes;
@@ -79,7 +56,7 @@ static int is_assembly(const char *file) {
 
 static fsim_status load_assembly(const char *file, const char *kernel, const int64_t *trips, int ntrips,
                                  const fsim_arch *a, fsim_wprog *wp, fsim_asm_wprog_info *info, fsim_err *e) {
-  char *text = read_text(file);
+  char *text = fsim_file_read(file, NULL);
   if (text == NULL) return FSIM_ERR(e, FSIM_ENOENT, "%s: cannot read", file);
   fsim_asm_kernel k;
   fsim_status st = fsim_asm_parse(&k, text, file, kernel, e);

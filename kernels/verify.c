@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include "kernels/verify.h"
+#include "util/file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -66,30 +67,6 @@ const fsim_verify_check *fsim_verify_find(const fsim_verify_report *r, const cha
 
 /* ---- files and tools ----------------------------------------------------------------------- */
 
-static char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap + 1);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (n < cap) break;
-    char *nb = realloc(buf, 2 * cap + 1);
-    if (nb == NULL) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = nb;
-    cap *= 2;
-  }
-  fclose(f);
-  if (buf) buf[n] = '\0';
-  if (len) *len = n;
-  return buf;
-}
-
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -133,7 +110,7 @@ static int run_tool(char *const argv[], int search, const char *out_path, double
 
 /* A tool's first error lines (or first lines), on one line, for a detail. */
 static void first_lines(const char *path, char *buf, size_t n, int lines) {
-  char *t = read_all(path, NULL);
+  char *t = fsim_file_read(path, NULL);
   buf[0] = '\0';
   if (t == NULL) return;
   int errors = strstr(t, "error") != NULL;
@@ -315,7 +292,7 @@ static void hip_run(fsim_verify_report *r, const fsim_gemm_plan *p, const char *
   char *rargv[] = {bin, NULL};
   snprintf(out, sizeof out, "%s/run.log", dir);
   rc = run_tool(rargv, 0, out, 600, &secs);
-  char *text = read_all(out, NULL);
+  char *text = fsim_file_read(out, NULL);
   const char *line = text ? strstr(text, "flysim-run: ") : NULL;
   char first[300] = "";
   if (line) snprintf(first, sizeof first, "%.*s", (int)strcspn(line, "\n"), line);
@@ -562,7 +539,7 @@ static fsim_status verify_in(const char *file, const fsim_gemm_plan *p, const ch
     } else {
       char *rargv[] = {st_bin, NULL};
       rc = run_tool(rargv, 0, st_out, 300, NULL);
-      char *text = rc == 0 ? read_all(st_out, NULL) : NULL;
+      char *text = rc == 0 ? fsim_file_read(st_out, NULL) : NULL;
       char why[600];
       int n = 0;
       if (text == NULL) check(r, "addresses", 0, "the address self-test failed to run (status %d)", rc);
@@ -600,7 +577,7 @@ static fsim_status verify_in(const char *file, const fsim_gemm_plan *p, const ch
   snprintf(notes, sizeof notes, "%s/notes.txt", dir);
   char *rargv[] = {tool, "--notes", obj, NULL};
   rc = run_tool(rargv, 0, notes, 120, NULL);
-  char *ntext = rc == 0 ? read_all(notes, NULL) : NULL;
+  char *ntext = rc == 0 ? fsim_file_read(notes, NULL) : NULL;
   meta md;
   if (ntext == NULL || !parse_notes(ntext, kernel, a->cu.max_agprs > 0, &md)) {
     free(ntext);
@@ -631,7 +608,7 @@ static fsim_status verify_in(const char *file, const fsim_gemm_plan *p, const ch
   snprintf(mcpu, sizeof mcpu, "--mcpu=%s", a->device.gfx);
   char *dargv[] = {tool, "-d", mcpu, obj, NULL};
   rc = run_tool(dargv, 0, dis, 120, NULL);
-  char *dtext = rc == 0 ? read_all(dis, NULL) : NULL;
+  char *dtext = rc == 0 ? fsim_file_read(dis, NULL) : NULL;
   if (dtext == NULL) return FSIM_ERR(e, FSIM_ETOOL, "%s -d failed (status %d)", tool, rc);
   fsim_asm_kernel k;
   fsim_err pe;
@@ -670,7 +647,7 @@ fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_ve
   memset(r, 0, sizeof *r);
   snprintf(r->file, sizeof r->file, "%s", path);
   size_t len;
-  char *text = read_all(path, &len);
+  char *text = fsim_file_read(path, &len);
   if (text == NULL)
     return FSIM_ERR(e, errno == ENOENT ? FSIM_ENOENT : FSIM_EIO, "%s: %s", path, strerror(errno ? errno : EIO));
   fsim_emit_header *h = malloc(sizeof *h);

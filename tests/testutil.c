@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "tests/testutil.h"
+#include "util/file.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -10,29 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-char *tu_read_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return NULL;
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  size_t r;
-  while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-    n += r;
-    if (cap - n - 1 == 0) {
-      char *nb = realloc(buf, cap * 2);
-      if (nb == NULL) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-  }
-  fclose(f);
-  if (buf) buf[n] = '\0';
-  return buf;
-}
+char *tu_read_file(const char *path) { return fsim_file_read(path, NULL); }
 
 const char *tu_write_temp(const char *text, const char *suffix) {
   static char paths[8][256];
@@ -126,4 +105,12 @@ json_t *tu_json(const tu_run *r) {
   json_t *j = json_loads(r->out, 0, &je);
   ck_assert_msg(j != NULL, "output is not JSON (%s at line %d): %.200s", je.text, je.line, r->out);
   return j;
+}
+
+int tu_run_suite(Suite *s) {
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
 }

@@ -25,6 +25,10 @@ typedef struct tu_run {
 /* Runs the built flysim with the given arguments (a shell-quoted string). */
 tu_run tu_flysim(const char *args);
 void tu_run_free(tu_run *r);
+/* Runs a Check suite and returns the process status: 0 when every test passed. */
+struct Suite;
+int tu_run_suite(struct Suite *s);
+
 /* Parses r->out as JSON, failing the test if it is not. */
 json_t *tu_json(const tu_run *r);
 

@@ -4,3 +4,4 @@ libflysim_a_SOURCES += \
 	util/dtype.c util/dtype.h
 libflysim_a_SOURCES += util/ini_table.c util/ini_table.h
 libflysim_a_SOURCES += util/numeric.c util/numeric.h
+libflysim_a_SOURCES += util/file.c util/file.h
