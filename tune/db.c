@@ -52,7 +52,7 @@ fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *
   snprintf(db->path, sizeof db->path, "%s", path);
   int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
   if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
-    fsim_status st = db->h ? FSIM_ERR(e, create ? FSIM_EDB : FSIM_ENOENT, "--db %s: cannot open: %s", path,
+    fsim_status st = db->h ? FSIM_ERR(e, create ? FSIM_EINVAL : FSIM_ENOENT, "--db %s: cannot open: %s", path,
                                       sqlite3_errmsg(db->h))
                            : FSIM_ERR(e, FSIM_ENOMEM, "--db %s: out of memory", path);
     sqlite3_close(db->h);
