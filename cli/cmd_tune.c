@@ -71,7 +71,7 @@ static double best_us(const outcome *o) {
 
 static const char *best_bound(const outcome *o) {
   if (o->fallback) return o->fallback_bound;
-  return o->r.cand[o->r.best].sim_us > 0 ? fsim_tune_sim_bound(&o->r.sim) : o->r.estimate.bound;
+  return o->r.cand[o->r.best].sim_us > 0 ? fsim_tune_bound(&o->r.sim, &o->r.estimate) : o->r.estimate.bound;
 }
 
 static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_gemm_config *fixed,

@@ -170,7 +170,7 @@ fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, f
       out->simulated = 1;
       out->time_us = out->sim.time_us;
       out->clock_ghz = out->sim.clock_ghz;
-      out->bound = fsim_tune_sim_bound(&out->sim);
+      out->bound = fsim_tune_bound(&out->sim, &out->est);
     }
   }
   out->tflops = out->time_us > 0 ? flops / (out->time_us * 1e-6) / 1e12 : 0;

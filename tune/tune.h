@@ -51,5 +51,8 @@ fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int s
 /* The bound a simulation shows: the busiest unit ("mfma", "lds", "l1", "l2", "mall", "hbm"),
  * or "latency" when none is busy more than 60% of the time. */
 const char *fsim_tune_sim_bound(const fsim_sim_result *r);
+/* The same, with the model's estimate of the kernel to discount a sampled run's MALL and HBM
+ * utilisation (XCD 0 alone reads them high where operands are shared among the XCDs). */
+const char *fsim_tune_bound(const fsim_sim_result *r, const fsim_estimate *est);
 
 #endif
