@@ -59,9 +59,6 @@ typedef struct outcome {
   double peak;
 } outcome;
 
-static double flops_of(const fsim_gemm_problem *pr) {
-  return 2.0 * (double)pr->m * (double)pr->n * (double)pr->k * (pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1);
-}
 
 static double best_us(const outcome *o) {
   if (o->fallback) return o->fallback_us;
@@ -82,11 +79,9 @@ static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, con
   int ci = fsim_arch_peak_class_index(fsim_dtype_peak_class(pr->a));
   o->peak = ci >= 0 ? d.peak_tflops[ci] : 0;
   if (!fsim_gemm_supported(pr, a, o->why, sizeof o->why)) {
-    int g = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
-    double bytes = g * ((double)pr->m * pr->k * fsim_dtype_bits(pr->a) + (double)pr->n * pr->k * fsim_dtype_bits(pr->b) +
-                        (double)pr->m * pr->n * fsim_dtype_bits(pr->c)) / 8.0;
     o->fallback = 1;
-    o->fallback_us = fsim_model_roofline_us(a, flops_of(pr), bytes, fsim_dtype_peak_class(pr->a), &o->fallback_bound);
+    o->fallback_us = fsim_model_roofline_us(a, fsim_gemm_problem_flops(pr), fsim_gemm_problem_bytes(pr),
+                                            fsim_dtype_peak_class(pr->a), &o->fallback_bound);
     return FSIM_OK;
   }
   fsim_tune_opts to = {.fixed = fixed, .refine = ta->refine, .sampled = ta->sampled};
@@ -96,7 +91,7 @@ static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, con
 static json_t *best_json(const fsim_arch *a, const outcome *o) {
   json_t *b = json_object();
   double t = best_us(o);
-  double tf = flops_of(&o->pr) / (t * 1e-6) / 1e12;
+  double tf = fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12;
   json_object_set_new(b, "time_us", json_real(t));
   json_object_set_new(b, "clock_ghz", json_real(a->device.sustained_clock_ghz));
   json_object_set_new(b, "bound", json_string(best_bound(o)));
@@ -153,7 +148,7 @@ static void outcome_print(const outcome *o, int top) {
     printf("%5d %10.3f %10s  %-8s %s%s\n", i + 1, c->model_us, sim, c->model_bound, c->config,
            i == r->best ? "  <- best" : "");
   }
-  double t = best_us(o), tf = flops_of(&o->pr) / (t * 1e-6) / 1e12;
+  double t = best_us(o), tf = fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12;
   printf("best         %.3f us  %.1f TFLOP/s = %.1f%% of peak, bound %s\n", t, tf,
          o->peak > 0 ? 100.0 * tf / o->peak : 0, best_bound(o));
 }
@@ -172,7 +167,7 @@ static fsim_status store(fsim_db *db, const fsim_arch *a, const outcome *o, fsim
   fsim_db_entry en;
   double t = best_us(o);
   fsim_predict_db_entry(a, &o->pr, o->fallback ? "" : o->r.cand[o->r.best].config, o->fallback ? "fallback" : "flydsl",
-                        t, flops_of(&o->pr) / (t * 1e-6) / 1e12, o->fallback ? 0 : o->r.cand[o->r.best].model_us, &en);
+                        t, fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12, o->fallback ? 0 : o->r.cand[o->r.best].model_us, &en);
   return fsim_db_put(db, &en, e);
 }
 
@@ -411,7 +406,7 @@ int fsim_cmd_tune(int argc, char **argv) {
       const outcome *o = &outs[i];
       char shape[48];
       snprintf(shape, sizeof shape, "%lldx%lldx%lld", o->pr.m, o->pr.n, o->pr.k);
-      double t = best_us(o), tf = flops_of(&o->pr) / (t * 1e-6) / 1e12;
+      double t = best_us(o), tf = fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12;
       printf("%-26s %-22s %10.3f %8.1f %5.1f%%  %-8s %s\n", o->entry->name, shape, t, tf,
              o->peak > 0 ? 100.0 * tf / o->peak : 0, best_bound(o),
              o->fallback ? "(fallback)" : o->r.cand[o->r.best].config);

@@ -237,6 +237,24 @@ static float random_value(gsl_rng *rng, fsim_dtype t) {
   }
 }
 
+/* Random values for operand o in its storage format, and their double copies with the scales
+ * applied for the reference: A as m x k (row-major), B as k x n, and their absolute values. */
+static void fill_operand(fexec *x, int o, gsl_rng *rng, int64_t kblocks, double *ref, double *refabs) {
+  fsim_dtype t = o == 0 ? x->at : x->bt;
+  uint8_t *store = o == 0 ? x->a : x->b;
+  const uint8_t *scale = o == 0 ? x->sa : x->sb;
+  int64_t rows = o == 0 ? x->m : x->n;
+  for (int64_t mn = 0; mn < rows; mn++)
+    for (int64_t k = 0; k < x->k; k++) {
+      int64_t idx = elem_index(x, o, mn, k);
+      fsim_store_elem(t, store, idx, random_value(rng, t));
+      double q = fsim_load_elem(t, store, idx) * (double)fsim_e8m0_to_float(scale[mn * kblocks + k / 32]);
+      int64_t at = o == 0 ? mn * x->k + k : k * x->n + mn;
+      ref[at] = q;
+      refabs[at] = fabs(q);
+    }
+}
+
 fsim_status fsim_gemm_functional(const fsim_gemm_plan *p, uint64_t seed, unsigned faults, fsim_gemm_check *out,
                                  fsim_err *e) {
   memset(out, 0, sizeof *out);
@@ -286,24 +304,8 @@ fsim_status fsim_gemm_functional(const fsim_gemm_plan *p, uint64_t seed, unsigne
   for (int64_t i = 0; i < x.m * kblocks; i++) x.sa[i] = scaled ? (uint8_t)(127 + gsl_rng_uniform_int(rng, 5) - 2) : 127;
   for (int64_t i = 0; i < x.n * kblocks; i++) x.sb[i] = scaled ? (uint8_t)(127 + gsl_rng_uniform_int(rng, 5) - 2) : 127;
   /* operands, and their double copies (scales applied) for the reference */
-  for (int64_t mn = 0; mn < x.m; mn++)
-    for (int64_t k = 0; k < x.k; k++) {
-      float v = random_value(rng, x.at);
-      int64_t idx = elem_index(&x, 0, mn, k);
-      fsim_store_elem(x.at, x.a, idx, v);
-      double q = fsim_load_elem(x.at, x.a, idx) * (double)fsim_e8m0_to_float(x.sa[mn * kblocks + k / 32]);
-      ad[mn * x.k + k] = q;
-      aabs[mn * x.k + k] = fabs(q);
-    }
-  for (int64_t mn = 0; mn < x.n; mn++)
-    for (int64_t k = 0; k < x.k; k++) {
-      float v = random_value(rng, x.bt);
-      int64_t idx = elem_index(&x, 1, mn, k);
-      fsim_store_elem(x.bt, x.b, idx, v);
-      double q = fsim_load_elem(x.bt, x.b, idx) * (double)fsim_e8m0_to_float(x.sb[mn * kblocks + k / 32]);
-      bd[k * x.n + mn] = q;
-      babs[k * x.n + mn] = fabs(q);
-    }
+  fill_operand(&x, 0, rng, kblocks, ad, aabs);
+  fill_operand(&x, 1, rng, kblocks, bd, babs);
   /* the schedule, workgroup by workgroup (the remap only orders them) */
   for (int z = 0; z < s->split_k; z++)
     for (int64_t tm = 0; tm < p->tiles_m; tm++)

@@ -71,7 +71,9 @@ static inline int64_t global_off(const fsim_gemm_operand *op, int mn, int k) {
 
 /* Elements are addressed in storage units: fp4 pairs share a byte, so a "storage element"
  * of a 4-bit type is one byte holding two values.  The plan keeps 4-bit operands in bytes. */
-void fsim_gemm_lane_copy(const fsim_gemm_plan *p, int o, int t, int c, int64_t *global, int64_t *lds) {
+/* The lane functions with the swizzle given (the plan's, or a candidate the plan weighs). */
+static void lane_copy_sw(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int t, int c, int64_t *global,
+                         int64_t *lds) {
   const fsim_gemm_operand *op = &p->op[o];
   int eb = op->elem_bits / 8;
   int ce = op->gcopy->bytes / eb; /* elements per copy */
@@ -79,7 +81,7 @@ void fsim_gemm_lane_copy(const fsim_gemm_plan *p, int o, int t, int c, int64_t *
   int mn, k;
   if (op->gcopy->op == FSIM_OP_LOAD_LDS) {
     int64_t phys = q * ce;
-    lds_coords(op, fsim_swizzle_apply(&op->sw, phys), &mn, &k);
+    lds_coords(op, fsim_swizzle_apply(sw, phys), &mn, &k);
     *lds = phys * eb;
   } else {
     /* global order: consecutive chunks along the contiguous dimension, then the other */
@@ -88,9 +90,13 @@ void fsim_gemm_lane_copy(const fsim_gemm_plan *p, int o, int t, int c, int64_t *
     int along = (int)(first % contig), across = (int)(first / contig);
     mn = op->k_contig ? across : along;
     k = op->k_contig ? along : across;
-    *lds = fsim_swizzle_apply(&op->sw, lds_logical(op, mn, k)) * eb;
+    *lds = fsim_swizzle_apply(sw, lds_logical(op, mn, k)) * eb;
   }
   *global = global_off(op, mn, k);
+}
+
+void fsim_gemm_lane_copy(const fsim_gemm_plan *p, int o, int t, int c, int64_t *global, int64_t *lds) {
+  lane_copy_sw(p, o, &p->op[o].sw, t, c, global, lds);
 }
 
 /* The atom-relative (mn, k) of value v of lane l. */
@@ -101,7 +107,8 @@ static void atom_mnk(const fsim_gemm_plan *p, const fsim_layout *tv, int o, int 
 
 static const fsim_layout *atom_tv(const fsim_gemm_plan *p, int o);
 
-int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk, int r, int l) {
+static int64_t lane_read_sw(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int w, int i, int kk, int r,
+                            int l) {
   const fsim_gemm_operand *op = &p->op[o];
   const fsim_layout *tv = atom_tv(p, o);
   int wave_pos = o == 0 ? w % p->s.waves_m : w / p->s.waves_m;
@@ -118,7 +125,11 @@ int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk
     int vr = op->lread->bytes / eb * vpe;
     atom_mnk(p, tv, o, l, r * vr, &mn, &k);
   }
-  return fsim_swizzle_apply(&op->sw, lds_logical(op, mn0 + mn, (k0 + k) / vpe)) * eb;
+  return fsim_swizzle_apply(sw, lds_logical(op, mn0 + mn, (k0 + k) / vpe)) * eb;
+}
+
+int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk, int r, int l) {
+  return lane_read_sw(p, o, &p->op[o].sw, w, i, kk, r, l);
 }
 
 void fsim_gemm_read_delivers(const fsim_gemm_plan *p, int o, int r, int l, int v, int *mn, int *k) {
@@ -187,50 +198,33 @@ void fsim_gemm_bank_cycles(const fsim_gemm_plan *p, int o, const fsim_swizzle *s
   bank_cycles_n(p, o, sw, o == 0 ? p->rm : p->rn, p->op[o].copies, reads, writes);
 }
 
-static void bank_cycles_n(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int nfrag, int ncopy, int *reads,
-                          int *writes) {
-  fsim_gemm_plan *q = malloc(sizeof *q);
-  if (q == NULL) {
-    *reads = *writes = 0;
-    return;
-  }
-  *q = *p;
-  q->op[o].sw = *sw;
-  int32_t off[FSIM_MAX_WAVE];
-  uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
-  *reads = *writes = 0;
-  for (int i = 0; i < nfrag; i++)
-    for (int r = 0; r < p->op[o].reads_per_frag; r++) {
-      for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_read(q, o, 0, i, 0, r, l);
-      *reads += fsim_lds_bank_cycles(p->a, off, all, 0, p->op[o].lread->bytes, NULL);
-    }
-  if (p->op[o].lwrite != NULL) /* register path: the ds_write side too */
-    for (int c = 0; c < ncopy; c++) {
-      for (int l = 0; l < p->wave_size; l++) {
-        int64_t g, d;
-        fsim_gemm_lane_copy(q, o, l, c, &g, &d);
-        off[l] = (int32_t)d;
-      }
-      *writes += fsim_lds_bank_cycles(p->a, off, all, 0, p->op[o].lwrite->bytes, NULL);
-    }
-  free(q);
-}
-
 /* Bank cycles of fragment i's reads (one K step, wave 0) under swizzle sw. */
 static int frag_read_cycles(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int i) {
-  fsim_gemm_plan *q = malloc(sizeof *q);
-  if (q == NULL) return 0;
-  *q = *p;
-  q->op[o].sw = *sw;
   int32_t off[FSIM_MAX_WAVE];
   uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
   int cyc = 0;
   for (int r = 0; r < p->op[o].reads_per_frag; r++) {
-    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_read(q, o, 0, i, 0, r, l);
+    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)lane_read_sw(p, o, sw, 0, i, 0, r, l);
     cyc += fsim_lds_bank_cycles(p->a, off, all, 0, p->op[o].lread->bytes, NULL);
   }
-  free(q);
   return cyc;
+}
+
+static void bank_cycles_n(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int nfrag, int ncopy, int *reads,
+                          int *writes) {
+  int32_t off[FSIM_MAX_WAVE];
+  uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
+  *reads = *writes = 0;
+  for (int i = 0; i < nfrag; i++) *reads += frag_read_cycles(p, o, sw, i);
+  if (p->op[o].lwrite != NULL) /* register path: the ds_write side too */
+    for (int c = 0; c < ncopy; c++) {
+      for (int l = 0; l < p->wave_size; l++) {
+        int64_t g, d;
+        lane_copy_sw(p, o, sw, l, c, &g, &d);
+        off[l] = (int32_t)d;
+      }
+      *writes += fsim_lds_bank_cycles(p->a, off, all, 0, p->op[o].lwrite->bytes, NULL);
+    }
 }
 
 /* ---- memo: operand results that only depend on a few fields, for enumerating many configs */

@@ -134,6 +134,17 @@ int fsim_gemm_config_format(const fsim_schedule *s, char *buf, size_t n) {
                   s->kind == FSIM_PIPE_PINGPONG ? "pingpong" : "plain");
 }
 
+double fsim_gemm_problem_flops(const fsim_gemm_problem *pr) {
+  int groups = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
+  return 2.0 * (double)pr->m * (double)pr->n * (double)pr->k * groups;
+}
+
+double fsim_gemm_problem_bytes(const fsim_gemm_problem *pr) {
+  int groups = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
+  return groups * ((double)pr->m * pr->k * fsim_dtype_bits(pr->a) + (double)pr->n * pr->k * fsim_dtype_bits(pr->b) +
+                   (double)pr->m * pr->n * fsim_dtype_bits(pr->c)) / 8.0;
+}
+
 fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
   if (pr->m < 1 || pr->n < 1 || pr->k < 1)
     return FSIM_ERR(e, FSIM_EINVAL, "--m/--n/--k: %lldx%lldx%lld is not a shape (all must be >= 1)", pr->m, pr->n, pr->k);

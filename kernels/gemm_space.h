@@ -38,6 +38,10 @@ int fsim_gemm_config_complete(const fsim_gemm_config *c);
 
 /* Whether FlyDSL's path takes the problem; if not, *why says why (PyTorch falls back). */
 int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *why, size_t n);
+/* The problem's FLOPs (2 M N K, times the groups of a grouped GEMM) and the bytes of its A, B
+ * and C. */
+double fsim_gemm_problem_flops(const fsim_gemm_problem *pr);
+double fsim_gemm_problem_bytes(const fsim_gemm_problem *pr);
 /* Checks the problem's own values (types for the operator, sizes); errors name the flag. */
 fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e);
 

@@ -117,7 +117,7 @@ fsim_status fsim_micro_lds(const fsim_arch *a, int stride, int width_bits, fsim_
   fsim_wp_program *p = &wp.programs[0];
   st = ai < 0 ? e->code : fsim_wp_program_loop_begin(p, n, e);
   for (int k = 0; k < 1 && st == FSIM_OK; k++) {
-    /* independent reads, with a wait every 8 to stay within the counter */
+    /* independent reads; the counter's limit of outstanding accesses paces them */
     fsim_wp_inst rd = {.op = FSIM_OP_LDS_READ, .width = (uint8_t)width, .addr = ai, .addr2 = -1};
     rd.dst = reg(&wp, "v");
     if (fsim_wp_program_append(p, &rd, e) < 0) st = e->code;

@@ -137,14 +137,11 @@ fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, f
   int ci = fsim_arch_peak_class_index(cls);
   out->peak_tflops = ci >= 0 ? d.peak_tflops[ci] : 0;
   out->clock_ghz = a->device.sustained_clock_ghz;
-  int groups = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
-  double flops = 2.0 * (double)pr->m * (double)pr->n * (double)pr->k * groups;
+  double flops = fsim_gemm_problem_flops(pr);
   if (req->schedule == NULL && !fsim_gemm_supported(pr, a, out->fallback_reason, sizeof out->fallback_reason)) {
-    double bytes = groups * ((double)pr->m * pr->k * fsim_dtype_bits(pr->a) + (double)pr->n * pr->k * fsim_dtype_bits(pr->b) +
-                             (double)pr->m * pr->n * fsim_dtype_bits(pr->c)) / 8.0;
     out->backend = "fallback";
     out->source = "roofline";
-    out->time_us = fsim_model_roofline_us(a, flops, bytes, cls, &out->bound);
+    out->time_us = fsim_model_roofline_us(a, flops, fsim_gemm_problem_bytes(pr), cls, &out->bound);
   } else {
     out->backend = "flydsl";
     st = fsim_predict_choose(a, req, &out->schedule, &out->source, e);
