@@ -16,7 +16,7 @@ static const char *const CMD = "db";
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim db list [--db FILE] [--arch NAME] [--json]\n"
-          "       flysim db show OP --m M --n N --k K --arch NAME [shape flags] [--db FILE] [--json]\n"
+          "       flysim db show OP (MxNxK | --m M --n N --k K) --arch NAME [shape flags] [--db FILE] [--json]\n"
           "       flysim db export [--db FILE] [-o OUT.json]\n"
           "\n"
           "Reads the tuning database that 'flysim tune' writes (default $FLYSIM_DB, else\n"

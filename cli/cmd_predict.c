@@ -13,7 +13,7 @@ static const char *const CMD = "predict";
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: flysim predict OP --m M --n N --k K --arch NAME [--config CFG | --schedule FILE]\n"
+          "usage: flysim predict OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE]\n"
           "                      [--mode sim|model] [--sampled | --full] [--timeline OUT.json] [--json]\n"
           "\n"
           "Predicts the time of the FlyDSL kernel for one problem.  The schedule is the --schedule\n"

@@ -20,7 +20,7 @@ static const char *const CMD = "tune";
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: flysim tune OP --m M --n N --k K --arch NAME [--config CFG] [options]\n"
+          "usage: flysim tune OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG] [options]\n"
           "       flysim tune [gemm] --suite default --arch NAME [options]\n"
           "\n"
           "Enumerates every legal config (LDS capacity, register budget, divisibility, alignment),\n"

@@ -19,7 +19,7 @@ static const char *const CMD = "verify";
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim verify OUT.hip --arch NAME [--set S.K=V]... [--with-hip] [--keep] [--json]\n"
-          "       flysim verify OP --m M --n N --k K --arch NAME [--config CFG | --schedule FILE] [--json]\n"
+          "       flysim verify OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE] [--json]\n"
           "\n"
           "Checks an emitted kernel (flysim emit) against the plan it came from, or emits the kernel of\n"
           "a problem into a private folder and checks that.  The checks (docs/emit.md):\n"

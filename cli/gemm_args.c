@@ -44,9 +44,37 @@ int fsim_cli_gemm_option(fsim_cli_gemm *g, int c, const char *arg) {
   }
 }
 
+/* SHAPE "MxNxK": each a whole number in the range --m/--n/--k take; a flag given too must agree. */
+static int shape_arg(fsim_cli_gemm *g, const char *text) {
+  long long v[3];
+  const char *p = text;
+  for (int i = 0; i < 3; i++) {
+    char part[32];
+    size_t len = strcspn(p, "x");
+    if (len == 0 || len >= sizeof part || (i < 2 && p[len] != 'x') || (i == 2 && p[len] != '\0'))
+      return fsim_cli_usage_error(g->cmd, "SHAPE '%s': expected MxNxK, e.g. 4096x4096x4096", text);
+    memcpy(part, p, len);
+    part[len] = '\0';
+    long x;
+    static const char *const names[3] = {"SHAPE's M", "SHAPE's N", "SHAPE's K"};
+    if (fsim_cli_parse_long(g->cmd, names[i], part, 1, 1L << 24, &x)) return FSIM_EXIT_USAGE;
+    v[i] = x;
+    p += len + (i < 2);
+  }
+  long long *dst[3] = {&g->m, &g->n, &g->k};
+  static const char *const flags[3] = {"--m", "--n", "--k"};
+  for (int i = 0; i < 3; i++) {
+    if (*dst[i] > 0 && *dst[i] != v[i])
+      return fsim_cli_usage_error(g->cmd, "SHAPE '%s' and %s %lld disagree", text, flags[i], *dst[i]);
+    *dst[i] = v[i];
+  }
+  return 0;
+}
+
 int fsim_cli_gemm_positional(fsim_cli_gemm *g, int argc, char **argv, int optind_) {
   if (optind_ >= argc) return fsim_cli_usage_error(g->cmd, "expected OP (gemm, grouped-gemm or scaled-gemm; see --help)");
-  if (optind_ + 1 < argc) return fsim_cli_usage_error(g->cmd, "unexpected argument '%s'", argv[optind_ + 1]);
+  if (optind_ + 2 < argc) return fsim_cli_usage_error(g->cmd, "unexpected argument '%s'", argv[optind_ + 2]);
+  if (optind_ + 1 < argc && shape_arg(g, argv[optind_ + 1])) return FSIM_EXIT_USAGE;
   const char *op = argv[optind_];
   fsim_kop k;
   if (fsim_kop_parse(op, &k) != 0)

@@ -39,6 +39,7 @@ enum {
 /* The usage lines for these flags. */
 #define FSIM_CLI_GEMM_HELP                                                                                             \
   "problem (OP is gemm, grouped-gemm or scaled-gemm):\n"                                                               \
+  "  MxNxK              the shape after OP, e.g. 4096x4096x4096 (or the three flags below)\n"                      \
   "  --m M --n N --k K  C is MxN, the reduction is K (required unless --schedule gives them)\n"                       \
   "  --dtype T          operand type: bf16 (default), fp16, fp8; scaled-gemm: fp8 or fp4\n"                          \
   "  --b-dtype T        B's type when it differs (scaled-gemm: fp8 x fp4)\n"                                          \

@@ -374,6 +374,10 @@ START_TEST(test_cli_errors) {
       {"tune --suite small --arch mi355x", "flysim tune: --suite 'small': no such suite (default)\n"},
       {"tune --suite default --arch mi355x --m 4", "flysim tune: --suite: the suite gives the shapes; drop the shape flags\n"},
       {"db frob", "flysim db: 'frob': expected list, show or export\n"},
+      {"predict gemm 64x64 --arch mi355x", "flysim predict: SHAPE '64x64': expected MxNxK, e.g. 4096x4096x4096\n"},
+      {"tune gemm 64x64x0 --arch mi355x", "flysim tune: SHAPE's K: 0 is out of range [1, 16777216]\n"},
+      {"predict gemm 64x64x64 --m 32 --arch mi355x", "flysim predict: SHAPE '64x64x64' and --m 32 disagree\n"},
+      {"predict gemm 64x64x64 64 --arch mi355x", "flysim predict: unexpected argument '64'\n"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tu_run r = tu_flysim(bad[i].args);
@@ -381,6 +385,22 @@ START_TEST(test_cli_errors) {
     ck_assert_str_eq(r.err, bad[i].msg);
     ck_assert_str_eq(r.out, "");
     tu_run_free(&r);
+  }
+  /* SHAPE after OP is the same problem as the three flags */
+  {
+    tu_run f = tu_flysim("predict gemm --m 96 --n 200 --k 64 --arch mi355x --mode model --db /nonexistent --json");
+    tu_run p = tu_flysim("predict gemm 96x200x64 --arch mi355x --mode model --db /nonexistent --json");
+    ck_assert_int_eq(f.status, 0);
+    ck_assert_int_eq(p.status, 0);
+    json_t *jf = tu_json(&f), *jp = tu_json(&p);
+    json_object_del(jf, "host_seconds"); /* the one key that measures this host */
+    json_object_del(jp, "host_seconds");
+    ck_assert(json_equal(jf, jp));
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(jp, "problem"), "n")), 200);
+    json_decref(jf);
+    json_decref(jp);
+    tu_run_free(&f);
+    tu_run_free(&p);
   }
   /* a complete but illegal config names the key and the reason */
   tu_run r = tu_flysim("predict gemm --m 64 --n 64 --k 64 --arch mi355x --config "
