@@ -67,16 +67,29 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
    * their share of the LDS time */
   double first_reads = a->lds.latency + o->t_lds / (s->ksteps > 0 ? s->ksteps : 1);
   /* other workgroups on the CU, and the other wave group of a ping-pong, fill the gaps */
-  int fillers = c * (s->wave_groups > 1 && s->stages >= 2 ? 2 : 1);
-  double work, exposed;
+  int fillers = c * (s->wave_groups > 1 ? 2 : 1);
   if (s->stages <= 1) {
-    /* one stage: a workgroup loads, waits and computes in turn; other workgroups overlap */
-    work = dmax(dmax(compute, memory), (compute + memory) / fillers);
-    exposed = 2.0 * a->issue.barrier_latency + first_reads + mem_latency;
-  } else {
-    work = dmax(compute, memory);
-    exposed = a->issue.barrier_latency + first_reads + dmax(0, mem_latency - (s->stages - 1) * work);
+    /* One stage: each workgroup loads its tile, waits, then computes, in turn, and the c
+     * workgroups on the CU share the compute and memory paths.  That is a closed queueing
+     * network of c customers, solved exactly by mean value analysis: two queueing stations,
+     * compute and memory, each asking 1/c of the batch's time per workgroup-iteration, and a
+     * delay of the latency nothing hides.  With one workgroup it is their sum; with many it
+     * tends to the larger station's time. */
+    double dc = compute / c, dm = memory / c;
+    double z = 2.0 * a->issue.barrier_latency + first_reads + mem_latency;
+    double qc = 0, qm = 0, x = 0;
+    for (int n = 1; n <= c; n++) {
+      double rc = dc * (1 + qc), rm = dm * (1 + qm);
+      x = n / (z + rc + rm);
+      qc = x * rc;
+      qm = x * rm;
+    }
+    o->t_iter = c / x;
+    o->t_exposed = dmax(0, o->t_iter - dmax(compute, memory));
+    return o->t_iter;
   }
+  double work = dmax(compute, memory);
+  double exposed = a->issue.barrier_latency + first_reads + dmax(0, mem_latency - (s->stages - 1) * work);
   o->t_exposed = exposed / fillers;
   o->t_iter = work + o->t_exposed;
   return o->t_iter;
