@@ -626,15 +626,42 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
                 "workgroup may use on %s",
                 s->stages, s->bm, s->bk, s->bn, s->bk, (long long)stage_bytes, a->lds.max_bytes_per_wg, a->device.name);
   p->lds_bytes = stage_bytes;
-  /* registers per wave: accumulators (AGPRs where the part has them), the fragments of one
-   * K step (two buffers when the step has two or more atom K steps, as the wave program
-   * reads kk+1 while kk multiplies), staging for copies through registers, addressing */
+  /* registers per wave: accumulators (AGPRs where the part has them), operand fragments,
+   * staging for copies through registers, addressing.
+   *
+   * Fragments, CDNA (wave64 MFMA): one K step's, two buffers when the step has two or more
+   * atom K steps, as the wave program reads kk+1 while kk multiplies.
+   *
+   * Fragments, RDNA (wave32 WMMA): the fragments of every atom K step of the tile plus one
+   * step more.  clang does not keep the wave program's two buffers there: it merges the
+   * ds_read_b64 halves of fragments at a constant distance into ds_load_2addr_b64 (K steps kk
+   * and kk + 4 share a base 128 bytes apart; neighbouring fragments are 4 KiB apart, the
+   * st64 form) and issues each merged load where its first half was, and the scheduler hoists
+   * the rest of the tile's reads over the WMMAs, so by the middle of the tile every K step's
+   * fragments are loaded; the halves are then copied into the contiguous 4-register operands
+   * the WMMA takes (v_mov), which holds about one K step more.  Measured with clang-22 for
+   * gfx1201 on 58 BF16 configs (docs/gemm.md): clang's VGPRs minus accumulators, staging and
+   * per-lane bases came to 1.6-3.0 K steps of fragments at ki = 2, 1.3-4.3 at ki = 4, 6.4-8.8
+   * at ki = 8; ki + 1 is not below any of them (it is above by up to 2.5 K steps where the
+   * fragments of one step are large, where the scheduler, limited by pressure, hoists less).
+   *
+   * Addressing: 24 (thread and wave ids, the copies' global and LDS bases, the epilogue's).
+   * On RDNA the split fragment reads keep a per-lane LDS base for each half and each K step
+   * until the swizzle repeats (every 4 K steps of a 128-byte row), for A and B: 2 x 2 x
+   * min(ki, 4) registers, of which the 24 covers 8; the count of bases in the emitted
+   * kernels was 13-37 for these configs. */
   int acc = p->rm * p->rn * fsim_mma_atom_values(p->atom, 'C');
-  int frag = (p->ki >= 2 ? 2 : 1) * (p->rm * p->op[0].frag_regs + p->rn * p->op[1].frag_regs);
+  int frag_step = p->rm * p->op[0].frag_regs + p->rn * p->op[1].frag_regs;
+  int wmma = p->atom->wave_size == 32;
+  int frag = (wmma ? p->ki + 1 : p->ki >= 2 ? 2 : 1) * frag_step;
   int staging = 0;
   for (int o = 0; o < 2; o++)
     if (p->op[o].lwrite) staging += p->op[o].copies * p->op[o].gcopy->bytes / 4;
   int addressing = 24;
+  if (wmma) {
+    int ksteps = p->ki < 4 ? p->ki : 4, bases = 2 * 2 * ksteps;
+    if (bases > 8) addressing += bases - 8;
+  }
   if (a->cu.max_agprs > 0) {
     p->agprs = acc;
     p->vgprs = frag + staging + addressing;
