@@ -45,6 +45,7 @@ static void print_result(const fsim_sim_result *r) {
 
 static int usage(void) {
   fprintf(stderr, "usage: sim_speed --arch NAME (--wp FILE | --gemm M N K CONFIG) [--window W] [--sampled] [--warm]\n"
+                  "                 [--no-rounds] [--trips S1 S2]\n"
                   "                 [--set S.K=V]... [--timeline OUT] [--dump OUT.wp] [--reps R]\n");
   return 2;
 }
@@ -65,6 +66,11 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--window") && i + 1 < argc) o.window = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sampled")) o.sampled = 1;
     else if (!strcmp(argv[i], "--warm")) o.warm = 1;
+    else if (!strcmp(argv[i], "--no-rounds")) o.no_sample_rounds = 1;
+    else if (!strcmp(argv[i], "--trips") && i + 2 < argc) {
+      o.sample_trips[0] = atoi(argv[++i]);
+      o.sample_trips[1] = atoi(argv[++i]);
+    }
     else if (!strcmp(argv[i], "--timeline") && i + 1 < argc) timeline = argv[++i];
     else if (!strcmp(argv[i], "--dump") && i + 1 < argc) dump = argv[++i];
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);

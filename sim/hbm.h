@@ -1,17 +1,19 @@
 /* DRAM (HBM on the Instinct parts, GDDR6 on the Radeon): independent channels, each a FIFO
  * server whose rate is the pin bandwidth times the achievable fraction, split evenly; lines
  * are interleaved over channels by a hash of the address.  Latency is the unloaded latency
- * from the arch file; queueing adds to it when a channel saturates. */
+ * from the arch file; queueing adds to it when a channel saturates (a calendar server,
+ * server.h, as requests reach it out of time order). */
 #ifndef FSIM_HBM_H
 #define FSIM_HBM_H
 
 #include <stdint.h>
 
 #include "sim/cache.h"
+#include "sim/server.h"
 
 typedef struct fsim__hbm {
   int channels;
-  double *free_at;     /* per channel: cycle when it can take the next line */
+  fsim__servers chan;  /* per channel (server.h) */
   double service;      /* cycles per line per channel */
   double latency;      /* cycles */
   struct {

@@ -2,6 +2,7 @@
 libflysim_a_SOURCES += \
 	sim/sim.h sim/internal.h \
 	sim/cache.c sim/cache.h \
+	sim/server.c sim/server.h \
 	sim/hbm.c sim/hbm.h \
 	sim/memsys.c sim/memsys.h \
 	sim/lds.c sim/lds.h \

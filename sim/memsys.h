@@ -1,5 +1,7 @@
 /* The memory system below the CUs: an L2 per XCD (banked into channels, each a FIFO server),
- * the device-wide Infinity Cache (MALL, sliced like the DRAM channels it fronts) and DRAM.
+ * the device-wide Infinity Cache (MALL, sliced like the DRAM channels it fronts) and DRAM;
+ * the MALL slices and DRAM channels, which every XCD's requests reach out of time order, are
+ * calendar servers (server.h).
  * A request enters at the L2 of its CU's XCD; misses go to the MALL and then DRAM, and the
  * line is filled on the way back with the time its data arrives.  Writes allocate in the L2
  * (write-back); dirty lines evicted from the L2 go to the MALL, and from the MALL to DRAM.
@@ -14,6 +16,7 @@
 #include "model/arch.h"
 #include "sim/cache.h"
 #include "sim/hbm.h"
+#include "sim/server.h"
 
 typedef struct fsim__memsys {
   int xcds;
@@ -25,7 +28,7 @@ typedef struct fsim__memsys {
   double l2_latency;
   int has_mall;
   fsim__cache mall;
-  double *mall_free;      /* per slice */
+  fsim__servers mall_slice; /* per slice */
   int mall_slices;
   double mall_service;
   double mall_latency;

@@ -400,8 +400,8 @@ START_TEST(test_golden_model_and_sim) {
   fsim_sim_result r, rs;
   ck_assert(fsim_sim_run(&a, &wp, &full, &r, &e) == FSIM_OK);
   ck_assert(fsim_sim_run(&a, &wp, &sampled, &rs, &e) == FSIM_OK);
-  ck_assert_int_eq(r.cycles, 113013);
-  ck_assert_int_eq(rs.cycles, 113194);
+  ck_assert_int_eq(r.cycles, 112939);
+  ck_assert_int_eq(rs.cycles, 113178);
   ck_assert(labs((long)(rs.cycles - r.cycles)) < r.cycles / 100); /* sampled within 1% */
   fsim_wprog_free(&wp);
 }

@@ -1,0 +1,64 @@
+/* Calendar servers: see server.h. */
+#include "config.h"
+
+#include "sim/server.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RING 512          /* buckets per server (skips fit 16 bits) */
+#define PER_BUCKET 8      /* requests a bucket holds */
+
+int fsim__servers_create(fsim__servers *s, int n, double service) {
+  memset(s, 0, sizeof *s);
+  s->n = n;
+  s->ring = RING;
+  s->service = service;
+  s->width = PER_BUCKET * service;
+  s->inv_width = 1.0 / s->width;
+  s->bucket = malloc((size_t)n * RING * sizeof *s->bucket);
+  s->top = calloc((size_t)n, sizeof *s->top);
+  if (s->bucket == NULL || s->top == NULL) {
+    fsim__servers_free(s);
+    return -1;
+  }
+  /* tag 2^32 - 1 is a bucket 2^32 - 1 before bucket 0 of every slot: empty time */
+  for (size_t k = 0; k < (size_t)n * RING; k++) s->bucket[k] = (fsim__bucket){.tag = UINT32_MAX};
+  return 0;
+}
+
+void fsim__servers_free(fsim__servers *s) {
+  free(s->bucket);
+  free(s->top);
+  memset(s, 0, sizeof *s);
+}
+
+double fsim__servers_book(fsim__servers *s, int i, double t) {
+  const int64_t mask = s->ring - 1;
+  fsim__bucket *bk = &s->bucket[(size_t)i * s->ring];
+  int64_t b = t > 0 ? (int64_t)(t * s->inv_width) : 0;
+  if (b < s->top[i] - mask) b = s->top[i] - mask; /* older than the ring remembers */
+  /* find the first bucket from b with room; the ring never holds a bucket past top, so a
+   * slot that does not hold x holds an older bucket, which is empty time now */
+  int64_t x = b;
+  fsim__bucket *q;
+  for (;;) {
+    q = &bk[x & mask];
+    if (q->tag != (uint32_t)x) *q = (fsim__bucket){.tag = (uint32_t)x, .count = 0, .skip = 1};
+    if (q->count < PER_BUCKET) break;
+    x += q->skip;
+  }
+  /* point the full buckets passed on the way at x (at most the ring ahead) */
+  for (int64_t y = b; y < x;) {
+    fsim__bucket *p = &bk[y & mask];
+    int64_t next = y + p->skip;
+    p->skip = (uint16_t)(x - y);
+    y = next;
+  }
+  double start = (double)(x * PER_BUCKET + q->count) * s->service;
+  if (t > start) start = t;
+  q->count++;
+  s->busy += s->service;
+  if (x > s->top[i]) s->top[i] = x;
+  return start;
+}

@@ -1,0 +1,55 @@
+/* Servers that requests reach out of time order: the Infinity Cache slices and the DRAM
+ * channels, which the requests of every XCD reach.
+ *
+ * Each serves one request (a line) per `service` cycles.  The simulator computes a request's
+ * times when its CU issues the load, and CUs run up to a window apart, so a channel is asked
+ * for time at 1,000 after it was asked for time at 1,200 (the later one came from a CU whose
+ * own queues had already pushed its request further out).  A single "free at" time per
+ * channel would make the earlier request wait behind the later one, although the channel was
+ * idle before it: that queueing is an artefact, and it grew with the disorder (every level's
+ * queues feed the next level's arrival times).  So each server keeps a calendar instead: time
+ * is cut into buckets of `width` cycles (eight requests' worth), each bucket books at most
+ * eight requests, and a request takes the first bucket at or after its arrival with room,
+ * starting after the service already booked there (or at its arrival, when later).  Requests
+ * that arrive in order see a FIFO server (a burst fills bucket after bucket back to back);
+ * out-of-order ones fill the idle time before the later bookings, as the channel would have
+ * served them.  The resolution is the bucket width; the throughput is exact.
+ *
+ * A server keeps `ring` buckets (a power of two) in a ring: bucket b lives in slot b mod ring
+ * and holds its index, so that a slot that still holds an old bucket reads as empty.  A
+ * request more than ring buckets behind the latest booking starts ring buckets behind it (the
+ * calendar has forgotten the time before).  A full bucket points past itself to where room
+ * may be (a find with path compression, as in a disjoint-set forest), so that under
+ * saturation a request skips the booked time at once. */
+#ifndef FSIM_SERVER_H
+#define FSIM_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A bucket of a server's calendar: 8 bytes. */
+typedef struct fsim__bucket {
+  uint32_t tag;        /* the bucket's index (mod 2^32); a slot holding another is empty time */
+  uint16_t count;      /* requests booked in it */
+  uint16_t skip;       /* when full: the bucket tag + skip is the next to look at */
+} fsim__bucket;
+
+typedef struct fsim__servers {
+  int n;               /* servers */
+  int ring;            /* buckets per server, a power of two */
+  double service;      /* cycles per request */
+  double width;        /* cycles per bucket */
+  double inv_width;
+  fsim__bucket *bucket; /* n x ring */
+  int64_t *top;        /* per server: the latest bucket booked */
+  double busy;         /* service booked, all servers */
+} fsim__servers;
+
+/* n servers of `service` cycles per request; returns -1 on allocation failure. */
+int fsim__servers_create(fsim__servers *s, int n, double service);
+void fsim__servers_free(fsim__servers *s);
+
+/* Books server i for a request arriving at t; returns when its service starts. */
+double fsim__servers_book(fsim__servers *s, int i, double t);
+
+#endif
