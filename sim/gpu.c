@@ -384,7 +384,8 @@ static int main_loop(const fsim_wp_program *p) {
   int best = -1;
   int64_t best_n = 0;
   for (int l = 0; l < p->nloops; l++) {
-    int64_t n = p->loops[l].trip * fsim_wp_program_range_count(p, p->loops[l].begin + 1, p->loops[l].end);
+    const fsim_wp_loop *lp = &p->loops[l];
+    int64_t n = fsim_count_mul(lp->trip, fsim_wp_program_range_count(p, lp->begin + 1, lp->end));
     if (n > best_n) best = l, best_n = n;
   }
   return best;

@@ -332,6 +332,21 @@ START_TEST(test_loops_stay_compressed) {
   ck_assert(fsim_wprog_parse_string(&w2, text, "t", &a, &e) == FSIM_OK);
   ck_assert_int_eq(w1.programs[0].ninst, w2.programs[0].ninst);
   ck_assert_int_eq(fsim_wprog_total_wave_instructions(&w2), 1000000000LL);
+  /* counts saturate instead of wrapping; the limit itself is accepted */
+  ck_assert_int_eq(fsim_count_mul(INT64_C(1) << 40, INT64_C(1) << 40), INT64_MAX);
+  ck_assert_int_eq(fsim_count_mul(INT64_C(1) << 40, 3), INT64_C(3) << 40);
+  ck_assert_int_eq(fsim_count_add(INT64_MAX - 1, 2), INT64_MAX);
+  fsim_wprog w3;
+  ck_assert(fsim_wprog_parse_string(&w3, "kernel k\ngrid 16\nprogram\n  loop 1099511627776\n    valu v\n  end\n",
+                                    "t", &a, &e) == FSIM_OK);
+  ck_assert_int_eq(fsim_wprog_total_wave_instructions(&w3), FSIM_WP_MAX_WAVE_INSTRUCTIONS);
+  w3.grid[0] = 17; /* a generated program is held to the same limit */
+  ck_assert(fsim_wprog_validate(&w3, &a, &e) == FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "k: 18691697672192 wave instructions in all; at most 2^44 (17592186044416) can be simulated");
+  w3.grid[0] = 65536, w3.grid[1] = 65536;
+  ck_assert(fsim_wprog_validate(&w3, &a, &e) == FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "k: grid 65536x65536x1: more than 2^31 workgroups");
+  fsim_wprog_free(&w3);
   /* a dependent VALU chain issues once per issue period */
   w1.programs[0].loops[0].trip = 1000;
   fsim_sim_result r = sim_ok(&a, &w1, NULL);
@@ -359,6 +374,15 @@ START_TEST(test_parse_errors) {
        "t: program 0 instruction 0: load needs a global address, 'x' is not"},
       {"kernel k\nlanes l = 1 2 3\nprogram\n", "t:2: lanes 'l': 3 values given, 64 expected (rows 1 x wave size 64)"},
       {"kernel k\ngrid 0\nprogram\n", "t:2: grid: 0 is out of range [1, 2147483647]"},
+      {"kernel k\ngrid 2147483647 2147483647 2147483647\nprogram\n  valu v\n", "t:2: grid: more than 2^31 workgroups"},
+      {"kernel k\ngrid 65536 32769\nprogram\n", "t:2: grid: more than 2^31 workgroups"},
+      {"kernel k\ngrid 1024\nprogram\n  loop 1099511627776\n    valu v\n  end\n",
+       "t: k: 1125899906842624 wave instructions in all; at most 2^44 (17592186044416) can be simulated"},
+      {"kernel k\nprogram\n  loop 1099511627776\n  loop 1099511627776\n  loop 1099511627776\n  loop 1099511627776\n"
+       "  valu v\n  end\n  end\n  end\n  end\n",
+       "t: k: more than 2^63 wave instructions in all; at most 2^44 can be simulated"},
+      {"kernel k\nwaves 2\nprogram\n  loop 1099511627776\n  loop 1099511627776\n  valu v\n  end\n  end\n",
+       "t: k: more than 2^63 wave instructions in all; at most 2^44 can be simulated"},
       {"kernel k\nwaves 4\nresources vgprs=300\nprogram\n", "t: k: 300 VGPRs per wave exceed 256"},
       {"kernel k\nwaves 2\nprogram waves=0-5\n", "t:3: program: waves 0-5 outside the 2 waves"},
       {"kernel k\nprogram\n  waitcnt vmcnt=99\n", "t:3: vmcnt: 99 is out of range [0, 63]"},

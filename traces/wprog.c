@@ -169,6 +169,18 @@ fsim_status fsim_wp_program_loop_end(fsim_wp_program *p, fsim_err *e) {
   return FSIM_OK;
 }
 
+/* Products and sums of counts (>= 0) that stop at INT64_MAX instead of wrapping: nested loops
+ * of 2^40 trips or a grid of 2^31 x 2^31 x 2^31 read as "too many", which validation refuses. */
+int64_t fsim_count_mul(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+int64_t fsim_count_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 /* Executed instructions of [from, to) with loops expanded. */
 int64_t fsim_wp_program_range_count(const fsim_wp_program *p, int from, int to) {
   int64_t n = 0;
@@ -176,10 +188,10 @@ int64_t fsim_wp_program_range_count(const fsim_wp_program *p, int from, int to) 
     const fsim_wp_inst *in = &p->inst[i];
     if (in->op == FSIM_OP_LOOP) {
       const fsim_wp_loop *l = &p->loops[in->arg];
-      n += l->trip * fsim_wp_program_range_count(p, i + 1, l->end);
+      n = fsim_count_add(n, fsim_count_mul(l->trip, fsim_wp_program_range_count(p, i + 1, l->end)));
       i = l->end;
     } else if (op_info[in->op].counted) {
-      n++;
+      n = fsim_count_add(n, 1);
     }
   }
   return n;
@@ -188,14 +200,14 @@ int64_t fsim_wp_program_range_count(const fsim_wp_program *p, int from, int to) 
 int64_t fsim_wp_program_dynamic_count(const fsim_wp_program *p) { return fsim_wp_program_range_count(p, 0, p->ninst); }
 
 int64_t fsim_wprog_workgroups(const fsim_wprog *wp) {
-  return (int64_t)wp->grid[0] * wp->grid[1] * wp->grid[2];
+  return fsim_count_mul(fsim_count_mul(wp->grid[0], wp->grid[1]), wp->grid[2]);
 }
 
 int64_t fsim_wprog_total_wave_instructions(const fsim_wprog *wp) {
   int64_t per_wg = 0;
   for (int w = 0; w < wp->waves_per_wg; w++)
-    per_wg += fsim_wp_program_dynamic_count(&wp->programs[wp->wave_program[w]]);
-  return per_wg * fsim_wprog_workgroups(wp);
+    per_wg = fsim_count_add(per_wg, fsim_wp_program_dynamic_count(&wp->programs[wp->wave_program[w]]));
+  return fsim_count_mul(per_wg, fsim_wprog_workgroups(wp));
 }
 
 void fsim_wprog_wg_coords(const fsim_wprog *wp, int64_t id, int coord[3]) {
@@ -238,6 +250,9 @@ fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_e
   if (wp->nprograms < 1) return FSIM_ERR(e, FSIM_EINVAL, "%s: no program", wp->name);
   for (int d = 0; d < 3; d++)
     if (wp->grid[d] < 1) return FSIM_ERR(e, FSIM_EINVAL, "%s: grid dimension %d is %d", wp->name, d, wp->grid[d]);
+  if (fsim_wprog_workgroups(wp) > FSIM_WP_MAX_WORKGROUPS)
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: grid %dx%dx%d: more than 2^31 workgroups", wp->name, wp->grid[0], wp->grid[1],
+                    wp->grid[2]);
   if (wp->wave_size != a->cu.wave_size)
     return FSIM_ERR(e, FSIM_EINVAL, "%s: wave size %d but %s runs wave%d", wp->name, wp->wave_size, a->device.name,
                     a->cu.wave_size);
@@ -314,6 +329,15 @@ fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_e
       if (in->op >= FSIM_OP_COUNT) return FSIM_ERR(e, FSIM_EINVAL, "program %d instruction %d: bad class", pi, ii);
     }
     if (depth != 0) return FSIM_ERR(e, FSIM_EINVAL, "program %d: %d loops not closed", pi, depth);
+  }
+  /* every counter of a run (cycles, bytes, cache accesses) stays far inside 64 bits below this */
+  int64_t total = fsim_wprog_total_wave_instructions(wp);
+  if (total > FSIM_WP_MAX_WAVE_INSTRUCTIONS) {
+    if (total == INT64_MAX)
+      return FSIM_ERR(e, FSIM_EINVAL, "%s: more than 2^63 wave instructions in all; at most 2^44 can be simulated",
+                      wp->name);
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: %lld wave instructions in all; at most 2^44 (%lld) can be simulated",
+                    wp->name, (long long)total, (long long)FSIM_WP_MAX_WAVE_INSTRUCTIONS);
   }
   return FSIM_OK;
 }

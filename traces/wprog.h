@@ -25,6 +25,10 @@
 #include "util/status.h"
 
 #define FSIM_WP_MAX_DEPTH 4  /* loop nesting */
+#define FSIM_WP_MAX_WORKGROUPS (INT64_C(1) << 31)
+/* Executed wave instructions of a launch, all waves of all workgroups: a wave instruction moves
+ * at most 2^14 bytes of cache lines, so bytes and accesses counted in 64 bits cannot wrap. */
+#define FSIM_WP_MAX_WAVE_INSTRUCTIONS (INT64_C(1) << 44)
 #define FSIM_WP_MAX_SRC 3
 #define FSIM_WP_NAME 48
 
@@ -186,8 +190,12 @@ fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_e
 int64_t fsim_wp_program_dynamic_count(const fsim_wp_program *p);
 /* Executed instructions of instructions [from, to) with loops expanded. */
 int64_t fsim_wp_program_range_count(const fsim_wp_program *p, int from, int to);
+/* All waves of all workgroups, and the workgroups of the grid.  Counts saturate at INT64_MAX
+ * rather than wrap (as do fsim_count_mul and fsim_count_add, for counts >= 0). */
 int64_t fsim_wprog_total_wave_instructions(const fsim_wprog *wp);
 int64_t fsim_wprog_workgroups(const fsim_wprog *wp);
+int64_t fsim_count_mul(int64_t a, int64_t b);
+int64_t fsim_count_add(int64_t a, int64_t b);
 
 /* Text format (docs/traces.md).  Parsing errors name the file, line and reason.  The MFMA
  * instruction names resolve against arch a. */

@@ -379,7 +379,7 @@ static fsim_status parse_line(parser *p) {
         wp->grid[d] = (int)v;
       }
     }
-    if (fsim_wprog_workgroups(wp) > (INT64_C(1) << 31)) return PERR(p, "grid: more than 2^31 workgroups");
+    if (fsim_wprog_workgroups(wp) > FSIM_WP_MAX_WORKGROUPS) return PERR(p, "grid: more than 2^31 workgroups");
     return FSIM_OK;
   }
   if (strcmp(k, "waves") == 0) {
