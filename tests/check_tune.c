@@ -417,6 +417,30 @@ START_TEST(test_cli_errors) {
     ck_assert_str_eq(r.out, "");
     tu_run_free(&r);
   }
+  /* a GEMM beyond what the simulator counts is refused in one line (no overflow), the model
+   * still estimates it */
+  {
+    static const char *const huge[][2] = {
+        {"predict gemm 16777216x16777216x16777216 --arch mi355x --db /nonexistent", "more than 2^31 workgroups\n"},
+        {"predict gemm 1048576x1048576x16777216 --arch mi355x --db /nonexistent --json",
+         "wave instructions in all; at most 2^44 (17592186044416) can be simulated\n"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+      tu_run r = tu_flysim(huge[i][0]);
+      ck_assert_msg(r.status == 2, "%s: status %d", huge[i][0], r.status);
+      ck_assert_msg(strncmp(r.err, "flysim predict: gemm_", 21) == 0, "%s", r.err);
+      ck_assert_msg(strstr(r.err, huge[i][1]) != NULL && strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s",
+                    r.err);
+      ck_assert_str_eq(r.out, "");
+      tu_run_free(&r);
+    }
+    tu_run m = tu_flysim("predict gemm 16777216x16777216x16777216 --arch mi355x --mode model --db /nonexistent --json");
+    ck_assert_msg(m.status == 0, "%s", m.err);
+    json_t *j = tu_json(&m);
+    ck_assert(json_real_value(json_object_get(j, "time_us")) > 1e12);
+    json_decref(j);
+    tu_run_free(&m);
+  }
   /* SHAPE after OP is the same problem as the three flags */
   {
     tu_run f = tu_flysim("predict gemm --m 96 --n 200 --k 64 --arch mi355x --mode model --db /nonexistent --json");
