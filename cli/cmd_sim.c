@@ -56,10 +56,11 @@ static int is_assembly(const char *file) {
 
 static fsim_status load_assembly(const char *file, const char *kernel, const int64_t *trips, int ntrips,
                                  const fsim_arch *a, fsim_wprog *wp, fsim_asm_wprog_info *info, fsim_err *e) {
-  char *text = fsim_file_read(file, NULL);
-  if (text == NULL) return FSIM_ERR(e, FSIM_ENOENT, "%s: cannot read", file);
+  char *text;
+  fsim_status st = fsim_file_load(file, &text, NULL, e);
+  if (st != FSIM_OK) return st;
   fsim_asm_kernel k;
-  fsim_status st = fsim_asm_parse(&k, text, file, kernel, e);
+  st = fsim_asm_parse(&k, text, file, kernel, e);
   free(text);
   if (st != FSIM_OK) return st;
   if (ntrips > 0 && ntrips != k.nloops)

@@ -646,13 +646,12 @@ fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_ve
                              fsim_err *e) {
   memset(r, 0, sizeof *r);
   snprintf(r->file, sizeof r->file, "%s", path);
-  size_t len;
-  char *text = fsim_file_read(path, &len);
-  if (text == NULL)
-    return FSIM_ERR(e, errno == ENOENT ? FSIM_ENOENT : FSIM_EIO, "%s: %s", path, strerror(errno ? errno : EIO));
+  char *text;
+  fsim_status st = fsim_file_load(path, &text, NULL, e);
+  if (st != FSIM_OK) return st;
   fsim_emit_header *h = malloc(sizeof *h);
   fsim_gemm_plan *p = malloc(sizeof *p);
-  fsim_status st = h && p ? FSIM_OK : FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  st = h && p ? FSIM_OK : FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   if (st == FSIM_OK) st = fsim_emit_read_header(text, path, h, e);
   free(text);
   if (st == FSIM_OK && strcmp(h->gfx, a->device.gfx) != 0)

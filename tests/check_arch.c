@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +220,48 @@ START_TEST(test_loader_errors_by_position) {
   ck_assert_int_eq(fsim_arch_load_file(&a, path, &e), FSIM_EINVAL);
   snprintf(want, sizeof want, "%s:2: line too long", path);
   ck_assert_msg(strncmp(e.msg, want, strlen(want)) == 0, "%s", e.msg);
+
+  /* NUL bytes: the file is not text (fgets would have cut the line short, read as a missing
+   * name or a line too long) */
+  path = tu_write_temp("", ".ini");
+  FILE *f = fopen(path, "wb");
+  ck_assert(f != NULL);
+  ck_assert_int_eq(fwrite("[device]\nna\0me = MI355X\n", 1, 24, f), 24);
+  fclose(f);
+  ck_assert_int_eq(fsim_arch_load_file(&a, path, &e), FSIM_EINVAL);
+  snprintf(want, sizeof want, "%s: not a text file", path);
+  ck_assert_str_eq(e.msg, want);
+  remove(path);
+  const char *dir = tu_src_path("model/arch");
+  ck_assert_int_eq(fsim_arch_load_file(&a, dir, &e), FSIM_EINVAL);
+  snprintf(want, sizeof want, "%s: is a directory", dir);
+  ck_assert_str_eq(e.msg, want);
+}
+END_TEST
+
+/* A directory where a command wants an input file: one line, exit 2, nothing on stdout. */
+START_TEST(test_cli_directory_inputs) {
+  const char *dir = tu_src_path("traces");
+  static const struct {
+    const char *cmd, *fmt;
+  } c[] = {
+      {"sim", "sim '%s' --arch mi355x"},
+      {"sim", "sim '%s' --arch mi355x --json"},
+      {"arch", "arch show '%s'"},
+      {"schedule", "schedule check '%s' --arch mi355x"},
+      {"verify", "verify '%s' --arch mi355x"},
+      {"predict", "predict gemm --schedule '%s' --arch mi355x --db /nonexistent"},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    char args[1200], want[1200];
+    snprintf(args, sizeof args, c[i].fmt, dir);
+    snprintf(want, sizeof want, "flysim %s: %s: is a directory\n", c[i].cmd, dir);
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == 2, "%s: status %d", args, r.status);
+    ck_assert_str_eq(r.err, want);
+    ck_assert_str_eq(r.out, "");
+    tu_run_free(&r);
+  }
 }
 END_TEST
 
@@ -343,6 +386,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_overrides);
   tcase_add_test(tc, test_loader_errors);
   tcase_add_test(tc, test_loader_errors_by_position);
+  tcase_add_test(tc, test_cli_directory_inputs);
   tcase_add_test(tc, test_every_key_required);
   tcase_add_test(tc, test_cli_arch);
   suite_add_tcase(s, tc);

@@ -380,6 +380,22 @@ START_TEST(test_format_errors) {
   free(text);
   ck_assert_int_eq(fsim_schedule_load(&s, "/nonexistent/x.sched", &e), FSIM_ENOENT);
   ck_assert_msg(strncmp(e.msg, "/nonexistent/x.sched: cannot open", 33) == 0, "%s", e.msg);
+  /* a directory and a binary file are named as such (not "name: missing", "line too long") */
+  const char *dir = tu_src_path("kernels/schedules");
+  ck_assert_int_eq(fsim_schedule_load(&s, dir, &e), FSIM_EINVAL);
+  snprintf(want, sizeof want, "%s: is a directory", dir);
+  ck_assert_str_eq(e.msg, want);
+  p = tu_write_temp("", ".sched");
+  FILE *f = fopen(p, "wb");
+  ck_assert(f != NULL);
+  ck_assert_int_eq(fwrite(BASE, 1, 40, f), 40);
+  ck_assert_int_eq(fwrite("\0\0\0x", 1, 4, f), 4);
+  for (int i = 0; i < 300; i++) fputc('y', f);
+  fclose(f);
+  ck_assert_int_eq(fsim_schedule_load(&s, p, &e), FSIM_EINVAL);
+  snprintf(want, sizeof want, "%s: not a text file", p);
+  ck_assert_str_eq(e.msg, want);
+  unlink(p);
 }
 END_TEST
 

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/file.h"
+
 #define MAX_TOKENS 4200
 
 typedef struct parser {
@@ -501,35 +503,15 @@ fsim_status fsim_wprog_parse_string(fsim_wprog *wp, const char *text, const char
 }
 
 fsim_status fsim_wprog_parse_file(fsim_wprog *wp, const char *path, const fsim_arch *a, fsim_err *e) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) return FSIM_ERR(e, FSIM_ENOENT, "%s: cannot open: %s", path, strerror(errno));
-  size_t cap = 1 << 16, n = 0, r;
-  char *buf = malloc(cap);
-  while (buf != NULL && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-    n += r;
-    if (n + 1 == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (nb == NULL) {
-        free(buf);
-        buf = NULL;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (buf == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "%s: out of memory", path);
-  if (bad) {
-    free(buf);
-    return FSIM_ERR(e, FSIM_EIO, "%s: read error", path);
-  }
-  buf[n] = '\0';
+  size_t n;
+  char *buf;
+  fsim_status st = fsim_file_load(path, &buf, &n, e);
+  if (st != FSIM_OK) return st;
   if (memchr(buf, '\0', n) != NULL) {
     free(buf);
     return FSIM_ERR(e, FSIM_EINVAL, "%s: not a text file", path);
   }
-  fsim_status st = parse_text(wp, buf, path, a, e);
+  st = parse_text(wp, buf, path, a, e);
   free(buf);
   return st;
 }

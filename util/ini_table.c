@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "util/dtype.h"
+#include "util/file.h"
 
 #define MAX_KEYS 256
 #define MAX_ELEMS 64
@@ -466,10 +467,15 @@ done:
 }
 
 fsim_status fsim_ini_load(const fsim_ini_spec *spec, void *base, const char *path, fsim_err *e) {
-  FILE *fp = fopen(path, "r");
-  if (fp == NULL) return FSIM_ERR(e, FSIM_ENOENT, "%s: cannot open: %s", path, strerror(errno));
-  fsim_status st = load_stream(spec, base, fp, path, e);
-  fclose(fp);
+  /* read whole, so that a NUL byte (which fgets would hide, inih then seeing a line cut
+   * short) marks the file as binary before any line is parsed */
+  char *text;
+  size_t len;
+  fsim_status st = fsim_file_load(path, &text, &len, e);
+  if (st != FSIM_OK) return st;
+  if (memchr(text, '\0', len) != NULL) st = FSIM_ERR(e, FSIM_EINVAL, "%s: not a text file", path);
+  if (st == FSIM_OK) st = fsim_ini_load_string(spec, base, text, path, e);
+  free(text);
   return st;
 }
 
