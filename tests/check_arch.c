@@ -181,6 +181,8 @@ START_TEST(test_loader_errors) {
                     "[mfma] latency: [mfma.v_mfma_f32_16x16x32_bf16] latency 8 is shorter than its 16 pipe cycles", NO_LINE);
   expect_file_error("xcds = 8\n", "xcds = 8\nxcds = 4\n", "[device] xcds: given twice (first on line %d)", 1);
   expect_file_error("simds = 4\n", "simds = 4\nthis is not ini\n", "syntax error: expected '[section]' or 'key = value'", 1);
+  expect_file_error("[cu]\n", "[cu\n", "unclosed section header (no ']')", 0);
+  expect_file_error("[cu]\n", "  [cu ; cus\n", "unclosed section header (no ']')", 0);
   expect_file_error("l2_ways = 16\n", "", "[memory] l2_ways: missing (L2 associativity)", NO_LINE);
   expect_file_error("[mfma.v_mfma_f32_16x16x32_bf16]\ninst = v_mfma_f32_16x16x32_bf16\n",
                     "[mfma.v_mfma_f32_16x16x32_bf16]\n", "[mfma.v_mfma_f32_16x16x32_bf16] inst: missing (ISA mnemonic)", 1);

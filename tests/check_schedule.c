@@ -323,6 +323,8 @@ START_TEST(test_format_errors) {
       {{{"bm = 256", "bm = "}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '' is not an integer"},
       {{{"bk = 64\n", "bk = 64\nbm = 128\n"}}, FSIM_EINVAL, "t.sched:17: [tile] bm: given twice (first on line 14)"},
       {{{"bk = 64\n", "bk 64\n"}}, FSIM_EINVAL, "t.sched:16: syntax error: expected '[section]' or 'key = value'"},
+      /* an unclosed header is named on its own line, not as the next key in the section before */
+      {{{"[mma]\n", "[mma\n"}}, FSIM_EINVAL, "t.sched:20: unclosed section header (no ']')"},
       {{{"[schedule]\n", "x = 1\n[schedule]\n"}}, FSIM_EINVAL, "t.sched:1: [] x: key outside any section"},
       {{{"name = tn", "name = abcdefghabcdefghabcdefghabcdefghabcdefghabcdefghabcdefghabcdefgh"}},
        FSIM_EINVAL,

@@ -284,7 +284,13 @@ static void check_header(load_state *st, const char *line) {
   while (*line == ' ' || *line == '\t') line++;
   if (*line != '[') return;
   const char *end = strchr(line, ']');
-  if (end == NULL || end - line - 1 >= 128) return; /* inih reports the syntax error */
+  /* inih would note the error and carry on, the keys below then landing in the section
+   * before, so the first message would name the wrong line and section */
+  if (end == NULL) {
+    fail(st, FSIM_EINVAL, NULL, NULL, "unclosed section header (no ']')");
+    return;
+  }
+  if (end - line - 1 >= 128) return; /* inih reports the syntax error */
   char name[128];
   memcpy(name, line + 1, (size_t)(end - line - 1));
   name[end - line - 1] = '\0';
@@ -315,7 +321,9 @@ static int fail(load_state *st, fsim_status code, const char *section, const cha
   if (!st->failed) {
     st->fail_line = st->line;
     st->fail_code = code;
-    if (key != NULL)
+    if (section == NULL)
+      FSIM_ERR(st->e, code, "%s:%d: %s", st->path, st->line, why);
+    else if (key != NULL)
       FSIM_ERR(st->e, code, "%s:%d: [%s] %s: %s", st->path, st->line, section, key, why);
     else
       FSIM_ERR(st->e, code, "%s:%d: [%s]: %s", st->path, st->line, section, why);
