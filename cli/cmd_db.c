@@ -10,6 +10,7 @@
 #include "cli/gemm_args.h"
 #include "tune/db.h"
 #include "tune/predict.h"
+#include "util/file.h"
 
 static const char *const CMD = "db";
 
@@ -83,29 +84,17 @@ static int open_db(const char *path, fsim_db **db) {
 
 /* Writes text to path through a temporary file and a rename: all or nothing. */
 static int write_whole(const char *path, const char *text) {
-  size_t n = strlen(path) + 16;
-  char *tmp = malloc(n);
-  if (tmp == NULL) return fsim_cli_usage_error(CMD, "out of memory");
-  snprintf(tmp, n, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    int err = errno;
-    free(tmp);
-    fprintf(stderr, "flysim db: -o %s: cannot create: %s\n", path, strerror(err));
-    return FSIM_EXIT_FAIL;
+  fsim_err e;
+  fsim_file_out o;
+  fsim_status st = fsim_file_out_open(&o, path, &e);
+  if (st == FSIM_OK) {
+    fputs(text, o.f);
+    fputc('\n', o.f);
+    st = fsim_file_out_commit(&o, &e);
   }
-  FILE *f = fdopen(fd, "w");
-  int ok = f != NULL && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-  if (f) ok = (fclose(f) == 0) && ok;
-  else close(fd);
-  if (ok && rename(tmp, path) != 0) ok = 0;
-  int err = errno;
-  if (!ok) {
-    unlink(tmp);
-    fprintf(stderr, "flysim db: -o %s: cannot write: %s\n", path, strerror(err));
-  }
-  free(tmp);
-  return ok ? FSIM_EXIT_OK : FSIM_EXIT_FAIL;
+  if (st == FSIM_OK) return FSIM_EXIT_OK;
+  fsim_err_prefix(&e, "-o");
+  return fsim_cli_report(CMD, &e);
 }
 
 int fsim_cmd_db(int argc, char **argv) {

@@ -12,6 +12,7 @@
 #include "cli/gemm_args.h"
 #include "kernels/emit.h"
 #include "tune/predict.h"
+#include "util/file.h"
 
 static const char *const CMD = "emit";
 
@@ -62,13 +63,17 @@ int fsim_cmd_emit(int argc, char **argv) {
   if (*output == '\0') return fsim_cli_usage_error(CMD, "-o: an empty file name");
   int rc = fsim_cli_gemm_finish(&g);
   if (rc) return rc;
+  fsim_err e;
+  fsim_err_clear(&e);
+  if (fsim_file_out_check(output, &e) != FSIM_OK) { /* before the work, not after it */
+    fsim_err_prefix(&e, "-o");
+    return fsim_cli_report(CMD, &e);
+  }
   char why[300];
   if (!g.schedule_path && !fsim_gemm_supported(&g.pr, &g.a, why, sizeof why)) {
     fprintf(stderr, "flysim %s: no FlyDSL kernel to emit: %s (the fallback path is not a flysim kernel)\n", CMD, why);
     return FSIM_EXIT_FAIL;
   }
-  fsim_err e;
-  fsim_err_clear(&e);
   fsim_predict_req req = {.pr = g.pr, .schedule = g.schedule_path ? &g.schedule : NULL, .config = g.config,
                           .db_path = fsim_cli_db_path(g.db), .mode = FSIM_MODE_MODEL, .sampled = -1};
   fsim_schedule *s = malloc(sizeof *s);

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "model/occupancy.h"
+#include "util/file.h"
 
 /* ---- kinds of per-lane values ---------------------------------------------------------------- */
 
@@ -1353,29 +1354,12 @@ fsim_status fsim_emit_hip(const fsim_gemm_plan *p, const fsim_emit_opts *o, FILE
 
 fsim_status fsim_emit_hip_file(const fsim_gemm_plan *p, const fsim_emit_opts *o, const char *path,
                                fsim_emit_info *info, fsim_err *e) {
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 16);
-  if (tmp == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-  snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    fsim_status st = FSIM_ERR(e, FSIM_EIO, "%s: cannot create a file next to it: %s", path, strerror(errno));
-    free(tmp);
-    return st;
-  }
-  FILE *f = fdopen(fd, "w");
-  if (f == NULL) {
-    close(fd);
-    unlink(tmp);
-    free(tmp);
-    return FSIM_ERR(e, FSIM_EIO, "%s: %s", path, strerror(errno));
-  }
-  fsim_status st = fsim_emit_hip(p, o, f, info, e);
-  if (fclose(f) != 0 && st == FSIM_OK) st = FSIM_ERR(e, FSIM_EIO, "%s: %s", path, strerror(errno));
-  if (st == FSIM_OK && chmod(tmp, 0644) != 0) st = FSIM_ERR(e, FSIM_EIO, "%s: %s", path, strerror(errno));
-  if (st == FSIM_OK && rename(tmp, path) != 0) st = FSIM_ERR(e, FSIM_EIO, "%s: %s", path, strerror(errno));
-  if (st != FSIM_OK) unlink(tmp);
-  free(tmp);
+  fsim_file_out out;
+  fsim_status st = fsim_file_out_open(&out, path, e);
+  if (st != FSIM_OK) return st;
+  st = fsim_emit_hip(p, o, out.f, info, e);
+  if (st == FSIM_OK) st = fsim_file_out_commit(&out, e);
+  else fsim_file_out_abort(&out);
   return st;
 }
 

@@ -23,6 +23,7 @@
 
 #include "model/occupancy.h"
 #include "sim/internal.h"
+#include "util/file.h"
 
 static const char *stall_names[] = {
 #define FSIM__STALL_NAME(id, name) name,
@@ -430,15 +431,19 @@ static fsim_status write_timeline(const char *path, json_t *events, const fsim_a
   json_object_set_new(meta, "note", json_string("CU 0 only; one thread per wave slot; ts in microseconds"));
   json_object_set_new(root, "metadata", meta);
   /* written next to the target and renamed, so a failure leaves no partial file */
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  int rc = json_dump_file(root, tmp, JSON_COMPACT | JSON_REAL_PRECISION(10));
-  json_decref(root);
-  if (rc != 0 || rename(tmp, path) != 0) {
-    remove(tmp);
-    return FSIM_ERR(e, FSIM_EIO, "--timeline %s: cannot write", path);
+  fsim_file_out o;
+  fsim_status st = fsim_file_out_open(&o, path, e);
+  if (st == FSIM_OK) {
+    if (json_dumpf(root, o.f, JSON_COMPACT | JSON_REAL_PRECISION(10)) != 0 && !ferror(o.f)) {
+      fsim_file_out_abort(&o);
+      st = FSIM_ERR(e, FSIM_EIO, "%s: cannot encode the timeline", path);
+    } else {
+      st = fsim_file_out_commit(&o, e);
+    }
   }
-  return FSIM_OK;
+  json_decref(root);
+  if (st != FSIM_OK) fsim_err_prefix(e, "--timeline");
+  return st;
 }
 
 static void finish_result(const fsim_arch *a, fsim_sim_result *r) {
@@ -553,6 +558,11 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
   clock_gettime(CLOCK_MONOTONIC, &t0);
   fsim_status st = fsim_wprog_validate(wp, a, e);
   if (st != FSIM_OK) return st;
+  /* a bad --timeline path is refused before the run, not after it */
+  if (opts->timeline_path != NULL && (st = fsim_file_out_check(opts->timeline_path, e)) != FSIM_OK) {
+    fsim_err_prefix(e, "--timeline");
+    return st;
+  }
   int tmax = opts->timeline_max_events > 0 ? opts->timeline_max_events : 200000;
   int64_t win = opts->window > 0 ? opts->window : FSIM_SIM_DEFAULT_WINDOW;
   json_t *tl = NULL;

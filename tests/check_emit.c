@@ -533,8 +533,9 @@ START_TEST(test_command_errors) {
       {"emit scaled-gemm --m 256 --n 256 --k 256 --arch mi355x --db /nonexistent -o x.hip", 1,
        "flysim emit: cannot emit this schedule: scaled-gemm kernels are not emitted yet (the v_mfma_scale builtins and "
        "their E8M0 scale operands); gemm and grouped-gemm are\n"},
-      {"emit gemm --m 64 --n 64 --k 64 --arch mi355x --db /nonexistent -o /nonexistent-dir/x.hip", 1,
-       "flysim emit: /nonexistent-dir/x.hip: cannot create a file next to it: No such file or directory\n"},
+      {"emit gemm --m 64 --n 64 --k 64 --arch mi355x --db /nonexistent -o /nonexistent-dir/x.hip", 2,
+       "flysim emit: -o: /nonexistent-dir/x.hip: cannot write: No such file or directory\n"},
+      {"emit gemm --m 64 --n 64 --k 64 --arch mi355x --db /nonexistent -o /", 2, "flysim emit: -o: /: is a directory\n"},
       {"verify", 2, "flysim verify: expected OUT.hip or OP (gemm, grouped-gemm, scaled-gemm; see --help)\n"},
       {"verify /nonexistent.hip --arch mi355x", 2,
        "flysim verify: '/nonexistent.hip' is neither an OP (gemm, grouped-gemm, scaled-gemm) nor a readable file\n"},

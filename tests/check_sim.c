@@ -559,6 +559,22 @@ START_TEST(test_timeline_and_cli) {
   json_decref(tl);
   remove(out);
 
+  /* an unwritable --timeline: one line with the path and the reason, exit 2, no file left */
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --timeline /nonexistent/dir/out.json",
+           tu_src_path("traces/examples/gemm_small.wp"));
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "flysim sim: --timeline: /nonexistent/dir/out.json: cannot write: No such file or directory\n");
+  ck_assert_str_eq(r.out, "");
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --timeline '%s'", tu_src_path("traces/examples/gemm_small.wp"),
+           tu_src_path("traces"));
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  char want[1200];
+  snprintf(want, sizeof want, "flysim sim: --timeline: %s: is a directory\n", tu_src_path("traces"));
+  ck_assert_str_eq(r.err, want);
+  tu_run_free(&r);
   r = tu_flysim("sim /nonexistent.wp --arch mi355x");
   ck_assert_int_eq(r.status, 2);
   ck_assert_msg(strstr(r.err, "/nonexistent.wp: cannot open") != NULL, "%s", r.err);

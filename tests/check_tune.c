@@ -441,6 +441,14 @@ START_TEST(test_cli_errors) {
     json_decref(j);
     tu_run_free(&m);
   }
+  /* a --timeline that cannot be written is refused before the run */
+  {
+    tu_run r = tu_flysim("predict gemm 256x256x256 --arch mi355x --db /nonexistent --timeline /");
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "flysim predict: --timeline: /: is a directory\n");
+    ck_assert_str_eq(r.out, "");
+    tu_run_free(&r);
+  }
   /* SHAPE after OP is the same problem as the three flags */
   {
     tu_run f = tu_flysim("predict gemm --m 96 --n 200 --k 64 --arch mi355x --mode model --db /nonexistent --json");
@@ -540,6 +548,18 @@ START_TEST(test_cli_tune_db) {
   json_decref(j);
   free(text);
   tu_run_free(&r);
+  /* an output path that cannot be written: one line naming it and why, exit 2, no file */
+  static const char *const bad_out[][2] = {
+      {"/nonexistent/x.json", "flysim db: -o: /nonexistent/x.json: cannot write: No such file or directory\n"},
+      {"/", "flysim db: -o: /: is a directory\n"},
+  };
+  for (int i = 0; i < 2; i++) {
+    snprintf(args, sizeof args, "db export --db %s -o %s", db, bad_out[i][0]);
+    r = tu_flysim(args);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, bad_out[i][1]);
+    tu_run_free(&r);
+  }
   /* a what-if part keeps its own winners */
   snprintf(args, sizeof args, "db show gemm --m 512 --n 1024 --k 2048 --arch mi355x --set lds.banks=32 --db %s", db);
   r = tu_flysim(args);

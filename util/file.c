@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* fopen succeeds on a directory and the first read fails with EISDIR: the directory is
  * caught here instead, so that the message says what is wrong. */
@@ -69,4 +70,76 @@ char *fsim_file_read(const char *path, size_t *len) {
   char *text;
   fsim_file_load(path, &text, len, NULL);
   return text;
+}
+
+fsim_status fsim_file_out_check(const char *path, fsim_err *e) {
+  struct stat sb;
+  if (*path == '\0') return FSIM_ERR(e, FSIM_EINVAL, "an empty file name");
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: is a directory", path);
+  /* the rename would replace a device or a pipe (/dev/null) with a regular file */
+  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
+  char *dir = strdup(path);
+  if (dir == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  char *slash = strrchr(dir, '/');
+  const char *d = dir;
+  if (slash == NULL) d = ".";
+  else if (slash == dir) d = "/";
+  else *slash = '\0';
+  int err = 0;
+  if (stat(d, &sb) != 0) err = errno;
+  else if (!S_ISDIR(sb.st_mode)) err = ENOTDIR;
+  else if (access(d, W_OK | X_OK) != 0) err = errno;
+  free(dir);
+  if (err != 0) return FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", path, strerror(err));
+  return FSIM_OK;
+}
+
+fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) {
+  o->f = NULL;
+  o->tmp = NULL;
+  o->path = path;
+  fsim_status st = fsim_file_out_check(path, e);
+  if (st != FSIM_OK) return st;
+  size_t n = strlen(path) + 16;
+  o->tmp = malloc(n);
+  if (o->tmp == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(o->tmp);
+  if (fd >= 0 && (o->f = fdopen(fd, "w")) == NULL) {
+    int err = errno;
+    close(fd);
+    unlink(o->tmp);
+    errno = err;
+  }
+  if (o->f == NULL) {
+    st = FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", path, strerror(errno));
+    free(o->tmp);
+    o->tmp = NULL;
+  }
+  return st;
+}
+
+fsim_status fsim_file_out_commit(fsim_file_out *o, fsim_err *e) {
+  fsim_status st = FSIM_OK;
+  int werr = ferror(o->f) ? EIO : 0;
+  if (werr == 0 && fflush(o->f) != 0) werr = errno;
+  if (werr == 0 && fchmod(fileno(o->f), 0644) != 0) werr = errno;
+  if (fclose(o->f) != 0 && werr == 0) werr = errno;
+  o->f = NULL;
+  if (werr != 0) st = FSIM_ERR(e, FSIM_EIO, "%s: write error: %s", o->path, strerror(werr));
+  else if (rename(o->tmp, o->path) != 0)
+    st = FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", o->path, strerror(errno));
+  if (st != FSIM_OK) unlink(o->tmp);
+  free(o->tmp);
+  o->tmp = NULL;
+  return st;
+}
+
+void fsim_file_out_abort(fsim_file_out *o) {
+  if (o->f != NULL) fclose(o->f);
+  if (o->tmp != NULL) unlink(o->tmp);
+  free(o->tmp);
+  o->f = NULL;
+  o->tmp = NULL;
 }

@@ -22,4 +22,26 @@ fsim_status fsim_file_load(const char *path, char **text, size_t *len, fsim_err 
  * says why; EISDIR for a directory) or memory runs out. */
 char *fsim_file_read(const char *path, size_t *len);
 
+/* Output files are written whole: into a temporary file next to the target, renamed over it
+ * when complete, so that a failure leaves no partial file.  Errors are one line:
+ * "PATH: is a directory" or "PATH: cannot write: REASON" (FSIM_EINVAL: the path is a bad
+ * argument), "PATH: write error: REASON" (FSIM_EIO: the disk failed). */
+typedef struct fsim_file_out {
+  FILE *f;   /* write here */
+  char *tmp; /* the temporary file's name */
+  const char *path;
+} fsim_file_out;
+
+/* Whether path can be written (not a directory, nor a device or pipe that the rename would
+ * replace; its folder exists and is writable), so that a command can refuse a bad output path
+ * before its work rather than after. */
+fsim_status fsim_file_out_check(const char *path, fsim_err *e);
+/* Checks path and creates the temporary file; on failure o->f is NULL and nothing is left. */
+fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e);
+/* Closes the temporary file and renames it over the target (mode 0644); on any failure
+ * removes it. */
+fsim_status fsim_file_out_commit(fsim_file_out *o, fsim_err *e);
+/* Closes and removes the temporary file (o may be unopened). */
+void fsim_file_out_abort(fsim_file_out *o);
+
 #endif
