@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -64,15 +65,16 @@ static json_t *mix_json(const fsim_asm_mix *m) {
   return o;
 }
 
-static int report(const fsim_arch *a, const fsim_verify_report *r, int json) {
+/* host_seconds: the whole command's wall time (host timing, like every *host_seconds key) */
+static int report(const fsim_arch *a, const fsim_verify_report *r, double host_seconds, int json) {
   if (json) {
     json_t *o = json_object();
     json_object_set_new(o, "produced_by", fsim_cli_provenance(a));
-    json_object_set_new(o, "file", json_string(r->file));
+    json_object_set_new(o, "file", r->file[0] ? json_string(r->file) : json_null());
     json_object_set_new(o, "kernel", json_string(r->kernel));
     json_object_set_new(o, "arch", json_string(r->gfx));
     json_object_set_new(o, "compiled", json_boolean(r->compiled));
-    json_object_set_new(o, "compile_seconds", json_real(r->compile_seconds));
+    json_object_set_new(o, "compile_host_seconds", json_real(r->compile_host_seconds));
     json_object_set_new(o, "lds_bytes", r->compiled ? json_integer(r->lds_bytes) : json_null());
     json_object_set_new(o, "vgprs", r->compiled ? json_integer(r->vgprs) : json_null());
     json_object_set_new(o, "agprs", r->compiled ? json_integer(r->agprs) : json_null());
@@ -125,11 +127,12 @@ static int report(const fsim_arch *a, const fsim_verify_report *r, int json) {
     json_object_set_new(o, "checks", cs);
     if (r->workdir[0]) json_object_set_new(o, "workdir", json_string(r->workdir));
     json_object_set_new(o, "ok", json_boolean(r->ok));
+    json_object_set_new(o, "host_seconds", json_real(host_seconds));
     int rc = fsim_cli_print_json(o);
     return rc ? rc : (r->ok ? FSIM_EXIT_OK : FSIM_EXIT_FAIL);
   }
   fsim_cli_print_provenance(stdout, a);
-  printf("file         %s\n", r->file);
+  printf("file         %s\n", r->file[0] ? r->file : "(emitted into a work folder, removed; --keep keeps it)");
   printf("kernel       %s for %s\n", r->kernel, r->gfx);
   if (r->compiled)
     printf("code object  %d VGPR, %d AGPR, %d SGPR, %lld bytes of LDS, %lld of scratch\n", r->vgprs, r->agprs, r->sgprs,
@@ -144,11 +147,14 @@ static int report(const fsim_arch *a, const fsim_verify_report *r, int json) {
     printf("%-5s %-16s %s\n", r->checks[i].skipped ? "skip" : r->checks[i].ok ? "ok" : "FAIL", r->checks[i].name,
            r->checks[i].detail);
   if (r->workdir[0]) printf("work folder  %s\n", r->workdir);
+  printf("host         %.3f s (compile %.2f s)\n", host_seconds, r->compile_host_seconds);
   printf("result       %s\n", r->ok ? "ok" : "FAILED");
   return r->ok ? FSIM_EXIT_OK : FSIM_EXIT_FAIL;
 }
 
 int fsim_cmd_verify(int argc, char **argv) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   static const struct option opts[] = {FSIM_CLI_GEMM_OPTIONS,
                                        {"with-hip", no_argument, NULL, 'H'},
                                        {"keep", no_argument, NULL, 'K'},
@@ -253,7 +259,8 @@ int fsim_cmd_verify(int argc, char **argv) {
       return fsim_cli_report(CMD, &e);
     }
   }
-  rc = report(&g.a, r, json);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  rc = report(&g.a, r, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9, json);
   free(r);
   return rc;
 }

@@ -554,7 +554,7 @@ static fsim_status verify_in(const char *file, const fsim_gemm_plan *p, const ch
   /* 2. the device compile */
   char *argv[] = {FSIM_HIP_CLANG, "-x", "hip", arch, "-nogpulib", "-nogpuinc", "--cuda-device-only",
                   "--no-gpu-bundle-output", "-O3", "-c", "-o", obj, (char *)file, NULL};
-  int rc = run_tool(argv, 0, log, 600, &r->compile_seconds);
+  int rc = run_tool(argv, 0, log, 600, &r->compile_host_seconds);
   struct stat sb;
   r->compiled = rc == 0 && stat(obj, &sb) == 0;
   if (!r->compiled) {
@@ -570,7 +570,7 @@ static fsim_status verify_in(const char *file, const fsim_gemm_plan *p, const ch
     hip_run(r, p, file, dir, o);
     return FSIM_OK;
   }
-  check(r, "compiled", 1, "%s -O3 for %s in %.2f s", FSIM_HIP_CLANG, a->device.gfx, r->compile_seconds);
+  check(r, "compiled", 1, "%s -O3 for %s", FSIM_HIP_CLANG, a->device.gfx);
   /* 3. metadata */
   char tool[600], notes[600], dis[600];
   snprintf(tool, sizeof tool, "%s/llvm-readelf", FSIM_LLVM_BINDIR);
@@ -701,5 +701,6 @@ fsim_status fsim_verify_plan(const fsim_gemm_plan *p, const fsim_emit_opts *eo, 
   st = fsim_emit_hip_file(p, eo, file, &info, e);
   if (st == FSIM_OK) st = verify_in(file, p, info.kernel, dir, o, r, e);
   finish(r, dir, o);
+  if (!(o && o->keep)) r->file[0] = '\0'; /* a random folder's name, removed by now */
   return st;
 }

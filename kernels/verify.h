@@ -40,12 +40,12 @@ typedef struct fsim_verify_check {
 } fsim_verify_check;
 
 typedef struct fsim_verify_report {
-  char file[640];
+  char file[640];           /* the file verified; "" for a kernel emitted into a work folder not kept */
   char kernel[96];
   char gfx[16];
   char workdir[512];        /* when kept */
   int compiled;
-  double compile_seconds;
+  double compile_host_seconds; /* clang's wall time: host timing, kept out of the check details */
   /* the code object */
   int vgprs, agprs, sgprs, vgpr_spills, sgpr_spills;
   long long lds_bytes, scratch_bytes;

@@ -667,6 +667,32 @@ START_TEST(test_default_suite_gfx950) {
 }
 END_TEST
 
+/* verify --json is byte-identical from run to run but for its two host timings, which are
+ * real numbers outside the check details */
+START_TEST(test_verify_deterministic) {
+  const char *args = "gemm --m 512 --n 512 --k 512 --arch mi355x --db /nonexistent";
+  char *text[2];
+  for (int i = 0; i < 2; i++) {
+    int status;
+    json_t *j = verify_json(args, &status);
+    ck_assert_int_eq(status, 0);
+    ck_assert_str_eq(json_string_value(json_object_get(check_of(j, "compiled"), "detail")),
+                     FSIM_HIP_CLANG " -O3 for gfx950");
+    double host = json_real_value(json_object_get(j, "host_seconds"));
+    double compile = json_real_value(json_object_get(j, "compile_host_seconds"));
+    ck_assert_msg(compile > 0 && host >= compile, "host %g s, compile %g s", host, compile);
+    ck_assert_ptr_null(json_object_get(j, "compile_seconds"));
+    json_object_del(j, "host_seconds");
+    json_object_del(j, "compile_host_seconds");
+    text[i] = json_dumps(j, JSON_SORT_KEYS);
+    json_decref(j);
+  }
+  ck_assert_str_eq(text[0], text[1]);
+  free(text[0]);
+  free(text[1]);
+}
+END_TEST
+
 START_TEST(test_gfx942_and_gfx1201) {
   int status;
   json_t *j = verify_json("gemm --m 4096 --n 4096 --k 4096 --arch mi300x --db /nonexistent", &status);
@@ -914,6 +940,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_command_errors);
 #ifdef FSIM_HIP_CLANG
   tcase_add_test(tc, test_default_suite_gfx950);
+  tcase_add_test(tc, test_verify_deterministic);
   tcase_add_test(tc, test_gfx942_and_gfx1201);
   tcase_add_test(tc, test_planted_faults);
   tcase_add_test(tc, test_host_code_compiles);
