@@ -45,6 +45,41 @@ static int foreign(sqlite3 *h) {
   return tables > 0 && !meta;
 }
 
+static void copy_text(char *dst, size_t n, const unsigned char *src) {
+  snprintf(dst, n, "%s", src ? (const char *)src : "");
+}
+
+/* The text of a one-value query, or "" when the query fails or has no row. */
+static void query_text(sqlite3 *h, const char *sql, char *out, size_t n) {
+  sqlite3_stmt *q = NULL;
+  out[0] = '\0';
+  if (sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+    copy_text(out, n, sqlite3_column_text(q, 0));
+  sqlite3_finalize(q);
+}
+
+/* A flysim database of this schema: the meta table names the format and schema 1, and the
+ * winners table is there.  with_winners 0 checks the version only (before creating tables). */
+static fsim_status check_flysim(fsim_db *db, int with_winners, fsim_err *e) {
+  char v[64];
+  query_text(db->h, "SELECT value FROM meta WHERE key = 'format';", v, sizeof v);
+  if (strcmp(v, "flysim-tuning") != 0) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database", db->path);
+  query_text(db->h, "SELECT value FROM meta WHERE key = 'schema';", v, sizeof v);
+  if (strcmp(v, "1") != 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: schema version '%s' is not the one this flysim reads and writes (1)",
+                    db->path, v);
+  query_text(db->h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'winners';", v, sizeof v);
+  if (with_winners && strcmp(v, "winners") != 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it has no winners table)", db->path);
+  return FSIM_OK;
+}
+
+static int has_tables(sqlite3 *h) {
+  char v[8];
+  query_text(h, "SELECT count(*) FROM sqlite_master WHERE type = 'table';", v, sizeof v);
+  return strcmp(v, "0") != 0;
+}
+
 fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *e) {
   *out = NULL;
   fsim_db *db = calloc(1, sizeof *db);
@@ -67,6 +102,8 @@ fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *
     st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (%s)", path, msg ? msg : "unreadable");
   } else if (create && foreign(db->h)) {
     st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it holds other tables)", path);
+  } else if (create && has_tables(db->h) && (st = check_flysim(db, 0, e)) != FSIM_OK) {
+    /* another schema version is refused before anything is written into it */
   } else if (create && sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, &msg) == SQLITE_OK) {
     if (sqlite3_exec(db->h, schema, NULL, NULL, &msg) != SQLITE_OK) {
       st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot create the tables: %s", path, msg);
@@ -78,14 +115,8 @@ fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *
     st = FSIM_ERR(e, FSIM_EDB, "--db %s: %s", path, msg ? msg : sqlite3_errmsg(db->h));
   }
   sqlite3_free(msg);
-  if (st == FSIM_OK) {
-    /* a SQLite file of something else is refused too */
-    sqlite3_stmt *q = NULL;
-    int ok = sqlite3_prepare_v2(db->h, "SELECT value FROM meta WHERE key = 'format';", -1, &q, NULL) == SQLITE_OK &&
-             sqlite3_step(q) == SQLITE_ROW && strcmp((const char *)sqlite3_column_text(q, 0), "flysim-tuning") == 0;
-    sqlite3_finalize(q);
-    if (!ok) st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database", path);
-  }
+  /* a SQLite file of something else, or of another schema version, is refused too */
+  if (st == FSIM_OK) st = check_flysim(db, 1, e);
   if (st != FSIM_OK) {
     sqlite3_close(db->h);
     free(db);
@@ -135,10 +166,6 @@ fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, fsim_err *e) {
   if (st == FSIM_OK && sqlite3_exec(db->h, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) st = db_err(db, e, "cannot commit");
   if (st != FSIM_OK) sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
   return st;
-}
-
-static void copy_text(char *dst, size_t n, const unsigned char *src) {
-  snprintf(dst, n, "%s", src ? (const char *)src : "");
 }
 
 static void read_row(sqlite3_stmt *q, fsim_db_entry *en) {
