@@ -52,13 +52,27 @@ static int parse_int(const char *s, int lo, int hi, int *out) {
   return 0;
 }
 
+/* 1 when the comma-separated field at s is an optionally signed integer (no '='). */
+static int numeric_field(const char *s) {
+  if (*s == '-' || *s == '+') s++;
+  size_t n = strspn(s, "0123456789");
+  return n > 0 && (s[n] == ',' || s[n] == '\0');
+}
+
 fsim_status fsim_gemm_config_parse(const char *text, fsim_gemm_config *c, fsim_err *e) {
   fsim_gemm_config_free_all(c);
   char buf[512];
   if (strlen(text) >= sizeof buf) return FSIM_ERR(e, FSIM_EINVAL, "--config: too long");
   strcpy(buf, text);
-  char *save = NULL;
-  for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+  for (char *item = buf, *next; item; item = next) {
+    /* items end at a comma; a swizzle's B,M,S takes the two purely numeric fields after it */
+    size_t len = strcspn(item, ",");
+    if (strncmp(item, "swizzle=", 8) == 0)
+      for (int extra = 0; extra < 2 && item[len] == ',' && numeric_field(item + len + 1); extra++)
+        len += 1 + strcspn(item + len + 1, ",");
+    next = item[len] == ',' ? item + len + 1 : NULL;
+    item[len] = '\0';
+    if (*item == '\0') continue;
     char *eq = strchr(item, '=');
     if (eq == NULL) return FSIM_ERR(e, FSIM_EINVAL, "--config: '%s' is not key=value", item);
     *eq = '\0';
@@ -104,10 +118,19 @@ fsim_status fsim_gemm_config_parse(const char *text, fsim_gemm_config *c, fsim_e
       else return bad_value(e, k, v, "plain or pingpong");
     } else if (strcmp(k, "swizzle") == 0) {
       int b, m, s;
-      char tail;
-      if (strcmp(v, "auto") != 0 && strcmp(v, "none") != 0 && sscanf(v, "%d,%d,%d%c", &b, &m, &s, &tail) != 3)
-        return bad_value(e, k, v, "auto, none or B,M,S");
-      snprintf(c->swizzle, sizeof c->swizzle, "%s", v);
+      char sep1, sep2, tail;
+      if (strcmp(v, "auto") == 0 || strcmp(v, "none") == 0) {
+        snprintf(c->swizzle, sizeof c->swizzle, "%s", v);
+      } else if (sscanf(v, "%d%c%d%c%d%c", &b, &sep1, &m, &sep2, &s, &tail) == 5 && sep1 == sep2 &&
+                 (sep1 == ',' || sep1 == ':')) {
+        /* the ranges the schedule file's swizzle takes (fsim_schedule_swizzle, fsim_swizzle_make) */
+        if (b < 0 || b > 10 || m < 0 || m > 10 || s < -10 || s > 10)
+          return bad_value(e, k, v, "B and M from 0 to 10 and S from -10 to 10");
+        if ((s < 0 ? -s : s) < b) return bad_value(e, k, v, "|S| at least B (the XOR's bits must not overlap)");
+        snprintf(c->swizzle, sizeof c->swizzle, "%d,%d,%d", b, m, s); /* the schedule file's spelling */
+      } else {
+        return bad_value(e, k, v, "auto, none, B,M,S or B:M:S");
+      }
     } else {
       return FSIM_ERR(e, FSIM_EINVAL,
                       "--config: unknown key '%s' (tile, waves, stages, mfma, splitk, path, c, remap, groupm, kind, "

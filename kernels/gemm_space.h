@@ -3,7 +3,7 @@
  *
  * A config is what `--config` says: tile=BMxBNxBK, waves=WMxWN, stages=S, mfma=MxNxK (or an
  * atom name), splitk=S, and optionally path=direct|registers, c=lds|direct, remap=0|1,
- * groupm=G, kind=plain|pingpong, swizzle=auto|none|B,M,S.  Keys left out are free: the
+ * groupm=G, kind=plain|pingpong, swizzle=auto|none|B,M,S (or B:M:S).  Keys left out are free: the
  * enumeration visits every legal value of them (docs/gemm.md lists the space). */
 #ifndef FSIM_GEMM_SPACE_H
 #define FSIM_GEMM_SPACE_H

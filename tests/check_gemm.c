@@ -181,7 +181,10 @@ START_TEST(test_config_strings) {
   fsim_err e;
   ck_assert(fsim_gemm_config_parse("tile=256x256x64,waves=2x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,"
                                    "remap=1,groupm=8,kind=pingpong,swizzle=3,3,3",
-                                   &c, &e) == FSIM_EINVAL); /* the comma in the swizzle splits items */
+                                   &c, &e) == FSIM_OK); /* B,M,S keeps its commas */
+  ck_assert_str_eq(c.swizzle, "3,3,3");
+  ck_assert_int_eq(c.kind, FSIM_PIPE_PINGPONG);
+  ck_assert_int_eq(c.group_m, 8);
   ck_assert(fsim_gemm_config_parse("tile=256x256x64,waves=2x4", &c, &e) == FSIM_OK);
   ck_assert_int_eq(c.bm, 256);
   ck_assert_int_eq(c.waves_n, 4);

@@ -156,6 +156,11 @@ static int pick_diverse(const fsim_tune_result *r, int want, int *pick) {
   return n;
 }
 
+/* A candidate's config text has no swizzle (the plan chooses it); a fixed one is kept. */
+static void keep_swizzle(fsim_gemm_config *c, const fsim_gemm_config *fixed) {
+  if (fixed && fixed->swizzle[0]) snprintf(c->swizzle, sizeof c->swizzle, "%s", fixed->swizzle);
+}
+
 fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o, fsim_tune_result *r,
                            fsim_err *e) {
   struct timespec t0, t1;
@@ -179,6 +184,7 @@ fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, cons
     /* the model's best, with its estimate; nothing simulated */
     fsim_gemm_config c;
     st = fsim_gemm_config_parse(r->cand[0].config, &c, e);
+    if (st == FSIM_OK) keep_swizzle(&c, o->fixed);
     if (st == FSIM_OK) st = fsim_gemm_schedule_from(pr, &c, a, s, e);
     if (st == FSIM_OK) {
       r->best = 0;
@@ -202,6 +208,7 @@ fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, cons
     fsim_sim_result sim;
     fsim_estimate est;
     st = fsim_gemm_config_parse(r->cand[i].config, &c, e);
+    if (st == FSIM_OK) keep_swizzle(&c, o->fixed);
     if (st == FSIM_OK) st = fsim_gemm_schedule_from(pr, &c, a, s, e);
     if (st == FSIM_OK) st = fsim_tune_evaluate(a, s, o->sampled, o->warm, NULL, &sim, &est, e);
     if (st != FSIM_OK) break;
