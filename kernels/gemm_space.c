@@ -173,12 +173,20 @@ fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
     return FSIM_ERR(e, FSIM_EINVAL, "--m/--n/--k: %lldx%lldx%lld is not a shape (all must be >= 1)", pr->m, pr->n, pr->k);
   if (pr->m > (1LL << 24) || pr->n > (1LL << 24) || pr->k > (1LL << 24))
     return FSIM_ERR(e, FSIM_EINVAL, "--m/--n/--k: %lldx%lldx%lld exceeds 2^24 in a dimension", pr->m, pr->n, pr->k);
+  /* the messages spell the types as the flags do (fp16, not f16) */
+  const char *an = pr->a == FSIM_DT_F16 ? "fp16" : fsim_dtype_name(pr->a);
+  const char *bn = pr->b == FSIM_DT_F16 ? "fp16" : fsim_dtype_name(pr->b);
   if (pr->op == FSIM_KOP_SCALED_GEMM) {
-    if (!(pr->a == FSIM_DT_FP8 || pr->a == FSIM_DT_FP4) || !(pr->b == FSIM_DT_FP8 || pr->b == FSIM_DT_FP4))
-      return FSIM_ERR(e, FSIM_EINVAL, "--dtype: a scaled GEMM takes fp8 (E4M3) or fp4 (E2M1) operands, not %s x %s",
-                      fsim_dtype_name(pr->a), fsim_dtype_name(pr->b));
-  } else if (!(pr->a == FSIM_DT_BF16 || pr->a == FSIM_DT_F16 || pr->a == FSIM_DT_FP8) || pr->b != pr->a) {
-    return FSIM_ERR(e, FSIM_EINVAL, "--dtype: a GEMM takes bf16, fp16 or fp8, not %s", fsim_dtype_name(pr->a));
+    if (!(pr->a == FSIM_DT_FP8 || pr->a == FSIM_DT_FP4))
+      return FSIM_ERR(e, FSIM_EINVAL, "--dtype: a scaled GEMM takes fp8 (E4M3) or fp4 (E2M1) operands, not %s", an);
+    if (!(pr->b == FSIM_DT_FP8 || pr->b == FSIM_DT_FP4))
+      return FSIM_ERR(e, FSIM_EINVAL, "--b-dtype: a scaled GEMM takes fp8 (E4M3) or fp4 (E2M1) operands, not %s", bn);
+  } else if (!(pr->a == FSIM_DT_BF16 || pr->a == FSIM_DT_F16 || pr->a == FSIM_DT_FP8)) {
+    return FSIM_ERR(e, FSIM_EINVAL, "--dtype: a GEMM takes bf16, fp16 or fp8, not %s", an);
+  } else if (pr->b != pr->a) {
+    return FSIM_ERR(e, FSIM_EINVAL,
+                    "--b-dtype %s: a %s takes A and B of one type (A is %s; scaled-gemm mixes fp8 and fp4)", bn,
+                    fsim_kop_name(pr->op), an);
   }
   if (pr->op == FSIM_KOP_GROUPED_GEMM && pr->groups < 1) return FSIM_ERR(e, FSIM_EINVAL, "--groups: must be >= 1");
   return FSIM_OK;
