@@ -420,6 +420,188 @@ fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_con
   return st;
 }
 
+/* ---- why no config is legal ------------------------------------------------------------------ */
+
+enum { KEY_TILE, KEY_WAVES, KEY_STAGES, KEY_MFMA, KEY_SPLITK, KEY_PATH, KEY_C, KEY_REMAP, KEY_GROUPM, KEY_KIND,
+       KEY_SWIZZLE, KEY_COUNT };
+
+/* Copies key `key` of src into dst (all other keys free) and writes it as --config text;
+ * returns 0 when src leaves that key free. */
+static int only_key(const fsim_gemm_config *src, int key, fsim_gemm_config *dst, char *text, size_t n) {
+  fsim_gemm_config_free_all(dst);
+  switch (key) {
+  case KEY_TILE:
+    if (!src->bm) return 0;
+    dst->bm = src->bm, dst->bn = src->bn, dst->bk = src->bk;
+    if (src->bk) snprintf(text, n, "tile=%dx%dx%d", src->bm, src->bn, src->bk);
+    else snprintf(text, n, "tile=%dx%d", src->bm, src->bn);
+    return 1;
+  case KEY_WAVES:
+    if (!src->waves_m) return 0;
+    dst->waves_m = src->waves_m, dst->waves_n = src->waves_n;
+    return snprintf(text, n, "waves=%dx%d", src->waves_m, src->waves_n), 1;
+  case KEY_STAGES:
+    if (!src->stages) return 0;
+    dst->stages = src->stages;
+    return snprintf(text, n, "stages=%d", src->stages), 1;
+  case KEY_MFMA:
+    if (src->atom[0]) {
+      snprintf(dst->atom, sizeof dst->atom, "%s", src->atom);
+      return snprintf(text, n, "mfma=%s", src->atom), 1;
+    }
+    if (!src->atom_m) return 0;
+    dst->atom_m = src->atom_m, dst->atom_n = src->atom_n, dst->atom_k = src->atom_k;
+    return snprintf(text, n, "mfma=%dx%dx%d", src->atom_m, src->atom_n, src->atom_k), 1;
+  case KEY_SPLITK:
+    if (!src->split_k) return 0;
+    dst->split_k = src->split_k;
+    return snprintf(text, n, "splitk=%d", src->split_k), 1;
+  case KEY_PATH:
+    if (src->path < 0) return 0;
+    dst->path = src->path;
+    return snprintf(text, n, "path=%s", src->path == FSIM_PATH_DIRECT ? "direct" : "registers"), 1;
+  case KEY_C:
+    if (src->c_path < 0) return 0;
+    dst->c_path = src->c_path;
+    return snprintf(text, n, "c=%s", src->c_path == FSIM_EPI_DIRECT ? "direct" : "lds"), 1;
+  case KEY_REMAP:
+    if (src->xcd_remap < 0) return 0;
+    dst->xcd_remap = src->xcd_remap;
+    return snprintf(text, n, "remap=%d", src->xcd_remap), 1;
+  case KEY_GROUPM:
+    if (src->group_m < 0) return 0;
+    dst->group_m = src->group_m;
+    return snprintf(text, n, "groupm=%d", src->group_m), 1;
+  case KEY_KIND:
+    if (src->kind < 0) return 0;
+    dst->kind = src->kind;
+    return snprintf(text, n, "kind=%s", src->kind == FSIM_PIPE_PINGPONG ? "pingpong" : "plain"), 1;
+  case KEY_SWIZZLE:
+    if (!src->swizzle[0]) return 0;
+    snprintf(dst->swizzle, sizeof dst->swizzle, "%s", src->swizzle);
+    return snprintf(text, n, "swizzle=%s", src->swizzle), 1;
+  default: return 0;
+  }
+}
+
+void fsim_gemm_config_fixed_text(const fsim_gemm_config *c, char *buf, size_t n) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (int k = 0; k < KEY_COUNT && len < n; k++) {
+    fsim_gemm_config one;
+    char t[96];
+    if (only_key(c, k, &one, t, sizeof t)) len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "", t);
+  }
+}
+
+static int stop_at_first(void *ctx, const fsim_gemm_plan *p) {
+  (void)ctx, (void)p;
+  return 1;
+}
+
+static int64_t kib_align(int64_t v) { return (v + 1023) / 1024 * 1024; }
+
+fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
+                                     fsim_err *e) {
+  static const int tiles[] = {16, 32, 64, 128, 256};
+  char text[96];
+  fsim_gemm_config one;
+  unsigned isa = fsim_isa_bit(a);
+  const char *an = pr->a == FSIM_DT_F16 ? "fp16" : fsim_dtype_name(pr->a);
+  const char *bn = pr->b == FSIM_DT_F16 ? "fp16" : fsim_dtype_name(pr->b);
+  /* mfma: an instruction of the part for the operand types */
+  int na, nok = 0, min_m = 0, min_n = 0;
+  const fsim_mma_atom *atoms = fsim_mma_atoms(&na), *ok[64];
+  char have[256] = "";
+  const fsim_mma_atom *want = fixed->atom[0] ? fsim_mma_atom_find_on(fixed->atom, isa) : NULL;
+  for (int i = 0; i < na && nok < 64; i++) {
+    const fsim_mma_atom *at = &atoms[i];
+    if (!(at->isas & isa) || at->a_type != pr->a || at->b_type != pr->b) continue;
+    if ((pr->op == FSIM_KOP_SCALED_GEMM && !at->scaled) || fsim_arch_find_mfma(a, at->name) == NULL) continue;
+    char shape[32];
+    snprintf(shape, sizeof shape, "%dx%dx%d", at->m, at->n, at->k);
+    if (!strstr(have, shape)) {
+      size_t l = strlen(have);
+      snprintf(have + l, sizeof have - l, "%s%s", l ? ", " : "", shape);
+    }
+    if (fixed->atom[0] && at != want) continue;
+    if (fixed->atom_m && (at->m != fixed->atom_m || at->n != fixed->atom_n || at->k != fixed->atom_k)) continue;
+    ok[nok++] = at;
+    if (!min_m || at->m < min_m) min_m = at->m;
+    if (!min_n || at->n < min_n) min_n = at->n;
+  }
+  if (nok == 0 && only_key(fixed, KEY_MFMA, &one, text, sizeof text))
+    return FSIM_ERR(e, FSIM_EINVAL, "--config %s: %s has no %s x %s matrix instruction of that %s (it has %s)", text,
+                    a->device.gfx, an, bn, fixed->atom[0] ? "name" : "shape", have[0] ? have : "none");
+  /* waves: a workgroup's work-items, and a tile that splits evenly over the waves */
+  if (only_key(fixed, KEY_WAVES, &one, text, sizeof text) && nok > 0) {
+    int w = fixed->waves_m * fixed->waves_n, items = w * a->cu.wave_size;
+    if (items > a->cu.max_workgroup_size)
+      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: %d waves are %d work-items, more than the %d of a workgroup on %s",
+                      text, w, items, a->cu.max_workgroup_size, a->device.name);
+    if (w > 16)
+      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: %d waves; a GEMM workgroup has at most 16", text, w);
+    for (int d = 0; d < 2; d++) {
+      int wd = d == 0 ? fixed->waves_m : fixed->waves_n, fixed_t = d == 0 ? fixed->bm : fixed->bn;
+      long long extent = d == 0 ? pr->m : pr->n;
+      int found = 0;
+      for (int i = 0; i < nok && !found; i++) {
+        int am = d == 0 ? ok[i]->m : ok[i]->n;
+        int64_t max_t = next_pow2(extent) > am ? next_pow2(extent) : am;
+        for (int t = 0; t < 5 && !found; t++) {
+          int tile = fixed_t ? fixed_t : tiles[t];
+          if (!fixed_t && (tile > max_t || tile % am)) continue;
+          found = tile % (wd * am) == 0;
+        }
+      }
+      if (!found && fixed_t)
+        return FSIM_ERR(e, FSIM_EINVAL, "--config %s: tile %s %d is not a multiple of %s x the MFMA's %s (%d x %d)",
+                        text, d == 0 ? "BM" : "BN", fixed_t, d == 0 ? "WM" : "WN", d == 0 ? "M" : "N", wd,
+                        d == 0 ? min_m : min_n);
+      if (!found)
+        return FSIM_ERR(e, FSIM_EINVAL,
+                        "--config %s: no %s searched (powers of two from 16 to 256) is a multiple of %s x the MFMA's "
+                        "%s (%d x %d); give tile= as well",
+                        text, d == 0 ? "BM" : "BN", d == 0 ? "WM" : "WN", d == 0 ? "M" : "N", wd,
+                        d == 0 ? min_m : min_n);
+    }
+  }
+  /* tile: one stage of the A and B tiles (each aligned to 1 KiB, as the plan lays them out) in LDS */
+  if (only_key(fixed, KEY_TILE, &one, text, sizeof text)) {
+    int bk = fixed->bk ? fixed->bk : pr->op == FSIM_KOP_SCALED_GEMM ? 128 : 32;
+    int64_t stage = kib_align((int64_t)fixed->bm * bk * fsim_dtype_bits(pr->a) / 8) +
+                    kib_align((int64_t)fixed->bn * bk * fsim_dtype_bits(pr->b) / 8);
+    int stages = fixed->stages ? fixed->stages : 1;
+    if (stage > a->lds.max_bytes_per_wg)
+      return FSIM_ERR(e, FSIM_EINVAL,
+                      "--config %s: one stage of %dx%d and %dx%d tiles needs %lld bytes of LDS, more than the %d a "
+                      "workgroup may use on %s",
+                      text, fixed->bm, bk, fixed->bn, bk, (long long)stage, a->lds.max_bytes_per_wg, a->device.name);
+    if (stage * stages > a->lds.max_bytes_per_wg)
+      return FSIM_ERR(e, FSIM_EINVAL,
+                      "--config %s,stages=%d: %d stages of %dx%d and %dx%d tiles need %lld bytes of LDS, more than "
+                      "the %d a workgroup may use on %s",
+                      text, stages, stages, fixed->bm, bk, fixed->bn, bk, (long long)(stage * stages),
+                      a->lds.max_bytes_per_wg, a->device.name);
+  }
+  /* otherwise the first key that no legal config has on its own */
+  for (int k = 0; k < KEY_COUNT; k++) {
+    if (!only_key(fixed, k, &one, text, sizeof text)) continue;
+    int64_t legal = 0;
+    fsim_status st = fsim_gemm_enumerate(pr, &one, a, stop_at_first, NULL, NULL, &legal, e);
+    if (st != FSIM_OK) return st;
+    if (legal == 0)
+      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has it", text,
+                      fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name);
+  }
+  char all[400];
+  fsim_gemm_config_fixed_text(fixed, all, sizeof all);
+  return FSIM_ERR(e, FSIM_EINVAL,
+                  "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has these keys together (each "
+                  "alone is possible)",
+                  all, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name);
+}
+
 /* ---- the summary ------------------------------------------------------------------------------ */
 
 void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {

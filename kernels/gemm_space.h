@@ -54,6 +54,14 @@ typedef int (*fsim_gemm_visit)(void *ctx, const fsim_gemm_plan *p);
 fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
                                 fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *e);
 
+/* The keys a config fixes as --config text ("tile=256x256x64,waves=2x4"); "" when none. */
+void fsim_gemm_config_fixed_text(const fsim_gemm_config *c, char *buf, size_t n);
+/* Called when no legal plan has the fixed keys: an error that names the key at fault and why
+ * (an MMA atom the part lacks, waves that divide no tile, a tile beyond the LDS, or a key no
+ * legal config has alone), else all the fixed keys.  Always returns an error. */
+fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
+                                     fsim_err *e);
+
 /* What the analytical model needs of a plan. */
 void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s);
 

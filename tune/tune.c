@@ -108,10 +108,15 @@ fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, cons
   rank_ctx ctx = {.a = a};
   fsim_status st = fsim_gemm_enumerate(pr, fixed ? fixed : &free_all, a, visit, &ctx, tried, legal, e);
   if (st == FSIM_OK && ctx.oom) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory ranking configurations");
-  if (st == FSIM_OK && ctx.n == 0)
-    st = FSIM_ERR(e, FSIM_EINVAL, "no legal configuration for %s %lldx%lldx%lld %s on %s%s", fsim_kop_name(pr->op),
-                  pr->m, pr->n, pr->k, fsim_dtype_name(pr->a), a->device.name,
-                  fixed ? " within the fixed --config keys" : "");
+  if (st == FSIM_OK && ctx.n == 0) {
+    char keys[400] = "";
+    if (fixed) fsim_gemm_config_fixed_text(fixed, keys, sizeof keys);
+    if (keys[0]) /* name the fixed key at fault and why */
+      st = fsim_gemm_config_explain(pr, fixed, a, e);
+    else
+      st = FSIM_ERR(e, FSIM_EINVAL, "no legal configuration for %s %lldx%lldx%lld %s on %s", fsim_kop_name(pr->op),
+                    pr->m, pr->n, pr->k, fsim_dtype_name(pr->a), a->device.name);
+  }
   fsim_tune_candidate *tmp = st == FSIM_OK ? malloc((size_t)ctx.n * sizeof *tmp) : NULL;
   if (st == FSIM_OK && tmp == NULL) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   if (st != FSIM_OK) {
