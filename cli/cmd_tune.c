@@ -2,7 +2,9 @@
  * analytical model, simulates the best few, prints the ranking and stores the winner. */
 #include "config.h"
 
+#include <errno.h>
 #include <gsl/gsl_sort.h>
+#include <libgen.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +173,18 @@ static fsim_status store(fsim_db *db, const fsim_arch *a, const outcome *o, fsim
   return fsim_db_put(db, &en, e);
 }
 
+/* A database that does not exist yet must be creatable where it is named: checked before
+ * tuning so that a bad --db fails at once. */
+static int creatable(const char *path) {
+  char *copy = strdup(path);
+  if (copy == NULL) return fsim_cli_usage_error(CMD, "out of memory");
+  const char *dir = dirname(copy);
+  int ok = access(dir, W_OK | X_OK) == 0, err = errno;
+  free(copy);
+  if (!ok) return fsim_cli_usage_error(CMD, "--db %s: cannot create it: %s", path, strerror(err));
+  return 0;
+}
+
 static int agreement(fsim_cli_gemm *g, const fsim_suite_entry *entries, int nentries, const tune_args *ta) {
   fsim_agreement *ag = calloc((size_t)nentries, sizeof *ag);
   fsim_gemm_problem *prs = calloc((size_t)nentries, sizeof *prs);
@@ -332,10 +346,18 @@ int fsim_cmd_tune(int argc, char **argv) {
     if (g.config) return fsim_cli_usage_error(CMD, "--agreement samples the whole space; drop --config");
     return agreement(&g, entries, nentries, &ta);
   }
-  /* inputs are valid: now open (and create) the database */
+  /* inputs are valid: an existing database is opened (and checked) now; a new one is created
+   * only when there is a winner to store, so a run that fails leaves no empty file behind */
   const char *db_path = fsim_cli_db_path(g.db);
   fsim_db *db = NULL;
-  if (!ta.no_db && fsim_db_open(&db, db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  if (!ta.no_db) {
+    if (access(db_path, F_OK) == 0) {
+      if (fsim_db_open(&db, db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+    } else {
+      int rc = creatable(db_path);
+      if (rc) return rc;
+    }
+  }
   outcome *outs = calloc((size_t)nentries, sizeof *outs);
   if (outs == NULL) {
     fsim_db_close(db);
@@ -354,6 +376,7 @@ int fsim_cmd_tune(int argc, char **argv) {
       if (bar) progress(i, nentries, entries[i].name);
     }
     st = tune_one(&g.a, &pr, &fixed, &ta, &outs[i], &e);
+    if (st == FSIM_OK && !ta.no_db && db == NULL) st = fsim_db_open(&db, db_path, 1, &e);
     if (st == FSIM_OK && db) st = store(db, &g.a, &outs[i], &e);
     if (st == FSIM_OK) done++;
   }
