@@ -169,6 +169,7 @@ int fsim_cmd_db(int argc, char **argv) {
     fsim_db_arch_key(&g.a, key, sizeof key);
     part = key;
   }
+  if (out_path && (rc = fsim_cli_check_output(CMD, "-o", out_path, "--db", path)) != 0) return rc;
   if ((rc = open_db(path, &db)) != 0) return rc;
   fsim_db_entry *all;
   int n;

@@ -63,6 +63,10 @@ int fsim_cmd_emit(int argc, char **argv) {
   if (*output == '\0') return fsim_cli_usage_error(CMD, "-o: an empty file name");
   int rc = fsim_cli_gemm_finish(&g);
   if (rc) return rc;
+  if ((rc = fsim_cli_check_output(CMD, "-o", output, "--db", fsim_cli_db_path(g.db))) != 0 ||
+      (rc = fsim_cli_check_output(CMD, "-o", output, "--schedule", g.schedule_path)) != 0 ||
+      (rc = fsim_cli_check_output(CMD, "-o", output, "--arch", g.a.file)) != 0)
+    return rc;
   fsim_err e;
   fsim_err_clear(&e);
   if (fsim_file_out_check(output, &e) != FSIM_OK) { /* before the work, not after it */

@@ -123,6 +123,10 @@ int fsim_cmd_predict(int argc, char **argv) {
   int rc = fsim_cli_gemm_finish(&g);
   if (rc) return rc;
   const char *db = fsim_cli_db_path(g.db);
+  if ((rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--db", db)) != 0 ||
+      (rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--schedule", g.schedule_path)) != 0 ||
+      (rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--arch", g.a.file)) != 0)
+    return rc;
   req.pr = g.pr;
   req.schedule = g.schedule_path ? &g.schedule : NULL;
   req.config = g.config;

@@ -132,6 +132,9 @@ int fsim_cmd_sim(int argc, char **argv) {
   fsim_arch a;
   int rc = fsim_cli_load_arch(CMD, arch, &sets, &a);
   if (rc) return rc;
+  if ((rc = fsim_cli_check_output(CMD, "--timeline", timeline, "FILE", file)) != 0 ||
+      (rc = fsim_cli_check_output(CMD, "--timeline", timeline, "--arch", a.file)) != 0)
+    return rc;
   fsim_err e;
   fsim_err_clear(&e);
   fsim_wprog wp;

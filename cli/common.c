@@ -5,10 +5,13 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int fsim_cli_usage_error(const char *cmd, const char *fmt, ...) {
   va_list ap;
@@ -109,4 +112,32 @@ int fsim_cli_parse_double(const char *cmd, const char *flag, const char *text, d
   if (v < lo || v > hi) return fsim_cli_usage_error(cmd, "%s: %g is out of range [%g, %g]", flag, v, lo, hi);
   *out = v;
   return 0;
+}
+
+/* The real path of path's folder joined with its name; 0 when the folder cannot be resolved. */
+static int real_name(const char *path, char *out, size_t n) {
+  char *d = strdup(path), *b = strdup(path);
+  char dir[PATH_MAX];
+  int ok = d && b && realpath(dirname(d), dir) != NULL;
+  if (ok) ok = snprintf(out, n, "%s/%s", dir, basename(b)) < (int)n;
+  free(d);
+  free(b);
+  return ok;
+}
+
+int fsim_cli_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+  if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (ea != eb) return 0;
+  char ra[PATH_MAX + 256], rb[PATH_MAX + 256];
+  if (real_name(a, ra, sizeof ra) && real_name(b, rb, sizeof rb)) return strcmp(ra, rb) == 0;
+  return strcmp(a, b) == 0;
+}
+
+int fsim_cli_check_output(const char *cmd, const char *out_flag, const char *out, const char *in_flag,
+                          const char *in) {
+  if (out == NULL || in == NULL || !fsim_cli_same_file(out, in)) return 0;
+  return fsim_cli_usage_error(cmd, "%s %s: the same file as %s %s; refusing to overwrite an input", out_flag, out,
+                              in_flag, in);
 }

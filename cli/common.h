@@ -39,6 +39,14 @@ json_t *fsim_cli_provenance(const fsim_arch *a);
 /* The same as one comment line for text reports. */
 void fsim_cli_print_provenance(FILE *f, const fsim_arch *a);
 
+/* 1 when paths a and b name one file: by device and inode when both exist, else by the real
+ * path of the folder plus the name. */
+int fsim_cli_same_file(const char *a, const char *b);
+/* Refuses an output path that is one of the inputs (in NULL: nothing to compare): 0, or prints
+ * "OUT_FLAG OUT: the same file as IN_FLAG IN; refusing to overwrite an input" and returns 2. */
+int fsim_cli_check_output(const char *cmd, const char *out_flag, const char *out, const char *in_flag,
+                          const char *in);
+
 /* Parses a positive integer argument; returns 0 or prints and returns 2. */
 int fsim_cli_parse_long(const char *cmd, const char *flag, const char *text, long lo, long hi, long *out);
 int fsim_cli_parse_double(const char *cmd, const char *flag, const char *text, double lo, double hi,
