@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -152,18 +153,26 @@ static int cmd_list(int json) {
   char **paths = NULL;
   int n = fsim_arch_list(&paths, &e);
   if (n < 0) return fsim_cli_report(CMD, &e);
+  /* every file is loaded before anything is printed: a broken part file is an error (as for
+   * 'arch show'), and then stdout stays empty */
+  fsim_arch *all = calloc(n > 0 ? (size_t)n : 1, sizeof *all);
+  if (all == NULL) {
+    fsim_arch_list_free(paths, n);
+    return fsim_cli_usage_error(CMD, "out of memory");
+  }
+  for (int i = 0; i < n; i++)
+    if (fsim_arch_load_file(&all[i], paths[i], &e) != FSIM_OK) {
+      free(all);
+      fsim_arch_list_free(paths, n);
+      return fsim_cli_report(CMD, &e);
+    }
   json_t *arr = json ? json_array() : NULL;
   if (!json) {
     fsim_cli_print_provenance(stdout, NULL);
     printf("%-10s %-8s %-10s %-6s %5s %5s %9s  %s\n", "part", "gfx", "aliases", "isa", "CUs", "XCDs", "clock", "file");
   }
-  int rc = 0;
   for (int i = 0; i < n; i++) {
-    fsim_arch a;
-    if (fsim_arch_load_file(&a, paths[i], &e) != FSIM_OK) {
-      rc = fsim_cli_report(CMD, &e);
-      break;
-    }
+    const fsim_arch *a = &all[i];
     const char *base = strrchr(paths[i], '/');
     base = base ? base + 1 : paths[i];
     char part[64];
@@ -173,37 +182,34 @@ static int cmd_list(int json) {
     char isa[16] = "";
     for (int k = 0; k < nk; k++)
       if (strcmp(keys[k].section, "device") == 0 && strcmp(keys[k].key, "isa") == 0)
-        fsim_arch_format_value(&a, NULL, &keys[k], isa, sizeof isa);
+        fsim_arch_format_value(a, NULL, &keys[k], isa, sizeof isa);
     if (json) {
       json_t *o = json_object();
       json_object_set_new(o, "part", json_string(part));
-      json_object_set_new(o, "name", json_string(a.device.name));
-      json_object_set_new(o, "gfx", json_string(a.device.gfx));
-      json_object_set_new(o, "aliases", json_string(a.device.aliases));
+      json_object_set_new(o, "name", json_string(a->device.name));
+      json_object_set_new(o, "gfx", json_string(a->device.gfx));
+      json_object_set_new(o, "aliases", json_string(a->device.aliases));
       json_object_set_new(o, "isa", json_string(isa));
-      json_object_set_new(o, "cus", json_integer(a.device.cus));
-      json_object_set_new(o, "xcds", json_integer(a.device.xcds));
-      json_object_set_new(o, "clock_ghz", json_real(a.device.clock_ghz));
+      json_object_set_new(o, "cus", json_integer(a->device.cus));
+      json_object_set_new(o, "xcds", json_integer(a->device.xcds));
+      json_object_set_new(o, "clock_ghz", json_real(a->device.clock_ghz));
       json_object_set_new(o, "file", json_string(paths[i]));
       json_array_append_new(arr, o);
     } else {
-      printf("%-10s %-8s %-10s %-6s %5d %5d %5.2f GHz  %s\n", part, a.device.gfx,
-             a.device.aliases[0] ? a.device.aliases : "-", isa, a.device.cus, a.device.xcds, a.device.clock_ghz,
+      printf("%-10s %-8s %-10s %-6s %5d %5d %5.2f GHz  %s\n", part, a->device.gfx,
+             a->device.aliases[0] ? a->device.aliases : "-", isa, a->device.cus, a->device.xcds, a->device.clock_ghz,
              paths[i]);
     }
   }
   fsim_arch_list_free(paths, n);
+  free(all);
   if (json) {
-    if (rc != 0) {
-      json_decref(arr);
-      return rc;
-    }
     json_t *o = json_object();
     json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
     json_object_set_new(o, "parts", arr);
     return fsim_cli_print_json(o);
   }
-  return rc;
+  return FSIM_EXIT_OK;
 }
 
 /* One differing value, as a JSON row or a text line. */
