@@ -2,7 +2,9 @@
  * part (atoms on the ISA, tiles divisible, LDS and registers within limits). */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -14,13 +16,61 @@ static const char *const CMD = "schedule";
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim schedule check FILE --arch NAME [--set S.K=V]... [--json]\n"
-          "       flysim schedule print FILE\n"
+          "       flysim schedule print FILE [--json]\n"
           "\n"
           "A schedule file (docs/schedules.md; examples in kernels/schedules/) describes a FlyDSL\n"
           "kernel: operator and problem, block tile and waves, MMA atom, per-operand copy atoms,\n"
           "LDS layouts and swizzles, stages, pipeline and epilogue.\n"
           "  check   verifies it on the part and prints the resources it needs\n"
-          "  print   writes it back in normalised form (every key, defaults filled in)\n");
+          "  print   writes it back in normalised form (every key, defaults filled in); with --json\n"
+          "          as an object of sections, each an object of its keys\n");
+}
+
+static int print_text(const fsim_schedule *s) {
+  fsim_err e;
+  fsim_err_clear(&e);
+  return fsim_schedule_write(s, stdout, &e) == FSIM_OK ? FSIM_EXIT_OK : fsim_cli_report(CMD, &e);
+}
+
+/* The normalised file as JSON: {"produced_by", "file", "sections": {"tile": {"bm": 256, ...}}}.
+ * It is built from what print writes, so the two never disagree; whole numbers are numbers. */
+static int print_json(const fsim_schedule *s, const char *file) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mem = open_memstream(&text, &len);
+  if (mem == NULL) return fsim_cli_usage_error(CMD, "out of memory");
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_status st = fsim_schedule_write(s, mem, &e);
+  fclose(mem);
+  if (st != FSIM_OK) {
+    free(text);
+    return fsim_cli_report(CMD, &e);
+  }
+  json_t *sections = json_object(), *cur = NULL;
+  for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    if (*line == ';' || *line == '\0') continue;
+    if (*line == '[') {
+      line[strcspn(line, "]")] = '\0';
+      cur = json_object();
+      json_object_set_new(sections, line + 1, cur);
+      continue;
+    }
+    char *eq = strstr(line, " = ");
+    if (cur == NULL || eq == NULL) continue;
+    *eq = '\0';
+    const char *v = eq + 3;
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    json_object_set_new(cur, line, *v && *end == '\0' && errno == 0 ? json_integer(n) : json_string(v));
+  }
+  free(text);
+  json_t *o = json_object();
+  json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
+  json_object_set_new(o, "file", json_string(file));
+  json_object_set_new(o, "sections", sections);
+  return fsim_cli_print_json(o);
 }
 
 int fsim_cmd_schedule(int argc, char **argv) {
@@ -49,11 +99,13 @@ int fsim_cmd_schedule(int argc, char **argv) {
   const char *verb = argv[optind], *file = argv[optind + 1];
   if (strcmp(verb, "check") != 0 && strcmp(verb, "print") != 0)
     return fsim_cli_usage_error(CMD, "'%s' is not a verb of schedule (check, print)", verb);
+  if (strcmp(verb, "print") == 0 && (arch || sets.n))
+    return fsim_cli_usage_error(CMD, "print: --arch and --set go with check");
   fsim_err e;
   fsim_err_clear(&e);
   fsim_schedule s;
   if (fsim_schedule_load(&s, file, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
-  if (strcmp(verb, "print") == 0) return fsim_schedule_write(&s, stdout, &e) == FSIM_OK ? 0 : fsim_cli_report(CMD, &e);
+  if (strcmp(verb, "print") == 0) return json ? print_json(&s, file) : print_text(&s);
   fsim_arch a;
   int rc = fsim_cli_load_arch(CMD, arch, &sets, &a);
   if (rc) return rc;
