@@ -31,7 +31,7 @@ static void usage(FILE *f) {
           "--config fixes are kept; the rest are searched.  --suite tunes every problem of a suite\n"
           "(default: fifteen BF16 LLM-serving GEMMs, docs/gemm.md) with a progress bar on a\n"
           "terminal.\n"
-          "\n" FSIM_CLI_GEMM_HELP
+          "\n" FSIM_CLI_GEMM_HELP_PROBLEM("required unless --suite") FSIM_CLI_GEMM_HELP_CONFIG FSIM_CLI_GEMM_HELP_PART
           "tuning:\n"
           "  --suite NAME       tune a suite of problems instead of one (default)\n"
           "  --top N            candidates printed (default 10; the JSON lists as many)\n"

@@ -36,25 +36,32 @@ enum {
       {"arch", required_argument, NULL, FSIM_OPT_ARCH}, {"set", required_argument, NULL, FSIM_OPT_SET},                \
       {"db", required_argument, NULL, FSIM_OPT_DB}
 
-/* The usage lines for these flags. */
-#define FSIM_CLI_GEMM_HELP                                                                                             \
+/* The usage lines for these flags: problem, --config, --schedule and part, so that a command
+ * that takes no schedule file (tune) can leave that line out. */
+#define FSIM_CLI_GEMM_HELP_PROBLEM(mnk_required)                                                                        \
   "problem (OP is gemm, grouped-gemm or scaled-gemm):\n"                                                               \
   "  MxNxK              the shape after OP, e.g. 4096x4096x4096 (or the three flags below)\n"                      \
-  "  --m M --n N --k K  C is MxN, the reduction is K (required unless --schedule gives them)\n"                       \
+  "  --m M --n N --k K  C is MxN, the reduction is K (" mnk_required ")\n"                                          \
   "  --dtype T          operand type: bf16 (default), fp16, fp8; scaled-gemm: fp8 or fp4\n"                          \
   "  --b-dtype T        B's type when it differs (scaled-gemm: fp8 x fp4)\n"                                          \
   "  --c-dtype T        output type (default bf16)\n"                                                                 \
   "  --layout L         TN (default: both K-contiguous), NN or NT\n"                                                  \
-  "  --groups G         grouped-gemm: independent problems of MxNxK (default 1)\n"                                    \
+  "  --groups G         grouped-gemm: independent problems of MxNxK (default 1)\n"
+#define FSIM_CLI_GEMM_HELP_CONFIG                                                                                      \
   "schedule:\n"                                                                                                        \
   "  --config CFG       key=value,... (tile=BMxBNxBK, waves=WMxWN, stages=S, mfma=MxNxK, splitk=S,\n"               \
   "                     path=direct|registers, c=lds|direct, kind=plain|pingpong, remap, groupm,\n"                  \
-  "                     swizzle); keys left out are tuned (docs/gemm.md)\n"                                          \
-  "  --schedule FILE    a schedule file (kernels/schedules/); its [problem] is the default shape\n"                  \
+  "                     swizzle=auto|none|B,M,S); keys left out are tuned (docs/gemm.md)\n"
+#define FSIM_CLI_GEMM_HELP_SCHEDULE                                                                                    \
+  "  --schedule FILE    a schedule file (kernels/schedules/); its [problem] is the default shape\n"
+#define FSIM_CLI_GEMM_HELP_PART                                                                                        \
   "part:\n"                                                                                                            \
   "  --arch NAME        the part (see 'flysim arch list')\n"                                                         \
   "  --set S.K=V        override an arch key (what-if)\n"                                                            \
   "  --db FILE          tuning database (default $FLYSIM_DB, else ./flysim-tuning.db)\n"
+#define FSIM_CLI_GEMM_HELP                                                                                             \
+  FSIM_CLI_GEMM_HELP_PROBLEM("required unless --schedule gives them")                                                 \
+  FSIM_CLI_GEMM_HELP_CONFIG FSIM_CLI_GEMM_HELP_SCHEDULE FSIM_CLI_GEMM_HELP_PART
 
 typedef struct fsim_cli_gemm {
   const char *cmd;
