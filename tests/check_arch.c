@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/arch.h"
 #include "tests/testutil.h"
@@ -347,6 +348,33 @@ START_TEST(test_cli_arch) {
   ck_assert_int_eq(json_array_size(json_object_get(j, "parts")), 4);
   json_decref(j);
   tu_run_free(&r);
+
+  /* a malformed part file in $FLYSIM_ARCH_PATH: exit 2, one line, nothing on stdout */
+  {
+    char dir[256];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/flysim-arch-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char bad[320];
+    snprintf(bad, sizeof bad, "%s/broken.ini", dir);
+    FILE *f = fopen(bad, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("[device]\nname = Broken\n", f);
+    fclose(f);
+    setenv("FLYSIM_ARCH_PATH", dir, 1);
+    for (int json = 0; json < 2; json++) {
+      r = tu_flysim(json ? "arch list --json" : "arch list");
+      ck_assert_int_eq(r.status, 2);
+      ck_assert_str_eq(r.out, "");
+      ck_assert_ptr_nonnull(strstr(r.err, "broken.ini"));
+      ck_assert_ptr_nonnull(strstr(r.err, "[device] gfx: missing"));
+      ck_assert_ptr_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1); /* one line */
+      tu_run_free(&r);
+    }
+    unsetenv("FLYSIM_ARCH_PATH");
+    unlink(bad);
+    rmdir(dir);
+  }
 
   r = tu_flysim("arch diff mi355x mi350x --json");
   ck_assert_int_eq(r.status, 0);

@@ -889,6 +889,26 @@ START_TEST(test_cli) {
   free(w);
   tu_run_free(&r);
 
+  /* print --json: the same keys, as sections of keys; --arch belongs to check */
+  snprintf(args, sizeof args, "schedule print '%s' --json", fly);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  json_t *sec = json_object_get(j, "sections");
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(sec, "tile"), "bm")), 256);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(sec, "tile"), "waves_n")), 4);
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(sec, "mma"), "atom")), "v_mfma_f32_16x16x32_bf16");
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(sec, "operand.A"), "swizzle")), "2,4,4");
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(sec, "problem"), "layout")), "NT");
+  json_decref(j);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "schedule print '%s' --arch mi355x", fly);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.out, "");
+  ck_assert_str_eq(r.err, "flysim schedule: print: --arch and --set go with check\n");
+  tu_run_free(&r);
+
   snprintf(args, sizeof args, "schedule check '%s'", fly);
   r = tu_flysim(args);
   ck_assert_int_eq(r.status, 2);

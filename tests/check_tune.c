@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tests/testutil.h"
+#include "kernels/gemm_space.h"
 #include "tune/agree.h"
 #include "tune/db.h"
 #include "tune/predict.h"
@@ -131,7 +132,8 @@ START_TEST(test_tune_deterministic) {
   /* nothing legal within the fixed keys */
   ck_assert(fsim_gemm_config_parse("tile=256x256x256,waves=1x1,stages=4", &fixed, &e) == FSIM_OK);
   ck_assert_int_eq(fsim_tune_gemm(&a, &pr, &o, &r1, &e), FSIM_EINVAL);
-  ck_assert_str_eq(e.msg, "no legal configuration for gemm 1024x1024x1024 bf16 on MI355X within the fixed --config keys");
+  ck_assert_str_eq(e.msg, "--config tile=256x256x256: one stage of 256x256 and 256x256 tiles needs 262144 bytes of "
+                         "LDS, more than the 163840 a workgroup may use on MI355X");
 }
 END_TEST
 
@@ -568,6 +570,208 @@ START_TEST(test_cli_tune_db) {
 }
 END_TEST
 
+/* --config: errors that name the key and why; mixed types; swizzle B,M,S. */
+START_TEST(test_cli_config_errors) {
+  static const struct {
+    const char *args, *msg;
+  } bad[] = {
+      {"tune gemm 256x256x256 --arch mi355x --no-db --config waves=3x3",
+       "flysim tune: --config waves=3x3: no BM searched (powers of two from 16 to 256) is a multiple of WM x the "
+       "MFMA's M (3 x 16); give tile= as well\n"},
+      {"tune gemm 256x256x256 --arch mi355x --no-db --config tile=64x64x64,waves=3x3",
+       "flysim tune: --config waves=3x3: tile BM 64 is not a multiple of WM x the MFMA's M (3 x 16)\n"},
+      {"tune gemm 256x256x256 --arch mi355x --no-db --config waves=8x4",
+       "flysim tune: --config waves=8x4: 32 waves are 2048 work-items, more than the 1024 of a workgroup on MI355X\n"},
+      {"tune gemm 256x256x256 --arch mi355x --no-db --config tile=1024x1024x1024",
+       "flysim tune: --config tile=1024x1024x1024: one stage of 1024x1024 and 1024x1024 tiles needs 4194304 bytes of "
+       "LDS, more than the 163840 a workgroup may use on MI355X\n"},
+      {"tune gemm 256x256x256 --arch mi355x --no-db --config tile=256x256x64,stages=4",
+       "flysim tune: --config tile=256x256x64,stages=4: 4 stages of 256x64 and 256x64 tiles need 262144 bytes of LDS, "
+       "more than the 163840 a workgroup may use on MI355X\n"},
+      {"tune gemm 256x256x256 --arch mi355x --no-db --config mfma=1x1x1",
+       "flysim tune: --config mfma=1x1x1: gfx950 has no bf16 x bf16 matrix instruction of that shape (it has "
+       "16x16x32, 32x32x16, 16x16x16, 32x32x8)\n"},
+      {"predict gemm 256x256x256 --arch mi355x --db /nonexistent --config waves=1x1,kind=pingpong",
+       "flysim predict: --config waves=1x1,kind=pingpong: no legal configuration of gemm 256x256x256 bf16 on MI355X "
+       "has these keys together (each alone is possible)\n"},
+      {"predict gemm 64x64x64 --arch mi355x --b-dtype fp8",
+       "flysim predict: --b-dtype fp8: a gemm takes A and B of one type (A is bf16; scaled-gemm mixes fp8 and fp4)\n"},
+      {"predict gemm 64x64x64 --arch mi355x --dtype fp16 --b-dtype bf16",
+       "flysim predict: --b-dtype bf16: a gemm takes A and B of one type (A is fp16; scaled-gemm mixes fp8 and fp4)\n"},
+      {"predict scaled-gemm 64x64x128 --arch mi355x --b-dtype bf16",
+       "flysim predict: --b-dtype: a scaled GEMM takes fp8 (E4M3) or fp4 (E2M1) operands, not bf16\n"},
+      {"predict gemm 64x64x64 --arch mi355x --config swizzle=3,4,2",
+       "flysim predict: --config swizzle=3,4,2: expected |S| at least B (the XOR's bits must not overlap)\n"},
+      {"predict gemm 64x64x64 --arch mi355x --config swizzle=11,4,4",
+       "flysim predict: --config swizzle=11,4,4: expected B and M from 0 to 10 and S from -10 to 10\n"},
+      {"predict gemm 64x64x64 --arch mi355x --config swizzle=2,4",
+       "flysim predict: --config swizzle=2,4: expected auto, none, B,M,S or B:M:S\n"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    tu_run r = tu_flysim(bad[i].args);
+    ck_assert_msg(r.status == 2, "%s: status %d", bad[i].args, r.status);
+    ck_assert_str_eq(r.err, bad[i].msg);
+    ck_assert_str_eq(r.out, "");
+    tu_run_free(&r);
+  }
+  /* swizzle=B,M,S (or B:M:S) is one key, wherever it stands */
+  fsim_gemm_config c;
+  fsim_err e;
+  ck_assert_msg(fsim_gemm_config_parse("tile=64x64x64,swizzle=2,4,4,stages=2", &c, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_str_eq(c.swizzle, "2,4,4");
+  ck_assert_int_eq(c.stages, 2);
+  ck_assert_int_eq(c.bm, 64);
+  ck_assert(fsim_gemm_config_parse("swizzle=3:4:-3", &c, &e) == FSIM_OK);
+  ck_assert_str_eq(c.swizzle, "3,4,-3");
+  /* and it reaches the kernel: a fixed swizzle changes the simulated time of the same tile */
+  const char *cfg = "tile=64x64x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain";
+  char args[600];
+  double t[2];
+  for (int i = 0; i < 2; i++) {
+    snprintf(args, sizeof args, "predict gemm 256x256x256 --arch mi355x --db /nonexistent --json --config %s,%s", cfg,
+             i == 0 ? "swizzle=none" : "swizzle=2,4,4");
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_t *j = tu_json(&r);
+    t[i] = json_real_value(json_object_get(j, "time_us"));
+    json_decref(j);
+    tu_run_free(&r);
+  }
+  ck_assert(t[0] > 0 && t[1] > 0 && t[0] != t[1]);
+}
+END_TEST
+
+/* Invalid input creates no database; outputs never overwrite inputs; other databases are refused. */
+START_TEST(test_cli_db_safety) {
+  char args[1500];
+  const char *db = db_path();
+  static const char *const cfgs[] = {"waves=3x3", "tile=1024x1024x1024"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(args, sizeof args, "tune gemm 256x256x256 --arch mi355x --db %s --config %s", db, cfgs[i]);
+    tu_run r = tu_flysim(args);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, cfgs[i]));
+    ck_assert_msg(access(db, F_OK) != 0, "%s: the database was created", cfgs[i]);
+    tu_run_free(&r);
+  }
+  tu_run r = tu_flysim("tune gemm 64x64x64 --arch mi355x --db /nonexistent/dir/x.db");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "flysim tune: --db /nonexistent/dir/x.db: cannot create it: No such file or directory\n");
+  tu_run_free(&r);
+  /* a database with one winner; export onto itself is refused and leaves it readable */
+  fsim_db *h;
+  fsim_err e;
+  ck_assert(fsim_db_open(&h, db, 1, &e) == FSIM_OK);
+  fsim_db_entry en = entry("mi355x", 1, "tile=16x16x64", 9.5);
+  ck_assert(fsim_db_put(h, &en, &e) == FSIM_OK);
+  fsim_db_close(h);
+  snprintf(args, sizeof args, "db export --db %s -o %s", db, db);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  char want[1200];
+  snprintf(want, sizeof want, "flysim db: -o %s: the same file as --db %s; refusing to overwrite an input\n", db, db);
+  ck_assert_str_eq(r.err, want);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "db list --db %s --json", db);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 0);
+  json_t *j = tu_json(&r);
+  ck_assert_int_eq(json_array_size(json_object_get(j, "entries")), 1);
+  json_decref(j);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "predict gemm 64x64x64 --arch mi355x --db %s --timeline %s", db, db);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_ptr_nonnull(strstr(r.err, "the same file as --db"));
+  tu_run_free(&r);
+  /* emit -o onto its --schedule, sim --timeline onto its FILE: refused, the input unchanged */
+  char *sched = tu_read_file(tu_src_path("kernels/schedules/flydsl_bf16_gemm_gfx950.sched"));
+  const char *copy = tu_write_temp(sched, ".sched");
+  snprintf(args, sizeof args, "emit gemm --schedule %s --arch mi355x -o %s", copy, copy);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_ptr_nonnull(strstr(r.err, "the same file as --schedule"));
+  char *left = tu_read_file(copy);
+  ck_assert_str_eq(left, sched);
+  free(left);
+  free(sched);
+  unlink(copy);
+  tu_run_free(&r);
+  char *wp = tu_read_file(tu_src_path("traces/examples/mfma_chain.wp"));
+  copy = tu_write_temp(wp, ".wp");
+  snprintf(args, sizeof args, "sim %s --arch mi355x --timeline %s", copy, copy);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_ptr_nonnull(strstr(r.err, "the same file as FILE"));
+  left = tu_read_file(copy);
+  ck_assert_str_eq(left, wp);
+  free(left);
+  free(wp);
+  unlink(copy);
+  tu_run_free(&r);
+  unlink(db);
+  /* SQLite files that are not this schema: exit 2, one line, nothing written */
+  static const struct {
+    const char *sql, *why;
+  } other[] = {
+      {"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+       "INSERT INTO meta VALUES ('format', 'flysim-tuning'), ('schema', '1');",
+       "not a flysim tuning database (it has no winners table)"},
+      {"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+       "INSERT INTO meta VALUES ('format', 'flysim-tuning'), ('schema', '2'); CREATE TABLE winners (x);",
+       "schema version '2' is not the one this flysim reads and writes (1)"},
+  };
+  for (int i = 0; i < 2; i++) {
+    const char *path = db_path();
+    sqlite3 *s3;
+    ck_assert_int_eq(sqlite3_open(path, &s3), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(s3, other[i].sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(s3);
+    static const char *const cmds[] = {"db list --db %s", "db export --db %s",
+                                       "predict gemm 64x64x64 --arch mi355x --mode model --db %s", NULL};
+    static const char *const who[] = {"db", "db", "predict"};
+    for (int k = 0; cmds[k]; k++) {
+      snprintf(args, sizeof args, cmds[k], path);
+      r = tu_flysim(args);
+      ck_assert_msg(r.status == 2, "%s: status %d", args, r.status);
+      snprintf(want, sizeof want, "flysim %s: --db %s: %s\n", who[k], path, other[i].why);
+      ck_assert_str_eq(r.err, want);
+      ck_assert_str_eq(r.out, "");
+      tu_run_free(&r);
+    }
+    if (i == 1) { /* tune adds nothing to a database of another version */
+      snprintf(args, sizeof args, "tune gemm 64x64x64 --arch mi355x --db %s", path);
+      r = tu_flysim(args);
+      ck_assert_int_eq(r.status, 2);
+      tu_run_free(&r);
+      ck_assert_int_eq(sqlite3_open(path, &s3), SQLITE_OK);
+      sqlite3_stmt *q;
+      ck_assert_int_eq(sqlite3_prepare_v2(s3, "SELECT count(*) FROM pragma_table_info('winners');", -1, &q, NULL),
+                       SQLITE_OK);
+      ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+      ck_assert_int_eq(sqlite3_column_int(q, 0), 1);
+      sqlite3_finalize(q);
+      sqlite3_close(s3);
+    }
+    unlink(path);
+  }
+}
+END_TEST
+
+/* tune's help does not offer --schedule, which it refuses; predict's does. */
+START_TEST(test_cli_help) {
+  tu_run r = tu_flysim("tune --help");
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_ptr_null(strstr(r.out, "--schedule"));
+  ck_assert_ptr_nonnull(strstr(r.out, "--config CFG"));
+  tu_run_free(&r);
+  r = tu_flysim("predict --help");
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_ptr_nonnull(strstr(r.out, "--schedule FILE"));
+  tu_run_free(&r);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("tune");
   TCase *tc = tcase_create("tune");
@@ -582,6 +786,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_cli_predict);
   tcase_add_test(tc, test_cli_errors);
   tcase_add_test(tc, test_cli_tune_db);
+  tcase_add_test(tc, test_cli_config_errors);
+  tcase_add_test(tc, test_cli_db_safety);
+  tcase_add_test(tc, test_cli_help);
   suite_add_tcase(s, tc);
   return s;
 }
