@@ -130,8 +130,8 @@ int fsim_mma_atom_values(const fsim_mma_atom *atom, char which) {
 }
 
 int fsim_mma_atom_k_run(const fsim_mma_atom *atom, char which) {
-  /* computed once per atom and operand: the table is static */
-  static int cache[64][2];
+  /* computed once per atom and operand (and thread: tune simulates on several) */
+  static _Thread_local int cache[64][2];
   int n;
   const fsim_mma_atom *all = fsim_mma_atoms(&n);
   int idx = (int)(atom - all), o = which == 'B';

@@ -5,9 +5,11 @@
 
 #include "tune/tune.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define FSIM_TUNE_FULL_LIMIT 1000000 /* wave instructions simulated in full when sampling is auto */
 
@@ -166,6 +168,53 @@ static void keep_swizzle(fsim_gemm_config *c, const fsim_gemm_config *fixed) {
   if (fixed && fixed->swizzle[0]) snprintf(c->swizzle, sizeof c->swizzle, "%s", fixed->swizzle);
 }
 
+/* One simulated candidate of the refinement. */
+typedef struct refine_out {
+  fsim_status st;
+  fsim_err err;
+  fsim_schedule s;
+  fsim_sim_result sim;
+  fsim_estimate est;
+} refine_out;
+
+typedef struct refine_job {
+  const fsim_arch *a;
+  const fsim_gemm_problem *pr;
+  const fsim_tune_opts *o;
+  const fsim_tune_result *r;
+  const int *pick;
+  int npick, next;
+  pthread_mutex_t lock;
+  refine_out *out; /* per pick */
+} refine_job;
+
+/* Threads for the refinement: $FLYSIM_THREADS, else the host's CPUs, at most one per pick. */
+static int refine_threads(int npick) {
+  const char *env = getenv("FLYSIM_THREADS");
+  long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) n = 1;
+  if (n > npick) n = npick;
+  return n > 64 ? 64 : (int)n;
+}
+
+static void *refine_worker(void *vjob) {
+  refine_job *job = vjob;
+  for (;;) {
+    pthread_mutex_lock(&job->lock);
+    int pi = job->next < job->npick ? job->next++ : -1;
+    pthread_mutex_unlock(&job->lock);
+    if (pi < 0) return NULL;
+    refine_out *ro = &job->out[pi];
+    fsim_err_clear(&ro->err);
+    fsim_gemm_config c;
+    ro->st = fsim_gemm_config_parse(job->r->cand[job->pick[pi]].config, &c, &ro->err);
+    if (ro->st == FSIM_OK) keep_swizzle(&c, job->o->fixed);
+    if (ro->st == FSIM_OK) ro->st = fsim_gemm_schedule_from(job->pr, &c, job->a, &ro->s, &ro->err);
+    if (ro->st == FSIM_OK)
+      ro->st = fsim_tune_evaluate(job->a, &ro->s, job->o->sampled, job->o->warm, NULL, &ro->sim, &ro->est, &ro->err);
+  }
+}
+
 fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o, fsim_tune_result *r,
                            fsim_err *e) {
   struct timespec t0, t1;
@@ -207,24 +256,41 @@ fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, cons
     refine = 0;
   }
   int pick[64], npick = pick_diverse(r, refine, pick);
-  for (int pi = 0; pi < npick && st == FSIM_OK; pi++) {
-    int i = pick[pi];
-    fsim_gemm_config c;
-    fsim_sim_result sim;
-    fsim_estimate est;
-    st = fsim_gemm_config_parse(r->cand[i].config, &c, e);
-    if (st == FSIM_OK) keep_swizzle(&c, o->fixed);
-    if (st == FSIM_OK) st = fsim_gemm_schedule_from(pr, &c, a, s, e);
-    if (st == FSIM_OK) st = fsim_tune_evaluate(a, s, o->sampled, o->warm, NULL, &sim, &est, e);
-    if (st != FSIM_OK) break;
-    r->cand[i].sim_us = sim.time_us;
-    if (r->best < 0 || sim.time_us < r->cand[r->best].sim_us) {
-      r->best = i;
-      r->schedule = *s;
-      r->sim = sim;
-      r->estimate = est;
+  refine_job job = {.a = a, .pr = pr, .o = o, .r = r, .pick = pick, .npick = npick};
+  if (st == FSIM_OK && npick > 0) {
+    job.out = calloc((size_t)npick, sizeof *job.out);
+    if (job.out == NULL) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  }
+  if (st == FSIM_OK && npick > 0) {
+    /* simulate the picks on threads; take the results in pick order, so the outcome does
+     * not depend on the thread count */
+    int nt = refine_threads(npick);
+    pthread_t tid[64];
+    int started = 0;
+    pthread_mutex_init(&job.lock, NULL);
+    for (; started < nt - 1; started++)
+      if (pthread_create(&tid[started], NULL, refine_worker, &job) != 0) break;
+    refine_worker(&job);
+    for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
+    pthread_mutex_destroy(&job.lock);
+    for (int pi = 0; pi < npick && st == FSIM_OK; pi++) {
+      refine_out *ro = &job.out[pi];
+      int i = pick[pi];
+      if (ro->st != FSIM_OK) {
+        st = ro->st;
+        if (e) *e = ro->err;
+        break;
+      }
+      r->cand[i].sim_us = ro->sim.time_us;
+      if (r->best < 0 || ro->sim.time_us < r->cand[r->best].sim_us) {
+        r->best = i;
+        r->schedule = ro->s;
+        r->sim = ro->sim;
+        r->estimate = ro->est;
+      }
     }
   }
+  free(job.out);
   free(s);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   r->host_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
