@@ -331,10 +331,7 @@ int fsim_cmd_arch(int argc, char **argv) {
     default: return fsim_cli_bad_option(CMD, argc, argv);
     }
   }
-  if (optind >= argc) {
-    usage(stderr);
-    return FSIM_EXIT_USAGE;
-  }
+  if (optind >= argc) return fsim_cli_usage_error(CMD, "expected list, show or diff (see --help)");
   const char *verb = argv[optind];
   const char **pos = (const char **)argv + optind + 1;
   int npos = argc - optind - 1;

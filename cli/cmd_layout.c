@@ -203,10 +203,7 @@ int fsim_cmd_layout(int argc, char **argv) {
     default: return fsim_cli_bad_option(CMD, argc, argv);
     }
   }
-  if (optind >= argc) {
-    usage(stderr);
-    return FSIM_EXIT_USAGE;
-  }
+  if (optind >= argc) return fsim_cli_usage_error(CMD, "expected a layout EXPR (see --help)");
   if (argc - optind > 1)
     return fsim_cli_usage_error(CMD, "expected one EXPR, got %d arguments starting with '%s' (quote the expression)",
                                 argc - optind, argv[optind]);

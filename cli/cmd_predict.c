@@ -104,8 +104,12 @@ int fsim_cmd_predict(int argc, char **argv) {
       else if (strcmp(optarg, "model") == 0) req.mode = FSIM_MODE_MODEL;
       else return fsim_cli_usage_error(CMD, "--mode '%s': expected sim or model", optarg);
       break;
-    case 'S': req.sampled = 1; break;
-    case 'F': req.sampled = 0; break;
+    case 'S':
+    case 'F':
+      if (req.sampled == (c == 'F'))
+        return fsim_cli_usage_error(CMD, "--sampled and --full: give one of them");
+      req.sampled = c == 'S';
+      break;
     case 'r':
       if (fsim_cli_parse_long(CMD, "--refine", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
       req.refine = (int)v;

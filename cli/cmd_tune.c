@@ -305,8 +305,12 @@ int fsim_cmd_tune(int argc, char **argv) {
       if (fsim_cli_parse_long(CMD, "--refine", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
       ta.refine = (int)v;
       break;
-    case 'S': ta.sampled = 1; break;
-    case 'F': ta.sampled = 0; break;
+    case 'S':
+    case 'F':
+      if (ta.sampled == (c == 'F'))
+        return fsim_cli_usage_error(CMD, "--sampled and --full: give one of them");
+      ta.sampled = c == 'S';
+      break;
     case 'N': ta.no_db = 1; break;
     case 'A':
       if (fsim_cli_parse_long(CMD, "--agreement", optarg, 2, 64, &v)) return FSIM_EXIT_USAGE;

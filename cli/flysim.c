@@ -46,7 +46,7 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    usage(stderr);
+    fprintf(stderr, "flysim: expected a command (see flysim --help)\n");
     return FSIM_EXIT_USAGE;
   }
   const char *cmd = argv[1];

@@ -25,9 +25,9 @@
   X("schedule", "op", FSIM_KEY_ENUM, S_OFF(op), 0, 0, 0, FSIM_KOP_NAMES, 0, ALL, "", "operator")              \
   X("schedule", "arch", FSIM_KEY_STRING, S_OFF(arch), 0, 0, 16, NULL, 1, ALL, "", "target gfx name")         \
   X("schedule", "doc", FSIM_KEY_STRING, S_OFF(doc), 0, 0, 160, NULL, 1, ALL, "", "where it comes from")      \
-  X("problem", "m", FSIM_KEY_LLONG, S_OFF(m), 1, 1e9, 0, NULL, 0, GEMMF, "rows", "rows of C")               \
-  X("problem", "n", FSIM_KEY_LLONG, S_OFF(n), 1, 1e9, 0, NULL, 0, GEMMF, "columns", "columns of C")          \
-  X("problem", "k", FSIM_KEY_LLONG, S_OFF(k), 1, 1e9, 0, NULL, 0, GEMMF, "values", "reduction length")       \
+  X("problem", "m", FSIM_KEY_LLONG, S_OFF(m), 1, 16777216, 0, NULL, 0, GEMMF, "rows", "rows of C")               \
+  X("problem", "n", FSIM_KEY_LLONG, S_OFF(n), 1, 16777216, 0, NULL, 0, GEMMF, "columns", "columns of C")          \
+  X("problem", "k", FSIM_KEY_LLONG, S_OFF(k), 1, 16777216, 0, NULL, 0, GEMMF, "values", "reduction length")       \
   X("problem", "groups", FSIM_KEY_INT, S_OFF(groups), 1, 65536, 0, NULL, 0, GROUPED, "groups",               \
     "independent m x n x k problems")                                                                        \
   X("problem", "a_type", FSIM_KEY_DTYPE, S_OFF(a_type), 0, 0, 0, NULL, 0, GEMMF | ATT | NORM | TOPK, "",     \

@@ -317,7 +317,7 @@ START_TEST(test_format_errors) {
        FSIM_EINVAL,
        "t.sched:9: [problem] a_type: 'bf32' is not a data type (f64 f32 xf32 f16 bf16 fp8 bf8 fp6 bf6 fp4 i8 i4 i32)"},
       {{{"bm = 256", "bm = 2048"}}, FSIM_EINVAL, "t.sched:14: [tile] bm: 2048 is out of range [1, 1024]"},
-      {{{"m = 4096", "m = 0"}}, FSIM_EINVAL, "t.sched:6: [problem] m: 0 is out of range [1, 1000000000]"},
+      {{{"m = 4096", "m = 0"}}, FSIM_EINVAL, "t.sched:6: [problem] m: 0 is out of range [1, 16777216]"},
       {{{"stages = 2", "stages = 9"}}, FSIM_EINVAL, "t.sched:24: [pipeline] stages: 9 is out of range [1, 8]"},
       {{{"bm = 256", "bm = 25x"}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '25x' is not an integer"},
       {{{"bm = 256", "bm = "}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '' is not an integer"},

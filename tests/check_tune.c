@@ -416,6 +416,9 @@ START_TEST(test_cli_errors) {
       {"tune gemm 64x64x0 --arch mi355x", "flysim tune: SHAPE's K: 0 is out of range [1, 16777216]\n"},
       {"predict gemm 64x64x64 --m 32 --arch mi355x", "flysim predict: SHAPE '64x64x64' and --m 32 disagree\n"},
       {"predict gemm 64x64x64 64 --arch mi355x", "flysim predict: unexpected argument '64'\n"},
+      {"predict gemm 64x64x64 --arch mi355x --sampled --full", "flysim predict: --sampled and --full: give one of them\n"},
+      {"", "flysim: expected a command (see flysim --help)\n"},
+      {"arch", "flysim arch: expected list, show or diff (see --help)\n"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tu_run r = tu_flysim(bad[i].args);
