@@ -148,13 +148,18 @@ int fsim_gemm_config_complete(const fsim_gemm_config *c) {
 
 int fsim_gemm_config_format(const fsim_schedule *s, char *buf, size_t n) {
   const fsim_mma_atom *at = fsim_mma_atom_find(s->atom);
-  const fsim_sched_operand *a = fsim_schedule_operand(s, "A");
+  const fsim_sched_operand *a = fsim_schedule_operand(s, "A"), *b = fsim_schedule_operand(s, "B");
+  /* a swizzle both operands share and the plan did not choose goes last (the stored winner
+   * and predict must build the same kernel); one per operand cannot be said in a config */
+  char swz[40] = "";
+  if (a && b && strcmp(a->swizzle, b->swizzle) == 0 && strcmp(a->swizzle, "auto") != 0)
+    snprintf(swz, sizeof swz, ",swizzle=%s", a->swizzle);
   return snprintf(buf, n, "tile=%dx%dx%d,waves=%dx%d,stages=%d,mfma=%dx%dx%d,splitk=%d,path=%s,c=%s,remap=%d,groupm=%d,"
-                  "kind=%s",
+                  "kind=%s%s",
                   s->bm, s->bn, s->bk, s->waves_m, s->waves_n, s->stages, at ? at->m : 0, at ? at->n : 0,
                   at ? at->k : 0, s->split_k, a && a->path == FSIM_PATH_REGISTERS ? "registers" : "direct",
                   s->c_path == FSIM_EPI_DIRECT ? "direct" : "lds", s->xcd_remap, s->group_m,
-                  s->kind == FSIM_PIPE_PINGPONG ? "pingpong" : "plain");
+                  s->kind == FSIM_PIPE_PINGPONG ? "pingpong" : "plain", swz);
 }
 
 double fsim_gemm_problem_flops(const fsim_gemm_problem *pr) {

@@ -646,6 +646,22 @@ START_TEST(test_cli_config_errors) {
     tu_run_free(&r);
   }
   ck_assert(t[0] > 0 && t[1] > 0 && t[0] != t[1]);
+  /* the config text keeps a fixed swizzle, so the stored winner is the kernel tuned: predict
+   * without --config gives the same time as with the swizzle */
+  const char *db = db_path();
+  snprintf(args, sizeof args, "tune gemm 256x256x256 --arch mi355x --db %s --config %s,swizzle=2,4,4 --json", db, cfg);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  ck_assert_msg(strstr(r.out, "kind=plain,swizzle=2,4,4\"") != NULL, "%.400s", r.out);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "predict gemm 256x256x256 --arch mi355x --db %s --json", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "database");
+  ck_assert(json_real_value(json_object_get(j, "time_us")) == t[1]);
+  json_decref(j);
+  tu_run_free(&r);
 }
 END_TEST
 
