@@ -388,10 +388,23 @@ START_TEST(test_cli_predict) {
 }
 END_TEST
 
+/* A command line and the one line it must print on stderr with exit status 2. */
+typedef struct cli_error {
+  const char *args, *msg;
+} cli_error;
+
+static void expect_usage_errors(const cli_error *bad, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    tu_run r = tu_flysim(bad[i].args);
+    ck_assert_msg(r.status == 2, "%s: status %d", bad[i].args, r.status);
+    ck_assert_str_eq(r.err, bad[i].msg);
+    ck_assert_str_eq(r.out, "");
+    tu_run_free(&r);
+  }
+}
+
 START_TEST(test_cli_errors) {
-  static const struct {
-    const char *args, *msg;
-  } bad[] = {
+  static const cli_error bad[] = {
       {"predict gemm --m 64 --n 64 --arch mi355x", "flysim predict: --k is required (or a --schedule file's [problem])\n"},
       {"predict gemm --m 0 --n 64 --k 64 --arch mi355x", "flysim predict: --m: 0 is out of range [1, 16777216]\n"},
       {"predict gemm --m 64 --n 64 --k 64", "flysim predict: --arch NAME is required (see 'flysim arch list')\n"},
@@ -420,13 +433,7 @@ START_TEST(test_cli_errors) {
       {"", "flysim: expected a command (see flysim --help)\n"},
       {"arch", "flysim arch: expected list, show or diff (see --help)\n"},
   };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    tu_run r = tu_flysim(bad[i].args);
-    ck_assert_msg(r.status == 2, "%s: status %d", bad[i].args, r.status);
-    ck_assert_str_eq(r.err, bad[i].msg);
-    ck_assert_str_eq(r.out, "");
-    tu_run_free(&r);
-  }
+  expect_usage_errors(bad, sizeof bad / sizeof bad[0]);
   /* a GEMM beyond what the simulator counts is refused in one line (no overflow), the model
    * still estimates it */
   {
@@ -580,9 +587,7 @@ END_TEST
 
 /* --config: errors that name the key and why; mixed types; swizzle B,M,S. */
 START_TEST(test_cli_config_errors) {
-  static const struct {
-    const char *args, *msg;
-  } bad[] = {
+  static const cli_error bad[] = {
       {"tune gemm 256x256x256 --arch mi355x --no-db --config waves=3x3",
        "flysim tune: --config waves=3x3: no BM searched (powers of two from 16 to 256) is a multiple of WM x the "
        "MFMA's M (3 x 16); give tile= as well\n"},
@@ -615,13 +620,7 @@ START_TEST(test_cli_config_errors) {
       {"predict gemm 64x64x64 --arch mi355x --config swizzle=2,4",
        "flysim predict: --config swizzle=2,4: expected auto, none, B,M,S or B:M:S\n"},
   };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    tu_run r = tu_flysim(bad[i].args);
-    ck_assert_msg(r.status == 2, "%s: status %d", bad[i].args, r.status);
-    ck_assert_str_eq(r.err, bad[i].msg);
-    ck_assert_str_eq(r.out, "");
-    tu_run_free(&r);
-  }
+  expect_usage_errors(bad, sizeof bad / sizeof bad[0]);
   /* swizzle=B,M,S (or B:M:S) is one key, wherever it stands */
   fsim_gemm_config c;
   fsim_err e;
