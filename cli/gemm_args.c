@@ -38,7 +38,10 @@ int fsim_cli_gemm_option(fsim_cli_gemm *g, int c, const char *arg) {
   case FSIM_OPT_CONFIG: g->config = arg; return 1;
   case FSIM_OPT_SCHEDULE: g->schedule_path = arg; return 1;
   case FSIM_OPT_ARCH: g->arch = arg; return 1;
-  case FSIM_OPT_DB: g->db = arg; return 1;
+  case FSIM_OPT_DB:
+    if (*arg == '\0') return fsim_cli_usage_error(g->cmd, "--db: an empty file name");
+    g->db = arg;
+    return 1;
   case FSIM_OPT_SET: return fsim_cli_sets_add(&g->sets, g->cmd, arg) ? FSIM_EXIT_USAGE : 1;
   default: return 0;
   }

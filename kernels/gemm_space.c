@@ -151,9 +151,14 @@ int fsim_gemm_config_format(const fsim_schedule *s, char *buf, size_t n) {
   const fsim_sched_operand *a = fsim_schedule_operand(s, "A"), *b = fsim_schedule_operand(s, "B");
   /* a swizzle both operands share and the plan did not choose goes last (the stored winner
    * and predict must build the same kernel); one per operand cannot be said in a config */
-  char swz[40] = "";
-  if (a && b && strcmp(a->swizzle, b->swizzle) == 0 && strcmp(a->swizzle, "auto") != 0)
-    snprintf(swz, sizeof swz, ",swizzle=%s", a->swizzle);
+  char swz[48] = "";
+  int sb, sm, ss;
+  if (a && b && strcmp(a->swizzle, b->swizzle) == 0 && strcmp(a->swizzle, "auto") != 0) {
+    if (sscanf(a->swizzle, "%d ,%d ,%d", &sb, &sm, &ss) == 3) /* a schedule file may space it */
+      snprintf(swz, sizeof swz, ",swizzle=%d,%d,%d", sb, sm, ss);
+    else
+      snprintf(swz, sizeof swz, ",swizzle=%s", a->swizzle);
+  }
   return snprintf(buf, n, "tile=%dx%dx%d,waves=%dx%d,stages=%d,mfma=%dx%dx%d,splitk=%d,path=%s,c=%s,remap=%d,groupm=%d,"
                   "kind=%s%s",
                   s->bm, s->bn, s->bk, s->waves_m, s->waves_n, s->stages, at ? at->m : 0, at ? at->n : 0,

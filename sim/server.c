@@ -23,7 +23,7 @@ int fsim__servers_create(fsim__servers *s, int n, double service) {
     return -1;
   }
   /* tag 2^32 - 1 is a bucket 2^32 - 1 before bucket 0 of every slot: empty time */
-  for (size_t k = 0; k < (size_t)n * RING; k++) s->bucket[k] = (fsim__bucket){.tag = UINT32_MAX};
+  for (size_t k = 0; k < (size_t)n * RING; k++) s->bucket[k] = (fsim__bucket){.tag = UINT32_MAX, .skip = 1};
   return 0;
 }
 
@@ -36,28 +36,38 @@ void fsim__servers_free(fsim__servers *s) {
 double fsim__servers_book(fsim__servers *s, int i, double t) {
   const int64_t mask = s->ring - 1;
   fsim__bucket *bk = &s->bucket[(size_t)i * s->ring];
-  int64_t b = t > 0 ? (int64_t)(t * s->inv_width) : 0;
-  if (b < s->top[i] - mask) b = s->top[i] - mask; /* older than the ring remembers */
+  double bt = t * s->inv_width; /* NaN and t <= 0 go to bucket 0; no time reaches 2^62 buckets */
+  int64_t b = bt > 0 ? (bt < 4e18 ? (int64_t)bt : (int64_t)4e18) : 0;
+  /* older than the ring remembers: its first bucket after the latest booking's wrap, so that a
+   * search from b ends (at top + 1 at the latest) in a slot other than b's */
+  if (b < s->top[i] - mask + 1) b = s->top[i] - mask + 1;
   /* find the first bucket from b with room; the ring never holds a bucket past top, so a
    * slot that does not hold x holds an older bucket, which is empty time now */
   int64_t x = b;
   fsim__bucket *q;
   for (;;) {
     q = &bk[x & mask];
-    if (q->tag != (uint32_t)x) *q = (fsim__bucket){.tag = (uint32_t)x, .count = 0, .skip = 1};
+    if (q->tag != (uint32_t)x) *q = (fsim__bucket){.tag = (uint32_t)x, .skip = 1, .next = 0, .last = -1e30f};
     if (q->count < PER_BUCKET) break;
     x += q->skip;
   }
-  /* point the full buckets passed on the way at x (at most the ring ahead) */
+  /* point the full buckets passed on the way at x (less than the ring ahead) */
   for (int64_t y = b; y < x;) {
     fsim__bucket *p = &bk[y & mask];
     int64_t next = y + p->skip;
     p->skip = (uint16_t)(x - y);
     y = next;
   }
-  double start = (double)(x * PER_BUCKET + q->count) * s->service;
+  const double bs = (double)x * s->width;
+  double start = bs + q->count * s->service; /* the bucket's bookings packed from its start */
+  if (q->count > 0 && t - bs >= q->last && bs + q->next > start) start = bs + q->next; /* in order: after them */
+  const fsim__bucket *p = &bk[(x - 1) & mask];
+  if (x > 0 && p->tag == (uint32_t)(x - 1) && bs - s->width + p->next > start)
+    start = bs - s->width + p->next; /* the previous bucket's last booking runs into this one */
   if (t > start) start = t;
   q->count++;
+  if ((float)(start + s->service - bs) > q->next) q->next = (float)(start + s->service - bs);
+  if ((float)(t - bs) > q->last) q->last = (float)(t - bs);
   s->busy += s->service;
   if (x > s->top[i]) s->top[i] = x;
   return start;

@@ -9,11 +9,14 @@
  * idle before it: that queueing is an artefact, and it grew with the disorder (every level's
  * queues feed the next level's arrival times).  So each server keeps a calendar instead: time
  * is cut into buckets of `width` cycles (eight requests' worth), each bucket books at most
- * eight requests, and a request takes the first bucket at or after its arrival with room,
- * starting after the service already booked there (or at its arrival, when later).  Requests
- * that arrive in order see a FIFO server (a burst fills bucket after bucket back to back);
+ * eight requests, and a request takes the first bucket at or after its arrival with room.
+ * There it starts at its arrival, but not before the service booked in the bucket so far
+ * (packed from the bucket's start), nor before the end of the previous bucket's last booking
+ * where that runs into this bucket, nor, when it arrives no earlier than the bucket's other
+ * requests, before the end of the bucket's latest booking.  So requests that arrive in order
+ * see a FIFO server (a burst runs back to back from its arrival, across buckets), while
  * out-of-order ones fill the idle time before the later bookings, as the channel would have
- * served them.  The resolution is the bucket width; the throughput is exact.
+ * served them, to within a bucket; each bucket serves at most its width of requests.
  *
  * A server keeps `ring` buckets (a power of two) in a ring: bucket b lives in slot b mod ring
  * and holds its index, so that a slot that still holds an old bucket reads as empty.  A
@@ -27,11 +30,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A bucket of a server's calendar: 8 bytes. */
+/* A bucket of a server's calendar: 16 bytes. */
 typedef struct fsim__bucket {
   uint32_t tag;        /* the bucket's index (mod 2^32); a slot holding another is empty time */
   uint16_t count;      /* requests booked in it */
   uint16_t skip;       /* when full: the bucket tag + skip is the next to look at */
+  float next;          /* when its latest booking ends, from the bucket's start */
+  float last;          /* its latest arrival, from the bucket's start */
 } fsim__bucket;
 
 typedef struct fsim__servers {

@@ -432,6 +432,7 @@ START_TEST(test_cli_errors) {
       {"predict gemm 64x64x64 --arch mi355x --sampled --full", "flysim predict: --sampled and --full: give one of them\n"},
       {"", "flysim: expected a command (see flysim --help)\n"},
       {"arch", "flysim arch: expected list, show or diff (see --help)\n"},
+      {"tune gemm 64x64x64 --arch mi355x --db ''", "flysim tune: --db: an empty file name\n"},
   };
   expect_usage_errors(bad, sizeof bad / sizeof bad[0]);
   /* a GEMM beyond what the simulator counts is refused in one line (no overflow), the model

@@ -188,10 +188,13 @@ typedef struct refine_job {
   refine_out *out; /* per pick */
 } refine_job;
 
-/* Threads for the refinement: $FLYSIM_THREADS, else the host's CPUs, at most one per pick. */
+/* Threads for the refinement: $FLYSIM_THREADS (a whole number from 1), else the host's CPUs,
+ * at most one per pick. */
 static int refine_threads(int npick) {
   const char *env = getenv("FLYSIM_THREADS");
-  long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+  char *end = NULL;
+  long n = env && *env ? strtol(env, &end, 10) : 0;
+  if (end == NULL || *end != '\0' || n < 1) n = sysconf(_SC_NPROCESSORS_ONLN); /* unset or not a count */
   if (n < 1) n = 1;
   if (n > npick) n = npick;
   return n > 64 ? 64 : (int)n;
