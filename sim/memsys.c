@@ -61,7 +61,7 @@ static inline int l2_channel(const fsim__memsys *m, uint64_t h) {
 
 /* An L2 channel is a FIFO server: its requests come from the CUs of one XCD, out of time
  * order by at most the run window and the CUs' L1 queues, and a calendar (server.h) here
- * moved kernel times by 2% or less at a third more host time (docs/simulator.md). */
+ * moved the kernel times tried by 1-2.3% at a third more host time (docs/simulator.md). */
 static inline double l2_serve(fsim__memsys *m, int x, uint64_t h, double t) {
   double *f = &m->l2_free[x * m->l2_channels + l2_channel(m, h)];
   double start = t > *f ? t : *f;
