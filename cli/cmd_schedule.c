@@ -111,7 +111,7 @@ int fsim_cmd_schedule(int argc, char **argv) {
   if (rc) return rc;
   fsim_sched_resources r;
   if (fsim_schedule_check(&s, &a, &r, &e) != FSIM_OK) {
-    fsim_err_prefix(&e, "%s", file);
+    fsim_ini_err_locate(&e, file);
     return fsim_cli_report(CMD, &e);
   }
   if (json) {

@@ -152,7 +152,7 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
     g->schedule.layout = pr->layout;
     fsim_sched_resources r;
     if (fsim_schedule_check(&g->schedule, &g->a, &r, &e) != FSIM_OK) {
-      fsim_err_prefix(&e, g->schedule_path);
+      fsim_ini_err_locate(&e, g->schedule_path);
       return fsim_cli_report(g->cmd, &e);
     }
   }

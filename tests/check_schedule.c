@@ -867,14 +867,14 @@ START_TEST(test_cli) {
   tu_run_free(&r);
   unlink(bad);
 
-  /* a legality error names the file, then [section] key */
+  /* a legality error names the file and the key's line, then [section] key */
   const char *fly = tu_src_path("kernels/schedules/flydsl_bf16_gemm_gfx950.sched");
   snprintf(args, sizeof args, "schedule check '%s' --arch mi300x", fly);
   r = tu_flysim(args);
   ck_assert_int_eq(r.status, 2);
   ck_assert_str_eq(r.out, "");
-  snprintf(want, sizeof want, "flysim schedule: %s: [mma] atom: v_mfma_f32_16x16x32_bf16 does not exist on gfx942 (MI300X)\n",
-           fly);
+  snprintf(want, sizeof want,
+           "flysim schedule: %s:30: [mma] atom: v_mfma_f32_16x16x32_bf16 does not exist on gfx942 (MI300X)\n", fly);
   ck_assert_str_eq(r.err, want);
   tu_run_free(&r);
 

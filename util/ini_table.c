@@ -578,3 +578,41 @@ fsim_status fsim_ini_write(const fsim_ini_spec *spec, const void *base, FILE *f,
   }
   return ferror(f) ? FSIM_ERR(e, FSIM_EIO, "write error") : FSIM_OK;
 }
+
+/* The line of path that sets key in [section] (1-based), or 0. */
+static int key_line(const char *path, const char *section, const char *key) {
+  size_t len;
+  char *text = fsim_file_read(path, &len);
+  if (text == NULL) return 0;
+  int line = 0, in_section = 0, found = 0;
+  size_t klen = strlen(key), slen = strlen(section);
+  for (char *p = text; *p && !found;) {
+    char *end = strchr(p, '\n');
+    if (end) *end = '\0';
+    line++;
+    while (isspace((unsigned char)*p)) p++;
+    if (*p == '[') {
+      char *close = strchr(p, ']');
+      in_section = close && (size_t)(close - p - 1) == slen && strncmp(p + 1, section, slen) == 0;
+    } else if (in_section && strncmp(p, key, klen) == 0) {
+      char *q = p + klen;
+      while (*q == ' ' || *q == '\t') q++;
+      found = *q == '=' || *q == ':';
+    }
+    if (!end) break;
+    p = end + 1;
+  }
+  free(text);
+  return found ? line : 0;
+}
+
+void fsim_ini_err_locate(fsim_err *e, const char *path) {
+  if (e == NULL) return;
+  char section[96], key[96];
+  int line = 0;
+  if (sscanf(e->msg, "[%95[^]]] %95[^: ]:", section, key) == 2) line = key_line(path, section, key);
+  if (line > 0)
+    fsim_err_prefix(e, "%s:%d", path, line);
+  else
+    fsim_err_prefix(e, "%s", path);
+}

@@ -91,6 +91,11 @@ double fsim_ini_number(const fsim_ini_key *k, const void *base, const void *elem
 /* Writes base as an INI file (fixed sections in table order, then the group elements). */
 fsim_status fsim_ini_write(const fsim_ini_spec *spec, const void *base, FILE *f, fsim_err *e);
 
+/* Prefixes a message about a file's keys with where it is: "path:LINE" when the message
+ * starts "[section] key:" and the file sets that key (its first setting), else "path".  For
+ * checks that relate keys after loading, when the lines are no longer at hand. */
+void fsim_ini_err_locate(fsim_err *e, const char *path);
+
 /* Group element i of base, and the number in use. */
 void *fsim_ini_group_elem(const fsim_ini_group *g, void *base, int i);
 const void *fsim_ini_group_celem(const fsim_ini_group *g, const void *base, int i);
