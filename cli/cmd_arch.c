@@ -321,7 +321,7 @@ int fsim_cmd_arch(int argc, char **argv) {
   fsim_cli_sets sets = {.n = 0};
   optind = 0; /* GNU getopt: reinitialise, and permute so options may follow positionals */
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+  while ((c = fsim_cli_getopt(argc, argv, ":h", opts)) != -1) {
     switch (c) {
     case 'j': json = 1; break;
     case 's':

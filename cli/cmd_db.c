@@ -118,7 +118,7 @@ int fsim_cmd_db(int argc, char **argv) {
   optind = 0;
   opterr = 0;
   argc--, argv++;
-  while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+  while ((c = fsim_cli_getopt(argc, argv, ":ho:", opts)) != -1) {
     int taken = fsim_cli_gemm_option(&g, c, optarg);
     if (taken == 1) continue;
     if (taken) return taken;

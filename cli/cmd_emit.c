@@ -47,7 +47,7 @@ int fsim_cmd_emit(int argc, char **argv) {
   int json = 0, c;
   optind = 0;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+  while ((c = fsim_cli_getopt(argc, argv, ":ho:", opts)) != -1) {
     int taken = fsim_cli_gemm_option(&g, c, optarg);
     if (taken == 1) continue;
     if (taken) return taken;

@@ -194,7 +194,7 @@ int fsim_cmd_layout(int argc, char **argv) {
   int indices = 0, grid = 0, json = 0, c;
   optind = 0; /* GNU getopt: reinitialise, and permute so options may follow the expression */
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+  while ((c = fsim_cli_getopt(argc, argv, ":h", opts)) != -1) {
     switch (c) {
     case 'i': indices = 1; break;
     case 'g': grid = 1; break;

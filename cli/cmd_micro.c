@@ -45,7 +45,7 @@ int fsim_cmd_micro(int argc, char **argv) {
   fsim_cli_sets sets = {.n = 0};
   optind = 0;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+  while ((c = fsim_cli_getopt(argc, argv, ":h", opts)) != -1) {
     switch (c) {
     case 'a': arch = optarg; break;
     case 's':

@@ -291,7 +291,7 @@ int fsim_cmd_tune(int argc, char **argv) {
   long v;
   optind = 0;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+  while ((c = fsim_cli_getopt(argc, argv, ":h", opts)) != -1) {
     int taken = fsim_cli_gemm_option(&g, c, optarg);
     if (taken == 1) continue;
     if (taken) return taken;

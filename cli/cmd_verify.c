@@ -169,7 +169,7 @@ int fsim_cmd_verify(int argc, char **argv) {
   int json = 0, c, shape_flags = 0;
   optind = 0;
   opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+  while ((c = fsim_cli_getopt(argc, argv, ":h", opts)) != -1) {
     int taken = fsim_cli_gemm_option(&g, c, optarg);
     if (taken == 1) {
       if (c != FSIM_OPT_ARCH && c != FSIM_OPT_SET) shape_flags = 1;

@@ -48,7 +48,30 @@ int fsim_cli_load_arch(const char *cmd, const char *name, const fsim_cli_sets *s
   return 0;
 }
 
+static const char *abbreviated; /* the last abbreviated option fsim_cli_getopt refused */
+
+int fsim_cli_getopt(int argc, char **argv, const char *optstring, const struct option *opts) {
+  int idx = -1;
+  abbreviated = NULL;
+  int c = getopt_long(argc, argv, optstring, opts, &idx);
+  if (c == -1 || idx < 0 || c == '?' || c == ':') return c;
+  /* the token just taken: argv[optind - 1], or before it when the value came separately */
+  const char *name = opts[idx].name;
+  for (int back = 1; back <= 2 && optind - back >= 1; back++) {
+    const char *tok = argv[optind - back];
+    if (strncmp(tok, "--", 2) != 0) continue;
+    size_t len = strcspn(tok + 2, "=");
+    if (len == 0 || strncmp(tok + 2, name, len) != 0) continue; /* not this option's spelling */
+    if (len == strlen(name)) return c;
+    abbreviated = tok;
+    return '?';
+  }
+  return c;
+}
+
 int fsim_cli_bad_option(const char *cmd, int argc, char **argv) {
+  if (abbreviated != NULL)
+    return fsim_cli_usage_error(cmd, "option '%s': give the whole name (see --help)", abbreviated);
   const char *arg = (optind - 1 < argc && optind >= 1) ? argv[optind - 1] : "?";
   if (optopt != 0 && strncmp(arg, "--", 2) != 0)
     return fsim_cli_usage_error(cmd, "option '-%c': unknown or missing its value (see --help)", optopt);

@@ -4,6 +4,7 @@
 #ifndef FSIM_CLI_COMMON_H
 #define FSIM_CLI_COMMON_H
 
+#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 
@@ -31,6 +32,9 @@ int fsim_cli_load_arch(const char *cmd, const char *name, const fsim_cli_sets *s
 
 /* The getopt_long error for the option just rejected (argv[optind-1] or optopt). */
 int fsim_cli_bad_option(const char *cmd, int argc, char **argv);
+/* getopt_long that takes a long option only when spelt in full ("--arch", "--arch=X"), not
+ * abbreviated ("--ar"): an abbreviation returns '?', which fsim_cli_bad_option reports. */
+int fsim_cli_getopt(int argc, char **argv, const char *optstring, const struct option *opts);
 
 /* Writes JSON to stdout, deterministic (insertion order, 12 significant digits). Steals root. */
 int fsim_cli_print_json(json_t *root);

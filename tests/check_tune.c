@@ -433,6 +433,8 @@ START_TEST(test_cli_errors) {
       {"", "flysim: expected a command (see flysim --help)\n"},
       {"arch", "flysim arch: expected list, show or diff (see --help)\n"},
       {"tune gemm 64x64x64 --arch mi355x --db ''", "flysim tune: --db: an empty file name\n"},
+      {"predict gemm 64x64x64 --ar mi355x", "flysim predict: option '--ar': give the whole name (see --help)\n"},
+      {"tune gemm 64x64x64 --arch mi355x --js", "flysim tune: option '--js': give the whole name (see --help)\n"},
   };
   expect_usage_errors(bad, sizeof bad / sizeof bad[0]);
   /* a GEMM beyond what the simulator counts is refused in one line (no overflow), the model
