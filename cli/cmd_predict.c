@@ -106,9 +106,7 @@ int fsim_cmd_predict(int argc, char **argv) {
       break;
     case 'S':
     case 'F':
-      if (req.sampled == (c == 'F'))
-        return fsim_cli_usage_error(CMD, "--sampled and --full: give one of them");
-      req.sampled = c == 'S';
+      if (fsim_cli_sampled_flag(CMD, c, &req.sampled)) return FSIM_EXIT_USAGE;
       break;
     case 'r':
       if (fsim_cli_parse_long(CMD, "--refine", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;

@@ -307,9 +307,7 @@ int fsim_cmd_tune(int argc, char **argv) {
       break;
     case 'S':
     case 'F':
-      if (ta.sampled == (c == 'F'))
-        return fsim_cli_usage_error(CMD, "--sampled and --full: give one of them");
-      ta.sampled = c == 'S';
+      if (fsim_cli_sampled_flag(CMD, c, &ta.sampled)) return FSIM_EXIT_USAGE;
       break;
     case 'N': ta.no_db = 1; break;
     case 'A':

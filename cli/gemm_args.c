@@ -47,6 +47,12 @@ int fsim_cli_gemm_option(fsim_cli_gemm *g, int c, const char *arg) {
   }
 }
 
+int fsim_cli_sampled_flag(const char *cmd, int c, int *sampled) {
+  if (*sampled == (c == 'F')) return fsim_cli_usage_error(cmd, "--sampled and --full: give one of them");
+  *sampled = c == 'S';
+  return 0;
+}
+
 /* SHAPE "MxNxK": each a whole number in the range --m/--n/--k take; a flag given too must agree. */
 static int shape_arg(fsim_cli_gemm *g, const char *text) {
   long long v[3];

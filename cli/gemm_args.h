@@ -81,6 +81,9 @@ void fsim_cli_gemm_init(fsim_cli_gemm *g, const char *cmd);
 /* Handles one getopt result c (optarg its value): 1 taken, 0 not one of ours, or an exit code
  * (2) after printing the error. */
 int fsim_cli_gemm_option(fsim_cli_gemm *g, int c, const char *arg);
+/* --sampled (c 'S') or --full ('F') into *sampled (-1 until given): 0, or 2 after printing
+ * when the other one was given too. */
+int fsim_cli_sampled_flag(const char *cmd, int c, int *sampled);
 /* Takes OP from argv[optind] (the one positional argument). Returns 0 or prints and 2. */
 int fsim_cli_gemm_positional(fsim_cli_gemm *g, int argc, char **argv, int optind_);
 /* Loads the arch and the schedule file, builds and checks the problem.  0 or an exit code. */

@@ -579,31 +579,34 @@ fsim_status fsim_ini_write(const fsim_ini_spec *spec, const void *base, FILE *f,
   return ferror(f) ? FSIM_ERR(e, FSIM_EIO, "write error") : FSIM_OK;
 }
 
+/* Finding the line of one key again, through inih as the loader reads it. */
+typedef struct locate_state {
+  FILE *fp;
+  const char *section, *key;
+  int line, found;
+} locate_state;
+
+static char *locate_reader(char *str, int num, void *stream) {
+  locate_state *l = stream;
+  char *r = fgets(str, num, l->fp);
+  if (r != NULL) l->line++;
+  return r;
+}
+
+static int locate_handler(void *user, const char *section, const char *name, const char *value) {
+  (void)value;
+  locate_state *l = user;
+  if (l->found == 0 && strcmp(section, l->section) == 0 && strcmp(name, l->key) == 0) l->found = l->line;
+  return 1;
+}
+
 /* The line of path that sets key in [section] (1-based), or 0. */
 static int key_line(const char *path, const char *section, const char *key) {
-  size_t len;
-  char *text = fsim_file_read(path, &len);
-  if (text == NULL) return 0;
-  int line = 0, in_section = 0, found = 0;
-  size_t klen = strlen(key), slen = strlen(section);
-  for (char *p = text; *p && !found;) {
-    char *end = strchr(p, '\n');
-    if (end) *end = '\0';
-    line++;
-    while (isspace((unsigned char)*p)) p++;
-    if (*p == '[') {
-      char *close = strchr(p, ']');
-      in_section = close && (size_t)(close - p - 1) == slen && strncmp(p + 1, section, slen) == 0;
-    } else if (in_section && strncmp(p, key, klen) == 0) {
-      char *q = p + klen;
-      while (*q == ' ' || *q == '\t') q++;
-      found = *q == '=' || *q == ':';
-    }
-    if (!end) break;
-    p = end + 1;
-  }
-  free(text);
-  return found ? line : 0;
+  locate_state l = {.section = section, .key = key};
+  if ((l.fp = fopen(path, "r")) == NULL) return 0;
+  ini_parse_stream(locate_reader, &l, locate_handler, &l);
+  fclose(l.fp);
+  return l.found;
 }
 
 void fsim_ini_err_locate(fsim_err *e, const char *path) {
