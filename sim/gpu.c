@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "model/occupancy.h"
+#include "sim/hugemem.h"
 #include "sim/internal.h"
 #include "util/file.h"
 
@@ -62,13 +63,13 @@ void fsim__gpu_wg_done(fsim__gpu *g, fsim__cu *cu, int64_t t) {
 static void gpu_free(fsim__gpu *g) {
   for (int c = 0; g->cus && c < g->ncus; c++) {
     fsim__cu *cu = &g->cus[c];
-    free(cu->regs);
     free(cu->phantoms);
-    free(cu->waves);
     free(cu->wgs);
     fsim__vmem_free(&cu->vmem);
   }
   free(g->cus);
+  free(g->wave_block);
+  free(g->reg_block);
   fsim__memsys_free(&g->mem);
   free(g->xcd_next);
   free(g->xcd_launch);
@@ -284,23 +285,26 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
       g.row_min_off[g.row_base[i] + q] = m == INT64_MAX ? 0 : m;
     }
   /* CUs */
-  g.cus = aligned_alloc(_Alignof(fsim__cu), (size_t)g.ncus * sizeof *g.cus);
-  if (!g.cus) goto oom;
-  memset(g.cus, 0, (size_t)g.ncus * sizeof *g.cus);
+  g.cus = fsim__huge_calloc((size_t)g.ncus * sizeof *g.cus);
+  /* every CU's waves and register scoreboards in two blocks (8 MiB of registers on MI355X) */
+  const int slots = g.wgs_per_cu * wp->waves_per_wg;
+  const size_t nregs = wp->nregs > 0 ? (size_t)wp->nregs : 1;
+  const size_t regs_per_cu = ((size_t)slots * nregs * sizeof(fsim__reg) + 63) / 64 * 64 / sizeof(fsim__reg);
+  g.wave_block = fsim__huge_calloc((size_t)g.ncus * slots * sizeof *g.wave_block);
+  g.reg_block = fsim__huge_calloc((size_t)g.ncus * regs_per_cu * sizeof *g.reg_block);
+  if (!g.cus || !g.wave_block || !g.reg_block) goto oom;
   for (int c = 0; c < g.ncus; c++) {
     fsim__cu *cu = &g.cus[c];
     cu->index = c;
     cu->xcd = c / g.cus_per_xcd;
     cu->nwg_slots = g.wgs_per_cu;
-    cu->nwave_slots = g.wgs_per_cu * wp->waves_per_wg;
+    cu->nwave_slots = slots;
     cu->wgs = calloc((size_t)cu->nwg_slots, sizeof *cu->wgs);
-    cu->waves = aligned_alloc(_Alignof(fsim__wave), (size_t)cu->nwave_slots * sizeof *cu->waves);
-    size_t nregs = wp->nregs > 0 ? (size_t)wp->nregs : 1;
-    cu->regs = aligned_alloc(64, ((size_t)cu->nwave_slots * nregs * sizeof *cu->regs + 63) / 64 * 64);
+    cu->waves = &g.wave_block[(size_t)c * slots];
+    cu->regs = &g.reg_block[(size_t)c * regs_per_cu];
     cu->phantoms = malloc((size_t)a->cu.simds * FSIM__PHANTOMS * sizeof *cu->phantoms);
-    if (!cu->wgs || !cu->waves || !cu->regs || !cu->phantoms) goto oom;
+    if (!cu->wgs || !cu->phantoms) goto oom;
     for (int s = 0; s < a->cu.simds; s++) cu->simd[s].ph = &cu->phantoms[(size_t)s * FSIM__PHANTOMS];
-    memset(cu->waves, 0, (size_t)cu->nwave_slots * sizeof *cu->waves);
     for (int s = 0; s < a->cu.simds; s++)
       for (int k = 0; k < FSIM__IT_COUNT; k++) cu->simd[s].slot_used[k] = -1;
     for (int w = 0; w < cu->nwave_slots; w++) cu->waves[w].reg = &cu->regs[(size_t)w * nregs];

@@ -121,6 +121,8 @@ typedef struct fsim__gpu {
   int xcds;                /* simulated XCDs */
   int cus_per_xcd;
   fsim__cu *cus;
+  fsim__wave *wave_block;  /* every CU's wave slots */
+  fsim__reg *reg_block;    /* every CU's register scoreboards */
   fsim__memsys mem;
   int64_t window;          /* cycles each CU runs ahead before the next CU (see gpu.c) */
   int period;              /* issue period */

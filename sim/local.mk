@@ -1,6 +1,7 @@
 # sim/: the cycle-level simulator, one struct and one .c/.h pair per hardware unit.
 libflysim_a_SOURCES += \
 	sim/sim.h sim/internal.h \
+	sim/hugemem.c sim/hugemem.h \
 	sim/cache.c sim/cache.h \
 	sim/server.c sim/server.h \
 	sim/hbm.c sim/hbm.h \

@@ -35,7 +35,9 @@ void fsim__servers_free(fsim__servers *s) {
 
 double fsim__servers_book(fsim__servers *s, int i, double t) {
   const int64_t mask = s->ring - 1;
-  fsim__bucket *bk = &s->bucket[(size_t)i * s->ring];
+  /* bucket k of server i is at k * n + i: the servers' buckets of one time lie together */
+  fsim__bucket *bk = &s->bucket[i];
+  const int64_t n = s->n;
   double bt = t * s->inv_width; /* NaN and t <= 0 go to bucket 0; no time reaches 2^62 buckets */
   int64_t b = bt > 0 ? (bt < 4e18 ? (int64_t)bt : (int64_t)4e18) : 0;
   /* older than the ring remembers: its first bucket after the latest booking's wrap, so that a
@@ -46,14 +48,14 @@ double fsim__servers_book(fsim__servers *s, int i, double t) {
   int64_t x = b;
   fsim__bucket *q;
   for (;;) {
-    q = &bk[x & mask];
+    q = &bk[(x & mask) * n];
     if (q->tag != (uint32_t)x) *q = (fsim__bucket){.tag = (uint32_t)x, .skip = 1, .next = 0, .last = -1e30f};
     if (q->count < PER_BUCKET) break;
     x += q->skip;
   }
   /* point the full buckets passed on the way at x (less than the ring ahead) */
   for (int64_t y = b; y < x;) {
-    fsim__bucket *p = &bk[y & mask];
+    fsim__bucket *p = &bk[(y & mask) * n];
     int64_t next = y + p->skip;
     p->skip = (uint16_t)(x - y);
     y = next;
@@ -61,7 +63,7 @@ double fsim__servers_book(fsim__servers *s, int i, double t) {
   const double bs = (double)x * s->width;
   double start = bs + q->count * s->service; /* the bucket's bookings packed from its start */
   if (q->count > 0 && t - bs >= q->last && bs + q->next > start) start = bs + q->next; /* in order: after them */
-  const fsim__bucket *p = &bk[(x - 1) & mask];
+  const fsim__bucket *p = &bk[((x - 1) & mask) * n];
   if (x > 0 && p->tag == (uint32_t)(x - 1) && bs - s->width + p->next > start)
     start = bs - s->width + p->next; /* the previous bucket's last booking runs into this one */
   if (t > start) start = t;

@@ -19,6 +19,7 @@
  * served them, to within a bucket; each bucket serves at most its width of requests.
  *
  * A server keeps `ring` buckets (a power of two) in a ring: bucket b lives in slot b mod ring
+ * (the servers' slots interleaved, so that the buckets of one time share host cache lines)
  * and holds its index, so that a slot that still holds an old bucket reads as empty.  A
  * request more than ring buckets behind the latest booking starts ring buckets behind it (the
  * calendar has forgotten the time before).  A full bucket points past itself to where room
@@ -45,7 +46,7 @@ typedef struct fsim__servers {
   double service;      /* cycles per request */
   double width;        /* cycles per bucket */
   double inv_width;
-  fsim__bucket *bucket; /* n x ring */
+  fsim__bucket *bucket; /* ring x n: bucket slot k of server i at k * n + i */
   int64_t *top;        /* per server: the latest bucket booked */
   double busy;         /* service booked, all servers */
 } fsim__servers;

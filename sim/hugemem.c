@@ -1,0 +1,30 @@
+/* Large-page allocations: see hugemem.h. */
+#include "config.h"
+
+#include "sim/hugemem.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef HAVE_SYS_MMAN_H
+#include <sys/mman.h>
+#endif
+
+#define HUGE ((size_t)2 << 20)
+
+void *fsim__huge_calloc(size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  void *p = NULL;
+  if (bytes >= HUGE / 2) {
+    size_t n = (bytes + HUGE - 1) & ~(HUGE - 1);
+    if (n < bytes || posix_memalign(&p, HUGE, n) != 0) return NULL;
+#if defined(HAVE_SYS_MMAN_H) && defined(MADV_HUGEPAGE)
+    (void)madvise(p, n, MADV_HUGEPAGE); /* advice only: without it the pages are just small */
+#endif
+    memset(p, 0, n);
+    return p;
+  }
+  size_t n = (bytes + 63) & ~(size_t)63;
+  if (n < bytes || (p = aligned_alloc(64, n)) == NULL) return NULL;
+  memset(p, 0, n);
+  return p;
+}
