@@ -17,6 +17,7 @@
  * arrives. */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "sim/internal.h"
@@ -124,6 +125,28 @@ static inline fsim__pattern *pattern_of(fsim__gpu *g, const fsim_wp_addr *ad, in
 
 static inline int lane_row(const fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w) {
   return g->wp->lanes[ad->lanes].rows > 1 ? w->wave_in_wg : 0;
+}
+
+/* Records the first LDS access that reaches outside the workgroup's LDS bytes; gpu.c stops
+ * the run at the end of the window and reports it (a fault of the program, which hardware
+ * would not flag: reads there return zero and writes are dropped). */
+static void __attribute__((cold)) lds_fault(fsim__gpu *g, const fsim__cu *cu, const fsim__wave *w,
+                                             const fsim_wp_addr *ad, int64_t lo, int64_t hi) {
+  if (g->fault[0]) return;
+  snprintf(g->fault, sizeof g->fault,
+           "%s: address pattern '%s' reaches LDS bytes %lld to %lld (workgroup %lld, wave %d), outside the %d bytes the "
+           "kernel declares (resources lds=%d)",
+           g->wp->name, ad->name, (long long)lo, (long long)hi - 1, (long long)cu->wgs[w->wg].id, w->wave_in_wg,
+           g->wp->lds_bytes, g->wp->lds_bytes);
+}
+
+/* Checks an LDS access of `width` bytes per lane at base against the workgroup's LDS. */
+static inline void lds_bounds(fsim__gpu *g, const fsim__cu *cu, const fsim__wave *w, const fsim_wp_addr *ad,
+                              int64_t base, int width) {
+  int k = g->row_base[ad->lanes] + lane_row(g, ad, w);
+  if (g->row_active[k] == 0) return;
+  int64_t lo = base + g->row_min_off[k], hi = base + g->row_max_off[k] + width;
+  if (__builtin_expect(lo < 0 || hi > g->wp->lds_bytes, 0)) lds_fault(g, cu, w, ad, lo, hi);
 }
 
 static inline int lds_cost(fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w, int width, int64_t base,
@@ -474,6 +497,7 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
   } else if (op == FSIM_OP_LDS_READ || op == FSIM_OP_LDS_WRITE) {
     const fsim_wp_addr *ad = &g->wp->addrs[in->addr];
     int64_t base = addr_base(cu, w, ad);
+    lds_bounds(g, cu, w, ad, base, in->width);
     int bytes;
     int cyc = lds_cost(g, ad, w, in->width, base, &bytes);
     int64_t done = fsim__lds_access(&cu->lds, s, t, bytes, cyc);
@@ -490,7 +514,9 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
     if (op == FSIM_OP_LOAD_LDS) {
       const fsim_wp_addr *ld = &g->wp->addrs[in->addr2];
       int bytes;
-      int cyc = lds_cost(g, ld, w, in->width, addr_base(cu, w, ld), &bytes);
+      int64_t lbase = addr_base(cu, w, ld);
+      lds_bounds(g, cu, w, ld, lbase, in->width);
+      int cyc = lds_cost(g, ld, w, in->width, lbase, &bytes);
       fsim__lds_dma_write(&cu->lds, t, bytes, cyc);
     }
     ring_push(w->vm_done, 63, w->vm_head, &w->vm_n, done);

@@ -85,6 +85,7 @@ static void gpu_free(fsim__gpu *g) {
   free(g->line_pool);
   free(g->ua_memo);
   free(g->row_min_off);
+  free(g->row_max_off);
   free(g->ua_pool);
   if (g->timeline) json_decref((json_t *)g->timeline);
 }
@@ -141,6 +142,7 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
       int64_t t = fsim__cu_run(g, &g->cus[c], end);
       if (t < next) next = t;
     }
+    if (g->fault[0]) return -2;
     if (next == INT64_MAX) break;
     now = next > end ? next : end;
   }
@@ -271,18 +273,23 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   for (int i = 0; i < rows * 6; i++) g.patterns[i] = (fsim__pattern){-1, -1, 0};
   g.ua_memo = malloc((size_t)(rows > 0 ? rows : 1) * 6 * sizeof *g.ua_memo);
   g.row_min_off = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *g.row_min_off);
+  g.row_max_off = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *g.row_max_off);
   g.ua_pool_cap = (rows > 0 ? rows : 1) * 6 * 2 * wp->wave_size * 2; /* two offsets per pattern in full */
   g.ua_pool = malloc((size_t)g.ua_pool_cap * sizeof *g.ua_pool);
-  if (!g.ua_memo || !g.row_min_off || !g.ua_pool) goto oom;
+  if (!g.ua_memo || !g.row_min_off || !g.row_max_off || !g.ua_pool) goto oom;
   for (int i = 0; i < rows * 6; i++)
     for (int k = 0; k < FSIM__UA_SLOTS; k++) g.ua_memo[i].r[k] = -1;
   for (int i = 0; i < wp->nlanes; i++)
     for (int q = 0; q < wp->lanes[i].rows; q++) {
-      int64_t m = INT64_MAX;
-      for (int lane = 0; lane < wp->wave_size; lane++)
-        if ((wp->lanes[i].active[q] >> lane) & 1 && wp->lanes[i].offset[q * wp->wave_size + lane] < m)
-          m = wp->lanes[i].offset[q * wp->wave_size + lane];
+      int64_t m = INT64_MAX, x = INT64_MIN;
+      for (int lane = 0; lane < wp->wave_size; lane++) {
+        if (!((wp->lanes[i].active[q] >> lane) & 1)) continue;
+        int64_t o = wp->lanes[i].offset[q * wp->wave_size + lane];
+        if (o < m) m = o;
+        if (o > x) x = o;
+      }
       g.row_min_off[g.row_base[i] + q] = m == INT64_MAX ? 0 : m;
+      g.row_max_off[g.row_base[i] + q] = x == INT64_MIN ? 0 : x;
     }
   /* CUs */
   g.cus = fsim__huge_calloc((size_t)g.ncus * sizeof *g.cus);
@@ -325,6 +332,10 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     reset_queues(&g, total, t0);
   }
   if (!dead) dead = run_kernel(&g, t0);
+  if (dead == -2) {
+    st = FSIM_ERR(e, FSIM_EINVAL, "%s", g.fault);
+    goto done;
+  }
   if (dead) {
     int64_t waiting = 0;
     for (int c = 0; c < g.ncus; c++)

@@ -151,6 +151,8 @@ typedef struct fsim__gpu {
   fsim__pattern *patterns;
   fsim__ua_memo *ua_memo;  /* per pattern */
   int64_t *row_min_off;    /* per lane-table row: the smallest offset of an active lane */
+  int64_t *row_max_off;    /* per lane-table row: the largest offset of an active lane */
+  char fault[256];         /* the first LDS access outside the workgroup's LDS (cu.c); "" if none */
   uint64_t *ua_pool;
   int ua_pool_n, ua_pool_cap;
   uint64_t *line_pool;

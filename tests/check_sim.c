@@ -417,6 +417,49 @@ START_TEST(test_parse_errors) {
 }
 END_TEST
 
+/* An LDS access outside the workgroup's LDS bytes stops the simulation with an error naming
+ * the address pattern and the bytes; the last in-range byte is accepted.  Lane l reads 16
+ * bytes at 16 l (1,024 bytes per wave), iteration i adds stride * i. */
+START_TEST(test_lds_bounds) {
+  fsim_arch a = arch_of("mi355x");
+  static const struct {
+    int lds, trip, stride;
+    const char *msg; /* NULL: runs */
+  } c[] = {
+      {4096, 4, 1024, NULL},
+      {4095, 4, 1024,
+       "k: address pattern 'x' reaches LDS bytes 3072 to 4095 (workgroup 0, wave 0), outside the 4095 bytes the kernel "
+       "declares (resources lds=4095)"},
+      {4096, 5, 1024,
+       "k: address pattern 'x' reaches LDS bytes 4096 to 5119 (workgroup 0, wave 0), outside the 4096 bytes the kernel "
+       "declares (resources lds=4096)"},
+      {4096, 2, -1024,
+       "k: address pattern 'x' reaches LDS bytes -1024 to -1 (workgroup 0, wave 0), outside the 4096 bytes the kernel "
+       "declares (resources lds=4096)"},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "kernel k\nresources lds=%d\nlanes l = linear 16\naddr x lds lanes=l iter=0:%d\nprogram\n"
+             "  loop %d\n    lds_read b128 v <- @x\n    waitcnt lgkmcnt=0\n  end\n",
+             c[i].lds, c[i].stride, c[i].trip);
+    fsim_wprog wp;
+    fsim_err e;
+    fsim_err_clear(&e);
+    ck_assert_msg(fsim_wprog_parse_string(&wp, text, "t", &a, &e) == FSIM_OK, "%s", e.msg);
+    fsim_sim_result r;
+    fsim_status st = fsim_sim_run(&a, &wp, NULL, &r, &e);
+    if (c[i].msg == NULL) {
+      ck_assert_msg(st == FSIM_OK, "%s", e.msg);
+    } else {
+      ck_assert_int_eq(st, FSIM_EINVAL);
+      ck_assert_str_eq(e.msg, c[i].msg);
+    }
+    fsim_wprog_free(&wp);
+  }
+}
+END_TEST
+
 START_TEST(test_barrier_semantics) {
   /* A wave that ends leaves its workgroup's barriers: the others are released when the
    * waves still running have all arrived. */
@@ -638,6 +681,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_micro_latency);
   tcase_add_test(tc, test_micro_bandwidth);
   tcase_add_test(tc, test_golden_cycles);
+  tcase_add_test(tc, test_lds_bounds);
   tcase_add_test(tc, test_physics_of_examples);
   tcase_add_test(tc, test_deterministic_and_roundtrip);
   tcase_add_test(tc, test_loops_stay_compressed);
