@@ -110,8 +110,10 @@ fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req,
       fsim_gemm_config_free_all(&c);
     }
   }
-  /* tune over what the config leaves free */
-  fsim_tune_opts o = {.fixed = &c, .refine = req->refine, .sampled = req->sampled,
+  /* tune over what the config leaves free, as `flysim tune` would (its default refinement:
+   * --full and --sampled are about the prediction, and a full refinement of a large problem
+   * would cost its candidates' full runs) */
+  fsim_tune_opts o = {.fixed = &c, .refine = req->refine, .sampled = -1,
                       .model_only = req->mode == FSIM_MODE_MODEL};
   fsim_tune_result *r = malloc(sizeof *r);
   if (r == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
