@@ -6,10 +6,12 @@
 
 #include <check.h>
 #include <gsl/gsl_rng.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/access.h"
+#include "sim/hugemem.h"
 #include "sim/lds.h"
 #include "sim/micro.h"
 #include "sim/server.h"
@@ -199,6 +201,23 @@ START_TEST(test_micro_bandwidth) {
 END_TEST
 
 /* The calendar servers of the MALL slices and DRAM channels (server.h). */
+/* The large-page allocator gives zeroed memory, 64-byte aligned, and 2 MiB aligned from 1 MiB
+ * on (whether the host backs it with large pages is its business). */
+START_TEST(test_huge_calloc) {
+  static const size_t sizes[] = {0, 1, 100, 4096, ((size_t)1 << 20) - 1, (size_t)1 << 20, (size_t)3 << 20};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    unsigned char *p = fsim__huge_calloc(sizes[i]);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_eq((uintptr_t)p % (sizes[i] >= ((size_t)1 << 20) ? (size_t)2 << 20 : 64), 0);
+    size_t bad = 0;
+    for (size_t k = 0; k < sizes[i]; k++) bad += p[k] != 0;
+    ck_assert_uint_eq(bad, 0);
+    if (sizes[i] > 0) p[sizes[i] - 1] = 1; /* writable to the last byte (ASan checks the bounds) */
+    free(p);
+  }
+}
+END_TEST
+
 START_TEST(test_calendar_server) {
   fsim__servers s;
   ck_assert_int_eq(fsim__servers_create(&s, 2, 2.0), 0); /* 2 cycles per request, buckets of 16 */
@@ -681,6 +700,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_micro_latency);
   tcase_add_test(tc, test_micro_bandwidth);
   tcase_add_test(tc, test_golden_cycles);
+  tcase_add_test(tc, test_huge_calloc);
   tcase_add_test(tc, test_lds_bounds);
   tcase_add_test(tc, test_physics_of_examples);
   tcase_add_test(tc, test_deterministic_and_roundtrip);
