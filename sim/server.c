@@ -7,14 +7,25 @@
 #include <string.h>
 
 #define RING 512          /* buckets per server (skips fit 16 bits) */
-#define PER_BUCKET 8      /* requests a bucket holds */
+#define PER_BUCKET 8      /* requests a bucket holds, at least */
+#define HORIZON 4096.0    /* cycles the ring covers, at least: more than requests arrive out of order */
+#define MAX_PER_BUCKET 32768
 
 int fsim__servers_create(fsim__servers *s, int n, double service) {
   memset(s, 0, sizeof *s);
   s->n = n;
   s->ring = RING;
   s->service = service;
-  s->width = PER_BUCKET * service;
+  /* eight requests a bucket, unless the ring would then remember less than HORIZON cycles
+   * (a fast server: the MALL of a what-if part at hundreds of TB/s); then as many more as
+   * make it do so, so that requests out of order by up to that much are still served at
+   * their arrival rather than at the oldest time remembered */
+  s->per_bucket = PER_BUCKET;
+  if (RING * PER_BUCKET * service < HORIZON) {
+    double per = HORIZON / (RING * service);
+    s->per_bucket = per < MAX_PER_BUCKET ? (int)per + 1 : MAX_PER_BUCKET;
+  }
+  s->width = s->per_bucket * service;
   s->inv_width = 1.0 / s->width;
   s->bucket = malloc((size_t)n * RING * sizeof *s->bucket);
   s->top = calloc((size_t)n, sizeof *s->top);
@@ -50,7 +61,7 @@ double fsim__servers_book(fsim__servers *s, int i, double t) {
   for (;;) {
     q = &bk[(x & mask) * n];
     if (q->tag != (uint32_t)x) *q = (fsim__bucket){.tag = (uint32_t)x, .skip = 1, .next = 0, .last = -1e30f};
-    if (q->count < PER_BUCKET) break;
+    if (q->count < s->per_bucket) break;
     x += q->skip;
   }
   /* point the full buckets passed on the way at x (less than the ring ahead) */
@@ -62,7 +73,9 @@ double fsim__servers_book(fsim__servers *s, int i, double t) {
   }
   const double bs = (double)x * s->width;
   double start = bs + q->count * s->service; /* the bucket's bookings packed from its start */
-  if (q->count > 0 && t - bs >= q->last && bs + q->next > start) start = bs + q->next; /* in order: after them */
+  /* in order (compared as stored, so that a request arriving with the latest is in order):
+   * after them */
+  if (q->count > 0 && (float)(t - bs) >= q->last && bs + q->next > start) start = bs + q->next;
   const fsim__bucket *p = &bk[((x - 1) & mask) * n];
   if (x > 0 && p->tag == (uint32_t)(x - 1) && bs - s->width + p->next > start)
     start = bs - s->width + p->next; /* the previous bucket's last booking runs into this one */

@@ -10,6 +10,8 @@
  * queues feed the next level's arrival times).  So each server keeps a calendar instead: time
  * is cut into buckets of `width` cycles (eight requests' worth), each bucket books at most
  * eight requests, and a request takes the first bucket at or after its arrival with room.
+ * (A server so fast that 512 such buckets would span less than 4,096 cycles gets larger
+ * buckets, of as many requests as make the ring span that: see below.)
  * There it starts at its arrival, but not before the service booked in the bucket so far
  * (packed from the bucket's start), nor before the end of the previous bucket's last booking
  * where that runs into this bucket, nor, when it arrives no earlier than the bucket's other
@@ -22,7 +24,10 @@
  * (the servers' slots interleaved, so that the buckets of one time share host cache lines)
  * and holds its index, so that a slot that still holds an old bucket reads as empty.  A
  * request more than ring buckets behind the latest booking starts ring buckets behind it (the
- * calendar has forgotten the time before).  A full bucket points past itself to where room
+ * calendar has forgotten the time before), which is why the ring spans at least 4,096 cycles,
+ * more than requests arrive out of order (with 512 buckets of eight a what-if MALL at
+ * 1,000 TB/s spanned 111 cycles, and pushing the requests behind that forward made a
+ * GEMM 23% slower than at 275 TB/s).  A full bucket points past itself to where room
  * may be (a find with path compression, as in a disjoint-set forest), so that under
  * saturation a request skips the booked time at once. */
 #ifndef FSIM_SERVER_H
@@ -44,7 +49,8 @@ typedef struct fsim__servers {
   int n;               /* servers */
   int ring;            /* buckets per server, a power of two */
   double service;      /* cycles per request */
-  double width;        /* cycles per bucket */
+  int per_bucket;      /* requests a bucket holds: 8, more for a very fast server (server.c) */
+  double width;        /* cycles per bucket: per_bucket x service */
   double inv_width;
   fsim__bucket *bucket; /* ring x n: bucket slot k of server i at k * n + i */
   int64_t *top;        /* per server: the latest bucket booked */
