@@ -19,7 +19,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #define DIRTY FSIM__CACHE_DIRTY
 #define SLOT_SHIFT FSIM__CACHE_SLOT_SHIFT
@@ -33,16 +32,7 @@ int fsim__cache_create(fsim__cache *c, int64_t bytes, int line, int ways) {
   c->sets = bytes / ((int64_t)line * ways);
   if (c->sets < 1) c->sets = 1;
   c->set_mask = (c->sets & (c->sets - 1)) == 0 ? c->sets - 1 : -1;
-  size_t wbytes = (size_t)(c->sets * ways) * sizeof *c->way;
-  if (wbytes >= ((size_t)2 << 20)) {
-    void *p = NULL;
-    if (posix_memalign(&p, (size_t)2 << 20, (wbytes + ((size_t)2 << 20) - 1) & ~(((size_t)2 << 20) - 1)) == 0) {
-      madvise(p, wbytes, MADV_HUGEPAGE);
-      memset(p, 0, wbytes);
-    }
-    c->way = p;
-  } else
-    c->way = fsim__huge_calloc((size_t)(c->sets * ways) * sizeof *c->way); /* the MALL's are 16 MiB */
+  c->way = fsim__huge_calloc((size_t)(c->sets * ways) * sizeof *c->way); /* the MALL's are 16 MiB */
   c->head = calloc((size_t)c->sets, sizeof *c->head);
   c->list = ways > 32; /* the ring compares at most 32 ways at once */
   return c->way && c->head ? 0 : -1;

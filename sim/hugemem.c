@@ -9,14 +9,14 @@
 #include <sys/mman.h>
 #endif
 
-#define HUGE ((size_t)2 << 20)
+#define LARGE_PAGE ((size_t)2 << 20)
 
 void *fsim__huge_calloc(size_t bytes) {
   if (bytes == 0) bytes = 1;
   void *p = NULL;
-  if (bytes >= HUGE / 2) {
-    size_t n = (bytes + HUGE - 1) & ~(HUGE - 1);
-    if (n < bytes || posix_memalign(&p, HUGE, n) != 0) return NULL;
+  if (bytes >= LARGE_PAGE / 2) {
+    size_t n = (bytes + LARGE_PAGE - 1) & ~(LARGE_PAGE - 1);
+    if (n < bytes || posix_memalign(&p, LARGE_PAGE, n) != 0) return NULL;
 #if defined(HAVE_SYS_MMAN_H) && defined(MADV_HUGEPAGE)
     (void)madvise(p, n, MADV_HUGEPAGE); /* advice only: without it the pages are just small */
 #endif
