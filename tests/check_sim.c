@@ -200,7 +200,6 @@ START_TEST(test_micro_bandwidth) {
 }
 END_TEST
 
-/* The calendar servers of the MALL slices and DRAM channels (server.h). */
 /* The large-page allocator gives zeroed memory, 64-byte aligned, and 2 MiB aligned from 1 MiB
  * on (whether the host backs it with large pages is its business). */
 START_TEST(test_huge_calloc) {
@@ -218,6 +217,7 @@ START_TEST(test_huge_calloc) {
 }
 END_TEST
 
+/* The calendar servers of the MALL slices and DRAM channels (server.h). */
 START_TEST(test_calendar_server) {
   fsim__servers s;
   ck_assert_int_eq(fsim__servers_create(&s, 2, 2.0), 0); /* 2 cycles per request, buckets of 16 */
