@@ -10,7 +10,9 @@ set -eu
 if [ "${1:-}" = "--compare" ]; then
   [ $# -eq 3 ] || { echo "usage: bench/regress.sh --compare DIR1 DIR2" >&2; exit 2; }
   diff=0
+  runs=0
   for f in "$2"/*.txt; do
+    runs=$((runs + 1))
     n=$(basename "$f")
     if ! cmp -s "$f" "$3/$n"; then
       diff=1
@@ -18,7 +20,7 @@ if [ "${1:-}" = "--compare" ]; then
         "$(tail -1 "$f")"
     fi
   done
-  [ $diff = 0 ] && echo "all $(ls "$2"/*.txt | wc -l) runs identical"
+  [ $diff = 0 ] && echo "all $runs runs identical"
   exit $diff
 fi
 [ $# -eq 2 ] || { echo "usage: bench/regress.sh SIM_SPEED OUTDIR | --compare DIR1 DIR2" >&2; exit 2; }
@@ -46,12 +48,12 @@ R=tile=256x256x64,waves=2x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct
 S=tile=64x64x128,waves=2x2,stages=1,mfma=16x16x32,splitk=2,path=registers,c=lds,remap=0,groupm=4,kind=plain
 T=tile=32x128x128,waves=1x4,stages=2,mfma=16x16x32,splitk=4,path=direct,c=lds,remap=1,groupm=0,kind=plain
 for c in $P $Q $R $S; do
-  run --arch mi355x --gemm 2048 2048 2048 $c
-  run --arch mi300x --gemm 1024 2048 1024 $c
-  run --arch mi355x --gemm 1024 1024 4096 $c --sampled
+  run --arch mi355x --gemm 2048 2048 2048 "$c"
+  run --arch mi300x --gemm 1024 2048 1024 "$c"
+  run --arch mi355x --gemm 1024 1024 4096 "$c" --sampled
 done
-run --arch mi355x --gemm 16 8192 4096 $T
-run --arch mi355x --gemm 64 4096 8192 $T --window 7
-run --arch mi355x --gemm 4096 4096 2048 $Q
-run --arch mi355x --gemm 4096 4096 2048 $P --warm
+run --arch mi355x --gemm 16 8192 4096 "$T"
+run --arch mi355x --gemm 64 4096 8192 "$T" --window 7
+run --arch mi355x --gemm 4096 4096 2048 "$Q"
+run --arch mi355x --gemm 4096 4096 2048 "$P" --warm
 echo "$i runs in $out"
