@@ -35,18 +35,10 @@ static int print_text(const fsim_schedule *s) {
 /* The normalised file as JSON: {"produced_by", "file", "sections": {"tile": {"bm": 256, ...}}}.
  * It is built from what print writes, so the two never disagree; whole numbers are numbers. */
 static int print_json(const fsim_schedule *s, const char *file) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mem = open_memstream(&text, &len);
-  if (mem == NULL) return fsim_cli_usage_error(CMD, "out of memory");
+  char *text;
   fsim_err e;
   fsim_err_clear(&e);
-  fsim_status st = fsim_schedule_write(s, mem, &e);
-  fclose(mem);
-  if (st != FSIM_OK) {
-    free(text);
-    return fsim_cli_report(CMD, &e);
-  }
+  if (fsim_schedule_text(s, &text, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
   json_t *sections = json_object(), *cur = NULL;
   for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     if (*line == ';' || *line == '\0') continue;

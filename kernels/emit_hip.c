@@ -400,19 +400,11 @@ static void emit_header(em *m, const fsim_emit_opts *o, const char *kname) {
   out(m, "//");
   out(m, "// The schedule (flysim schedule format; `flysim verify` reads it back):");
   out(m, "// flysim-schedule-begin");
-  char *text = NULL;
-  size_t len = 0;
-  FILE *mf = open_memstream(&text, &len);
-  if (mf == NULL) {
-    fail(m, "out of memory");
-    return;
-  }
+  char *text;
   fsim_err e2;
   fsim_err_clear(&e2);
-  fsim_status st = fsim_schedule_write(s, mf, &e2);
-  fclose(mf);
+  fsim_status st = fsim_schedule_text(s, &text, &e2);
   if (st != FSIM_OK) {
-    free(text);
     if (m->e) *m->e = e2;
     m->st = st;
     return;

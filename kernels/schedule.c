@@ -190,6 +190,20 @@ fsim_status fsim_schedule_write(const fsim_schedule *s, FILE *f, fsim_err *e) {
   return fsim_ini_write(&sched_spec, s, f, e);
 }
 
+fsim_status fsim_schedule_text(const fsim_schedule *s, char **text, fsim_err *e) {
+  size_t len = 0;
+  *text = NULL;
+  FILE *mem = open_memstream(text, &len);
+  if (mem == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  fsim_status st = fsim_schedule_write(s, mem, e);
+  fclose(mem);
+  if (st != FSIM_OK) {
+    free(*text);
+    *text = NULL;
+  }
+  return st;
+}
+
 const fsim_sched_operand *fsim_schedule_operand(const fsim_schedule *s, const char *id) {
   for (int i = 0; i < s->n_operands; i++)
     if (strcmp(s->operand[i].id, id) == 0) return &s->operand[i];

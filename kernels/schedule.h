@@ -100,6 +100,8 @@ void fsim_schedule_defaults(fsim_schedule *s);
 fsim_status fsim_schedule_load(fsim_schedule *s, const char *path, fsim_err *e);
 fsim_status fsim_schedule_load_string(fsim_schedule *s, const char *text, const char *source, fsim_err *e);
 fsim_status fsim_schedule_write(const fsim_schedule *s, FILE *f, fsim_err *e);
+/* What fsim_schedule_write writes, as a string in *text (the caller frees it; NULL on error). */
+fsim_status fsim_schedule_text(const fsim_schedule *s, char **text, fsim_err *e);
 const fsim_ini_spec *fsim_schedule_spec(void);
 
 /* The operand with this id, or NULL. */
