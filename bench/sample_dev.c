@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     fsim_gemm_config c;
     fsim_sim_result rf, rs;
     if (fsim_gemm_config_parse(all[rank].config, &c, &e) != FSIM_OK || fsim_gemm_schedule_from(&pr, &c, &a, &s, &e) ||
-        fsim_tune_evaluate(&a, &s, 0, 0, NULL, &rf, NULL, &e) || fsim_tune_evaluate(&a, &s, 1, 0, NULL, &rs, NULL, &e)) {
+        fsim_tune_evaluate(&a, &s, 0, 0, fsim_host_threads(), NULL, &rf, NULL, &e) || fsim_tune_evaluate(&a, &s, 1, 0, 1, NULL, &rs, NULL, &e)) {
       fprintf(stderr, "sample_dev: %s\n", e.msg);
       return 1;
     }

@@ -44,7 +44,7 @@ static void print_result(const fsim_sim_result *r) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: sim_speed --arch NAME (--wp FILE | --gemm M N K CONFIG) [--window W] [--sampled] [--warm]\n"
+  fprintf(stderr, "usage: sim_speed --arch NAME (--wp FILE | --gemm M N K CONFIG) [--window W] [--immediate] [--threads N] [--sampled] [--warm]\n"
                   "                 [--no-rounds] [--trips S1 S2]\n"
                   "                 [--set S.K=V]... [--timeline OUT] [--dump OUT.wp] [--reps R]\n");
   return 2;
@@ -64,6 +64,8 @@ int main(int argc, char **argv) {
       m = atoll(argv[++i]), n = atoll(argv[++i]), k = atoll(argv[++i]);
       config = argv[++i];
     } else if (!strcmp(argv[i], "--window") && i + 1 < argc) o.window = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--immediate")) o.immediate_memory = 1;
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) o.threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sampled")) o.sampled = 1;
     else if (!strcmp(argv[i], "--warm")) o.warm = 1;
     else if (!strcmp(argv[i], "--no-rounds")) o.no_sample_rounds = 1;

@@ -151,14 +151,14 @@ int fsim_cmd_sim(int argc, char **argv) {
     fsim_wprog_free(&wp);
     return rc;
   }
-  fsim_sim_opts o = {.sampled = sampled, .timeline_path = timeline};
+  fsim_sim_opts o = {.sampled = sampled, .timeline_path = timeline, .threads = fsim_sim_threads_for(&wp)};
   fsim_sim_result r, full;
   if (fsim_sim_run(&a, &wp, &o, &r, &e) != FSIM_OK) {
     fsim_wprog_free(&wp);
     return fsim_cli_report(CMD, &e);
   }
   if (compare) {
-    fsim_sim_opts of = {0};
+    fsim_sim_opts of = {.threads = fsim_sim_threads_for(&wp)};
     if (fsim_sim_run(&a, &wp, &of, &full, &e) != FSIM_OK) {
       fsim_wprog_free(&wp);
       return fsim_cli_report(CMD, &e);

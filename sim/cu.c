@@ -336,6 +336,48 @@ static inline void consume(fsim__gpu *g, fsim__wave *w) {
   decode(w);
 }
 
+/* When the wave's current instruction, of class op, can issue from t on: its sources, its
+ * unit (free at unit_free: the VALU's or the matrix pipe's time) and its counter's room
+ * (retired to t); *reason is what sets that time.  Later than FSIM__PEND when it depends on a
+ * deferred op's time. */
+static inline int64_t issue_wait(const fsim__wave *w, int op, int64_t t, int64_t unit_free, int *reason) {
+  int64_t e = t;
+  int r = FSIM_STALL_ISSUE;
+  if (w->dep_ready > e) e = w->dep_ready, r = w->dep_reason;
+  if (op == FSIM_OP_VALU || op == FSIM_OP_MFMA) {
+    if (unit_free > e) e = unit_free, r = op == FSIM_OP_VALU ? FSIM_STALL_PIPE_VALU : FSIM_STALL_PIPE_MFMA;
+  } else if (op == FSIM_OP_LDS_READ || op == FSIM_OP_LDS_WRITE || op == FSIM_OP_SMEM) {
+    if (w->lgkm_n >= 15 && w->lgkm_done[w->lgkm_head] > e) e = w->lgkm_done[w->lgkm_head], r = FSIM_STALL_QUEUE_FULL;
+  } else if (op == FSIM_OP_LOAD || op == FSIM_OP_STORE || op == FSIM_OP_LOAD_LDS) {
+    if (w->vm_n >= 63 && w->vm_done[w->vm_head] > e) e = w->vm_done[w->vm_head], r = FSIM_STALL_QUEUE_FULL;
+  }
+  *reason = r;
+  return e;
+}
+
+/* When an s_waitcnt lets the wave go on (its counters retired to now); *reason as above. */
+static inline int64_t waitcnt_wait(const fsim__wave *w, const fsim_wp_inst *in, int *reason) {
+  int64_t tv = in->arg != 0xffff ? ring_wait(w->vm_done, 63, w->vm_head, w->vm_n, in->arg) : 0;
+  int64_t tl = in->arg2 != 0xffff ? ring_wait(w->lgkm_done, 15, w->lgkm_head, w->lgkm_n, in->arg2) : 0;
+  *reason = tv >= tl ? FSIM_STALL_WAIT_VMCNT : FSIM_STALL_WAIT_LGKMCNT;
+  return tv > tl ? tv : tl;
+}
+
+/* Deferred mode: the wave waits on a time not yet known; fsim__cu_drain_parked decides the
+ * wait as it would have been decided at t. */
+static void park(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, int64_t t, int64_t unit_free) {
+  w->ready_at = FSIM__PEND_WAIT;
+  w->park_t = t;
+  w->park_unit = unit_free;
+  g->parked[g->nparked++] = cu->index;
+  g->parked[g->nparked++] = (int32_t)(w - cu->waves);
+}
+
+/* A wave's source times can be codes of deferred ops that have since been filled in. */
+static inline void redecode(fsim__wave *w) {
+  if (__builtin_expect(w->dep_ready >= FSIM__PEND, 0)) decode(w);
+}
+
 /* A run of MFMAs issued without going through the event queue.  When the wave that just
  * issued an MFMA is first in its SIMD's arbitration order (no other wave there has a higher
  * priority or is older), it wins every VALU slot it is ready for, so its following MFMAs
@@ -362,7 +404,9 @@ static int64_t others_idle_until(const fsim__gpu *g, const fsim__cu *cu, int s, 
     const fsim__wave *o = &cu->waves[sd->waves[i]];
     if (o == w) continue;
     if (o->state == FSIM__W_READY) {
-      if (o->ready_at < x) x = o->ready_at;
+      /* a parked wave waits at least to the window's end */
+      int64_t r = o->ready_at == FSIM__PEND_WAIT ? slot_align(g, s, g->win_end) : o->ready_at;
+      if (r < x) x = r;
     } else if (o->state == FSIM__W_BARRIER) {
       int64_t r = slot_align(g, s, t + g->a->issue.barrier_latency);
       if (r < x) x = r;
@@ -388,7 +432,7 @@ static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t
   int64_t prev = t;
   for (int n = 0; n < 256 && w->pc < p->ninst; n++) {
     const fsim_wp_inst *in = &p->inst[w->pc];
-    if (in->op != FSIM_OP_MFMA) break;
+    if (in->op != FSIM_OP_MFMA || w->dep_ready >= FSIM__PEND) break;
     const fsim__mfma_kind *mk = &g->mfma_kind[in->arg];
     int64_t e = prev + period;
     int reason = FSIM_STALL_ISSUE;
@@ -421,12 +465,14 @@ static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t
 /* An MFMA at slot t, if its sources, the matrix pipe and the VALU issue type allow. */
 static void issue_mfma(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const fsim_wp_inst *in, int64_t t) {
   fsim__simd *sd = &cu->simd[s];
-  int64_t e = t;
-  int reason = FSIM_STALL_ISSUE;
-  if (w->dep_ready > e) e = w->dep_ready, reason = w->dep_reason;
-  if (sd->mfma.free > e) e = sd->mfma.free, reason = FSIM_STALL_PIPE_MFMA;
+  int reason;
+  redecode(w);
+  int64_t e = issue_wait(w, FSIM_OP_MFMA, t, sd->mfma.free, &reason);
   if (e > t) {
-    block(g, cu, w, t, slot_align(g, s, e), reason);
+    if (e >= FSIM__PEND)
+      park(g, cu, w, t, sd->mfma.free);
+    else
+      block(g, cu, w, t, slot_align(g, s, e), reason);
     return;
   }
   if (sd->slot_used[FSIM__IT_VALU] == t) {
@@ -445,6 +491,27 @@ static void issue_mfma(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const f
   mfma_run(g, cu, s, w, t);
 }
 
+/* Deferred mode: queues a vector-memory op of n lines issued at t; returns the code that
+ * stands for its completion time (the caller pushes it on the counter ring and writes it to a
+ * load's registers, as it would the time). */
+static int64_t defer_op(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, const fsim_wp_inst *in, int op,
+                        const uint64_t *lines, int n, int64_t t) {
+  fsim__vmop *o = &g->ops[g->nops];
+  o->t = t;
+  o->cu = cu->index;
+  o->wave = (int16_t)(w - cu->waves);
+  o->slot = (int8_t)((w->vm_head + w->vm_n) & 63);
+  o->prev = (int8_t)(w->vm_n > 0 ? (w->vm_head + w->vm_n - 1) & 63 : -1);
+  o->op = (uint8_t)op;
+  o->reg_first = in->dst.first;
+  o->reg_count = op == FSIM_OP_LOAD ? in->dst.count : 0;
+  o->nlines = n;
+  o->lines_at = g->nop_lines;
+  memcpy(&g->op_lines[g->nop_lines], lines, (size_t)n * sizeof *lines);
+  g->nop_lines += n;
+  return FSIM__PEND + g->nops++;
+}
+
 /* Issues the wave's instruction of class `op` (a constant where it is inlined, so each class
  * gets its own copy) at slot t if it can; otherwise moves its ready time. */
 static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w,
@@ -453,20 +520,16 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
   fsim__simd *sd = &cu->simd[s];
   const int lgkm = op == FSIM_OP_LDS_READ || op == FSIM_OP_LDS_WRITE || op == FSIM_OP_SMEM;
   const int vm = op == FSIM_OP_LOAD || op == FSIM_OP_STORE || op == FSIM_OP_LOAD_LDS;
-  int64_t e = t;
-  int reason = FSIM_STALL_ISSUE;
-  if (w->dep_ready > e) e = w->dep_ready, reason = w->dep_reason;
-  if (op == FSIM_OP_VALU) {
-    if (sd->valu_free > e) e = sd->valu_free, reason = FSIM_STALL_PIPE_VALU;
-  } else if (lgkm) {
-    ring_retire(w->lgkm_done, 15, &w->lgkm_head, &w->lgkm_n, t);
-    if (w->lgkm_n >= 15 && w->lgkm_done[w->lgkm_head] > e) e = w->lgkm_done[w->lgkm_head], reason = FSIM_STALL_QUEUE_FULL;
-  } else if (vm) {
-    ring_retire(w->vm_done, 63, &w->vm_head, &w->vm_n, t);
-    if (w->vm_n >= 63 && w->vm_done[w->vm_head] > e) e = w->vm_done[w->vm_head], reason = FSIM_STALL_QUEUE_FULL;
-  }
+  if (lgkm) ring_retire(w->lgkm_done, 15, &w->lgkm_head, &w->lgkm_n, t);
+  if (vm) ring_retire(w->vm_done, 63, &w->vm_head, &w->vm_n, t);
+  int reason;
+  redecode(w);
+  int64_t e = issue_wait(w, op, t, op == FSIM_OP_VALU ? sd->valu_free : 0, &reason);
   if (e > t) {
-    block(g, cu, w, t, slot_align(g, s, e), reason);
+    if (e >= FSIM__PEND)
+      park(g, cu, w, t, op == FSIM_OP_VALU ? sd->valu_free : 0);
+    else
+      block(g, cu, w, t, slot_align(g, s, e), reason);
     return;
   }
   const int type = op == FSIM_OP_VALU                                   ? FSIM__IT_VALU
@@ -508,9 +571,15 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
     int64_t base = addr_base(cu, w, ad);
     int n;
     const uint64_t *lines = global_lines(g, ad, w, in->width, base, &n);
-    double d = op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t)
-                                   : fsim__vmem_load(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t);
-    int64_t done = ceil_cycle(d);
+    int64_t done;
+    /* deferred, unless it touches no line and follows no deferred op (then it completes now) */
+    if (g->defer && (n > 0 || (w->vm_n > 0 && w->vm_done[(w->vm_head + w->vm_n - 1) & 63] >= FSIM__PEND))) {
+      done = defer_op(g, cu, w, in, op, lines, n, t);
+    } else {
+      double d = op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t)
+                                     : fsim__vmem_load(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t);
+      done = ceil_cycle(d);
+    }
     if (op == FSIM_OP_LOAD_LDS) {
       const fsim_wp_addr *ld = &g->wp->addrs[in->addr2];
       int bytes;
@@ -544,11 +613,13 @@ static void wave_step(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t 
     case FSIM_OP_WAITCNT: {
       ring_retire(w->vm_done, 63, &w->vm_head, &w->vm_n, t);
       ring_retire(w->lgkm_done, 15, &w->lgkm_head, &w->lgkm_n, t);
-      int64_t tv = in->arg != 0xffff ? ring_wait(w->vm_done, 63, w->vm_head, w->vm_n, in->arg) : 0;
-      int64_t tl = in->arg2 != 0xffff ? ring_wait(w->lgkm_done, 15, w->lgkm_head, w->lgkm_n, in->arg2) : 0;
-      int64_t e = tv > tl ? tv : tl;
+      int reason;
+      int64_t e = waitcnt_wait(w, in, &reason);
       if (e > t) {
-        block(g, cu, w, t, slot_align(g, s, e), tv >= tl ? FSIM_STALL_WAIT_VMCNT : FSIM_STALL_WAIT_LGKMCNT);
+        if (e >= FSIM__PEND)
+          park(g, cu, w, t, 0);
+        else
+          block(g, cu, w, t, slot_align(g, s, e), reason);
         return;
       }
       consume(g, w);
@@ -711,4 +782,58 @@ void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {
     fsim__gpu_schedule_simd(g, cu, s, w->ready_at);
   }
   cu->next_simd = (cu->next_simd + wp->waves_per_wg) % g->a->cu.simds;
+}
+
+/* ---- deferred vector memory ------------------------------------------------------------------
+ * The ops run through the memory system in the order they were queued, which is the order the
+ * immediate mode issues them in (CU by CU, each CU's in time order), so the memory system sees
+ * the same requests in the same order; only the waves learn the times later.  That is exact
+ * while every op completes at or after the window's end: gpu.c uses the mode only when the
+ * shortest memory latency is at least the window. */
+void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m) {
+  for (int i = 0; i < g->nops; i++) {
+    const fsim__vmop *o = &g->ops[i];
+    fsim__cu *cu = &g->cus[o->cu];
+    fsim__wave *w = &cu->waves[o->wave];
+    const uint64_t *lines = &g->op_lines[o->lines_at];
+    double d = o->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t)
+                                      : fsim__vmem_load(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t);
+    int64_t done = ceil_cycle(d);
+    if (o->prev >= 0 && w->vm_done[o->prev] > done) done = w->vm_done[o->prev]; /* in-order completion */
+    w->vm_done[o->slot] = done;
+    const int64_t code = FSIM__PEND + i;
+    for (int q = 0; q < o->reg_count; q++) {
+      fsim__reg *r = &w->reg[o->reg_first + q];
+      if (r->ready == code) r->ready = done; /* unless a later instruction wrote it */
+    }
+  }
+  g->nops = g->nop_lines = 0;
+}
+
+int64_t fsim__cu_drain_parked(fsim__gpu *g, int64_t next) {
+  for (int i = 0; i < g->nparked; i += 2) {
+    fsim__cu *cu = &g->cus[g->parked[i]];
+    fsim__wave *w = &cu->waves[g->parked[i + 1]];
+    const fsim_wp_inst *in = &w->prog->inst[w->pc];
+    const int64_t t = w->park_t;
+    int reason;
+    int64_t e;
+    decode(w);
+    if (in->op == FSIM_OP_WAITCNT)
+      e = waitcnt_wait(w, in, &reason);
+    else
+      e = issue_wait(w, in->op, t, w->park_unit, &reason); /* it checks the classes issue_op passes */
+    if (e < g->win_end || e >= FSIM__PEND) {
+      /* cannot happen while memory latencies are at least the window (gpu.c checks); defended */
+      if (!g->fault[0])
+        snprintf(g->fault, sizeof g->fault, "%s: internal error: a deferred memory time came before the window's end",
+                 g->wp->name);
+      e = g->win_end;
+    }
+    block(g, cu, w, t, slot_align(g, w->simd, e), reason);
+    fsim__gpu_schedule_simd(g, cu, w->simd, w->ready_at);
+    if (w->ready_at < next) next = w->ready_at;
+  }
+  g->nparked = 0;
+  return next;
 }

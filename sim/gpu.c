@@ -16,6 +16,9 @@
 
 #include <assert.h>
 #include <jansson.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,6 +36,19 @@ static const char *stall_names[] = {
 };
 
 const char *fsim_stall_name(fsim_stall s) { return (unsigned)s < FSIM_STALL_COUNT ? stall_names[s] : "?"; }
+
+int fsim_host_threads(void) {
+  const char *env = getenv("FLYSIM_THREADS");
+  char *end = NULL;
+  long n = env && *env ? strtol(env, &end, 10) : 0;
+  if (end == NULL || *end != '\0' || n < 1) n = sysconf(_SC_NPROCESSORS_ONLN); /* unset or not a count */
+  if (n < 1) n = 1;
+  return n > 64 ? 64 : (int)n;
+}
+
+int fsim_sim_threads_for(const fsim_wprog *wp) {
+  return fsim_wprog_total_wave_instructions(wp) >= ((int64_t)1 << 22) ? fsim_host_threads() : 1;
+}
 
 int fsim_sim_occupancy(const fsim_arch *a, const fsim_wprog *wp, int *waves_per_simd, const char **limit) {
   fsim_occupancy o;
@@ -79,6 +95,9 @@ static void gpu_free(fsim__gpu *g) {
     free(g->xprogs[i].deps);
   }
   free(g->xprogs);
+  free(g->ops);
+  free(g->op_lines);
+  free(g->parked);
   free(g->row_base);
   free(g->row_active);
   free(g->patterns);
@@ -117,15 +136,150 @@ static void reset_queues(fsim__gpu *g, int64_t total, int64_t t0) {
   }
 }
 
+/* ---- threads ---------------------------------------------------------------------------------
+ * In deferred mode the XCDs' windows can run on several host threads with the results
+ * unchanged.  XCD x goes to thread x mod n.  A thread runs its XCDs' CUs through the window;
+ * the memory phases (fsim__cu_drain_ops) then run one XCD at a time in XCD order, passed on by
+ * a token, so that the shared memory system sees exactly the single-threaded sequence of
+ * requests; a thread runs one XCD's CUs while another's memory phase is under way.  Each
+ * thread other than the caller's works on a copy of the fsim__gpu holding its own queues,
+ * pattern memo, counters and result sums; the CUs, the dispatch queues of its XCDs and the
+ * memory system are shared.  Waits spin briefly and then yield, so that more threads than
+ * free host cores slow the run rather than stall it. */
+typedef struct team team;
+typedef struct worker {
+  fsim__gpu g;             /* the thread's copy (worker 0 uses the caller's) */
+  fsim_sim_result r;       /* its sums of wave results */
+  int64_t next;            /* its earliest wake-up after the window */
+  int index;
+  pthread_t th;
+  team *tm;
+} worker;
+
+struct team {
+  fsim__gpu *main;
+  int n;
+  worker *w;
+  int64_t end;             /* the window's end (written before go) */
+  _Atomic int64_t go;      /* window generation; -1: stop */
+  _Atomic int token;       /* XCDs of the window whose memory phase is done */
+  _Atomic int arrived;     /* threads done with the window */
+};
+
+static void spin_until(_Atomic int *v, int want) {
+  for (int k = 0; atomic_load_explicit(v, memory_order_acquire) != want; k++) {
+    if (k < 200) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    } else {
+      sched_yield();
+    }
+  }
+}
+
+/* Runs thread k's XCDs through the window ending at tm->end. */
+static void run_share(team *tm, int k, fsim__gpu *g) {
+  fsim__gpu *m = tm->main;
+  int64_t end = tm->end, next = INT64_MAX;
+  g->win_end = end;
+  for (int x = k; x < m->xcds; x += tm->n) {
+    for (int c = x * m->cus_per_xcd; c < (x + 1) * m->cus_per_xcd; c++) {
+      int64_t t = fsim__cu_run(g, &g->cus[c], end);
+      if (t < next) next = t;
+    }
+    spin_until(&tm->token, x);
+    fsim__cu_drain_ops(g, &m->mem);
+    atomic_store_explicit(&tm->token, x + 1, memory_order_release);
+    next = fsim__cu_drain_parked(g, next);
+    if (g->fault[0] && g->fault_xcd < 0) g->fault_xcd = x;
+  }
+  tm->w[k].next = next;
+}
+
+static void *worker_main(void *p) {
+  worker *w = p;
+  team *tm = w->tm;
+  int64_t seen = 0;
+  for (;;) {
+    int64_t gen;
+    for (int k = 0; (gen = atomic_load_explicit(&tm->go, memory_order_acquire)) == seen; k++) {
+      if (k < 200) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+      } else {
+        sched_yield();
+      }
+    }
+    if (gen < 0) break;
+    seen = gen;
+    run_share(tm, w->index, &w->g);
+    atomic_fetch_add_explicit(&tm->arrived, 1, memory_order_acq_rel);
+  }
+  return NULL;
+}
+
+/* The copy of g that thread k > 0 works on. */
+static int worker_init(worker *w, fsim__gpu *g, int rows) {
+  w->g = *g;
+  fsim__gpu *c = &w->g;
+  memset(&w->r, 0, sizeof w->r);
+  c->r = &w->r;
+  c->wgs_done = 0;
+  c->wave_instructions = 0;
+  c->fault[0] = 0;
+  c->fault_xcd = -1;
+  c->timeline = NULL;
+  c->ops = malloc((size_t)g->ops_cap * sizeof *c->ops);
+  c->op_lines = malloc((size_t)g->op_lines_cap * sizeof *c->op_lines);
+  c->parked = malloc((size_t)g->parked_cap * sizeof *c->parked);
+  c->patterns = malloc((size_t)rows * 6 * sizeof *c->patterns);
+  c->ua_memo = malloc((size_t)rows * 6 * sizeof *c->ua_memo);
+  c->line_pool = malloc((size_t)g->line_pool_cap * sizeof *c->line_pool);
+  c->ua_pool = malloc((size_t)g->ua_pool_cap * sizeof *c->ua_pool);
+  if (!c->ops || !c->op_lines || !c->parked || !c->patterns || !c->ua_memo || !c->line_pool || !c->ua_pool) return -1;
+  memcpy(c->patterns, g->patterns, (size_t)rows * 6 * sizeof *c->patterns);
+  memcpy(c->ua_memo, g->ua_memo, (size_t)rows * 6 * sizeof *c->ua_memo);
+  memcpy(c->line_pool, g->line_pool, (size_t)g->line_pool_n * sizeof *c->line_pool);
+  memcpy(c->ua_pool, g->ua_pool, (size_t)g->ua_pool_n * sizeof *c->ua_pool);
+  return 0;
+}
+
+static void worker_free(worker *w) {
+  fsim__gpu *c = &w->g;
+  free(c->ops);
+  free(c->op_lines);
+  free(c->parked);
+  free(c->patterns);
+  free(c->ua_memo);
+  free(c->line_pool);
+  free(c->ua_pool);
+}
+
+/* Adds thread copy c's counts and wave sums to g. */
+static void worker_merge(fsim__gpu *g, const fsim__gpu *c) {
+  fsim_sim_result *r = g->r;
+  const fsim_sim_result *q = c->r;
+  for (int k = 0; k < FSIM_STALL_COUNT; k++) r->stall[k] += q->stall[k]; /* whole cycles: exact in any order */
+  r->wave_cycles += q->wave_cycles;
+  r->issue_cycles += q->issue_cycles;
+  r->waves += q->waves;
+  g->wave_instructions += c->wave_instructions;
+  if (c->end_cycle > g->end_cycle) g->end_cycle = c->end_cycle;
+}
+
 /* Dispatches every workgroup from t0 and runs until the last ends (0) or nothing is left to
  * run (-1).  Time advances in windows of g->window cycles: in each window every CU in turn
  * runs its SIMDs' wake-ups in time order up to the window's end.  A CU's own units see its
  * events in exact order; the memory system shared between CUs sees requests from different
  * CUs up to one window out of order, which keeps each CU's state hot in the host's caches.
- * tests/check_sim.c bounds the effect against a one-cycle window. */
+ * tests/check_sim.c bounds the effect against a one-cycle window.  With g->threads > 1 (and
+ * deferred memory) the XCDs run on that many threads (see above). */
 static int run_kernel(fsim__gpu *g, int64_t t0) {
   const int simds = g->a->cu.simds;
   g->simds = simds;
+  g->fault_xcd = -1;
   for (int c = 0; c < g->ncus; c++) {
     for (int s = 0; s < simds; s++) {
       g->cus[c].simd_next[s] = INT64_MAX;
@@ -135,18 +289,88 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
   }
   for (int round = 0; round < g->wgs_per_cu; round++)
     for (int c = 0; c < g->ncus; c++) dispatch_next(g, &g->cus[c], t0);
-  int64_t now = t0;
-  while (g->wgs_done < g->nwg) {
-    int64_t end = now + g->window, next = INT64_MAX;
-    for (int c = 0; c < g->ncus; c++) {
-      int64_t t = fsim__cu_run(g, &g->cus[c], end);
-      if (t < next) next = t;
+  int nth = g->defer && g->threads > 1 ? (g->threads < g->xcds ? g->threads : g->xcds) : 1;
+  team tm = {.main = g, .n = nth};
+  int started = 0, rc = 0;
+  int64_t now = t0, done = 0, gen = 0;
+  if (nth > 1) {
+    tm.w = calloc((size_t)nth, sizeof *tm.w);
+    if (tm.w == NULL) return -3;
+    int rows = 0;
+    for (int i = 0; i < g->wp->nlanes; i++) rows += g->wp->lanes[i].rows;
+    if (rows < 1) rows = 1;
+    for (int k = 1; k < nth; k++) {
+      tm.w[k].index = k;
+      tm.w[k].tm = &tm;
+      if (worker_init(&tm.w[k], g, rows) != 0) {
+        rc = -3;
+        goto out;
+      }
     }
-    if (g->fault[0]) return -2;
+    for (int k = 1; k < nth; k++) {
+      if (pthread_create(&tm.w[k].th, NULL, worker_main, &tm.w[k]) != 0) break;
+      started = k;
+    }
+    if (started < nth - 1) {
+      rc = -3;
+      goto out;
+    }
+  }
+  while (done < g->nwg) {
+    int64_t end = now + g->window, next = INT64_MAX;
+    g->win_end = end;
+    if (nth > 1) {
+      tm.end = end;
+      atomic_store_explicit(&tm.token, 0, memory_order_relaxed);
+      atomic_store_explicit(&tm.arrived, 0, memory_order_relaxed);
+      atomic_store_explicit(&tm.go, ++gen, memory_order_release);
+      run_share(&tm, 0, g);
+      spin_until(&tm.arrived, nth - 1);
+      next = tm.w[0].next;
+      done = g->wgs_done;
+      int fx = g->fault_xcd;
+      for (int k = 1; k < nth; k++) {
+        const fsim__gpu *c = &tm.w[k].g;
+        if (tm.w[k].next < next) next = tm.w[k].next;
+        done += c->wgs_done;
+        if (c->fault[0] && (fx < 0 || c->fault_xcd < fx)) {
+          fx = c->fault_xcd;
+          memcpy(g->fault, c->fault, sizeof g->fault); /* the first in XCD order, as one thread finds it */
+        }
+      }
+    } else {
+      for (int x = 0; x < g->xcds; x++) {
+        for (int c = x * g->cus_per_xcd; c < (x + 1) * g->cus_per_xcd; c++) {
+          int64_t t = fsim__cu_run(g, &g->cus[c], end);
+          if (t < next) next = t;
+        }
+        if (g->defer) {
+          fsim__cu_drain_ops(g, &g->mem);
+          next = fsim__cu_drain_parked(g, next);
+        }
+      }
+      done = g->wgs_done;
+    }
+    if (g->fault[0]) {
+      rc = -2;
+      break;
+    }
     if (next == INT64_MAX) break;
     now = next > end ? next : end;
   }
-  return g->wgs_done < g->nwg ? -1 : 0;
+  if (rc == 0 && done < g->nwg) rc = -1;
+out:
+  if (nth > 1) {
+    atomic_store_explicit(&tm.go, -1, memory_order_release);
+    for (int k = 1; k <= started; k++) pthread_join(tm.w[k].th, NULL);
+    for (int k = 1; k < nth; k++) {
+      worker_merge(g, &tm.w[k].g);
+      g->wgs_done += tm.w[k].g.wgs_done;
+      worker_free(&tm.w[k]);
+    }
+    free(tm.w);
+  }
+  return rc;
 }
 
 /* Forgets the statistics of a warm-up run (the caches keep their contents). */
@@ -179,7 +403,7 @@ static void reset_stats(fsim__gpu *g) {
 /* One simulation of wp; only XCD 0 when one_xcd; after an identical warm-up launch when warm;
  * without each XCD's first skip_rounds rounds of workgroups (sampled mode). */
 static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xcd, int64_t skip_rounds, int warm,
-                            int64_t window, int record_timeline, int timeline_max, fsim_sim_result *r,
+                            int64_t window, int immediate, int threads, int record_timeline, int timeline_max, fsim_sim_result *r,
                             json_t **timeline, fsim_err *e) {
   fsim__gpu g;
   memset(&g, 0, sizeof g);
@@ -322,6 +546,30 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     g.timeline = json_array();
     g.timeline_max = timeline_max;
   }
+  /* Deferred vector memory: each XCD's CUs run the window with their vector-memory ops queued,
+   * then the ops go through the memory system in the order the CUs issued them (cu.c,
+   * fsim__cu_drain).  The memory system sees what it would have seen at issue, in the same
+   * order, and no wave can use a time before the window's end when the shortest memory latency
+   * is at least the window, so the results are those of answering at issue (tests/check_sim.c
+   * holds the two equal); the batch lets the host overlap the ops' cache misses.  Not with a
+   * timeline, whose spans would be recorded out of order. */
+  double min_lat = a->memory.l1_latency;
+  if (a->memory.l2_latency < min_lat) min_lat = a->memory.l2_latency;
+  if (a->memory.mall_bytes > 0 && a->memory.mall_latency < min_lat) min_lat = a->memory.mall_latency;
+  if (a->memory.dram_latency < min_lat) min_lat = a->memory.dram_latency;
+  g.defer = !immediate && !record_timeline && min_lat >= (double)g.window;
+  g.threads = threads;
+  if (g.defer) {
+    /* a SIMD issues at most one vector-memory op per slot, of at most two lines per lane */
+    int64_t per = (int64_t)g.cus_per_xcd * a->cu.simds * (g.window / g.period + 2);
+    g.ops_cap = (int)per;
+    g.op_lines_cap = (int)(per * wp->wave_size * 2);
+    g.parked_cap = 2 * g.cus_per_xcd * slots;
+    g.ops = malloc((size_t)g.ops_cap * sizeof *g.ops);
+    g.op_lines = malloc((size_t)g.op_lines_cap * sizeof *g.op_lines);
+    g.parked = malloc((size_t)g.parked_cap * sizeof *g.parked);
+    if (!g.ops || !g.op_lines || !g.parked) goto oom;
+  }
   int64_t t0 = 0;
   int dead = 0;
   if (warm) {
@@ -332,6 +580,10 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     reset_queues(&g, total, t0);
   }
   if (!dead) dead = run_kernel(&g, t0);
+  if (dead == -3) {
+    st = FSIM_ERR(e, FSIM_ENOMEM, "%s: cannot start %d simulation threads", wp->name, g.threads);
+    goto done;
+  }
   if (dead == -2) {
     st = FSIM_ERR(e, FSIM_EINVAL, "%s", g.fault);
     goto done;
@@ -544,16 +796,16 @@ static fsim_status sample_setup(const fsim_arch *a, const fsim_wprog *wp, const 
 /* One sampled point: the rounds after skip, with the main loop extrapolated from two short
  * trip counts (or simulated as is when there is no steady loop). */
 static fsim_status sample_trips(const fsim_arch *a, const fsim_wprog *wp, const sample_plan *sp, int64_t skip, int warm,
-                                int64_t win, int record, int tmax, fsim_sim_result *r, json_t **tl, fsim_err *e) {
-  if (sp->trip < 0) return run_once(a, wp, sp->one_xcd, skip, warm, win, record, tmax, r, tl, e);
+                                int64_t win, int imm, int thr, int record, int tmax, fsim_sim_result *r, json_t **tl, fsim_err *e) {
+  if (sp->trip < 0) return run_once(a, wp, sp->one_xcd, skip, warm, win, imm, thr, record, tmax, r, tl, e);
   fsim_wprog w1, w2;
   fsim_sim_result r1;
   fsim_status st = clone_with_trip(wp, sp->loops, sp->s1, &w1, e);
   if (st != FSIM_OK) return st;
   st = clone_with_trip(wp, sp->loops, sp->s2, &w2, e);
   if (st == FSIM_OK) {
-    st = run_once(a, &w1, sp->one_xcd, skip, warm, win, 0, 0, &r1, NULL, e);
-    if (st == FSIM_OK) st = run_once(a, &w2, sp->one_xcd, skip, warm, win, record, tmax, r, tl, e);
+    st = run_once(a, &w1, sp->one_xcd, skip, warm, win, imm, thr, 0, 0, &r1, NULL, e);
+    if (st == FSIM_OK) st = run_once(a, &w2, sp->one_xcd, skip, warm, win, imm, thr, record, tmax, r, tl, e);
     clone_free(&w2);
   }
   clone_free(&w1);
@@ -582,7 +834,7 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
   int64_t win = opts->window > 0 ? opts->window : FSIM_SIM_DEFAULT_WINDOW;
   json_t *tl = NULL;
   if (!opts->sampled) {
-    st = run_once(a, wp, 0, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
+    st = run_once(a, wp, 0, 0, opts->warm, win, opts->immediate_memory, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
   } else {
     sample_plan sp;
     st = sample_setup(a, wp, opts, &sp, e);
@@ -592,9 +844,9 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
        * extrapolated linearly to all of them */
       int64_t ra = sp.rounds >= 8 ? 2 : 1;
       fsim_sim_result r1;
-      st = sample_trips(a, wp, &sp, sp.rounds - ra, opts->warm, win, 0, tmax, &r1, NULL, e);
+      st = sample_trips(a, wp, &sp, sp.rounds - ra, opts->warm, win, opts->immediate_memory, opts->threads, 0, tmax, &r1, NULL, e);
       if (st == FSIM_OK)
-        st = sample_trips(a, wp, &sp, sp.rounds - 2 * ra, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl,
+        st = sample_trips(a, wp, &sp, sp.rounds - 2 * ra, opts->warm, win, opts->immediate_memory, opts->threads, opts->timeline_path != NULL, tmax, r, &tl,
                           e);
       /* A rounds add about A workgroup lifetimes: r1 (A rounds and the partial last) spans at
        * most A + 1, so an increment far below that share (or far above) means the short trip
@@ -605,12 +857,12 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
       if (st == FSIM_OK && (inc * 4 * (ra + 1) < r1.cycles * ra || inc > 2 * r1.cycles)) {
         if (tl) json_decref(tl);
         tl = NULL;
-        st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
+        st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->immediate_memory, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
       } else if (st == FSIM_OK) {
         extrapolate(r, &r1, (double)(sp.rounds - 2 * ra) / (double)ra);
       }
     } else if (st == FSIM_OK) {
-      st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->timeline_path != NULL, tmax, r, &tl, e);
+      st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->immediate_memory, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
     }
     sample_free(&sp);
     if (st == FSIM_OK && sp.one_xcd) {

@@ -27,6 +27,25 @@ typedef struct fsim__xprog {
   uint32_t *deps;    /* register ids, FSIM__DEP_ACC where SrcC is forwarded */
 } fsim__xprog;
 
+/* Deferred vector memory (gpu.c explains when it is used): a vector-memory operation's
+ * completion is computed after its XCD's CUs have run the window, and until then the wave's
+ * counter entry and destination registers hold a code from FSIM__PEND up (the op's index in
+ * the window's queue), which is later than any time.  A wave that must wait on such a time
+ * is parked (ready_at FSIM__PEND_WAIT) and its wait is decided once the time is known. */
+#define FSIM__PEND ((int64_t)1 << 52)
+#define FSIM__PEND_WAIT INT64_MAX
+
+typedef struct fsim__vmop {
+  int64_t t;         /* issue cycle */
+  int32_t cu;        /* CU index */
+  int16_t wave;      /* wave slot in the CU */
+  int8_t slot;       /* its entry in the wave's vm counter ring */
+  int8_t prev;       /* the entry before it at issue (in-order completion), -1 if none */
+  uint8_t op;        /* FSIM_OP_LOAD, _LOAD_LDS or _STORE */
+  uint16_t reg_first, reg_count; /* a load's destination registers */
+  int32_t nlines, lines_at; /* its lines, in the queue's line pool */
+} fsim__vmop;
+
 /* A register's scoreboard entry: 16 bytes, so that a dependence check reads one host line. */
 typedef struct fsim__reg {
   int64_t ready;     /* cycle the value is readable */
@@ -60,6 +79,8 @@ typedef struct fsim__wave {
   double stall[FSIM_STALL_COUNT];
   int64_t lgkm_done[16];
   int64_t vm_done[64];
+  int64_t park_t;    /* deferred mode: the cycle it was parked at */
+  int64_t park_unit; /* and the VALU's or matrix pipe's free time then */
 } fsim__wave;
 
 typedef struct fsim__wg {
@@ -152,6 +173,17 @@ typedef struct fsim__gpu {
   fsim__ua_memo *ua_memo;  /* per pattern */
   int64_t *row_min_off;    /* per lane-table row: the smallest offset of an active lane */
   int64_t *row_max_off;    /* per lane-table row: the largest offset of an active lane */
+  /* deferred vector memory: the current XCD's ops of this window, their lines, the parked waves */
+  int defer;               /* 1: deferred (gpu.c) */
+  int64_t win_end;         /* the window being run ends here */
+  fsim__vmop *ops;
+  int nops, ops_cap;
+  uint64_t *op_lines;
+  int nop_lines, op_lines_cap;
+  int32_t *parked;         /* (CU, wave slot) pairs */
+  int nparked, parked_cap;
+  int threads;             /* host threads for the XCDs (gpu.c) */
+  int fault_xcd;           /* the XCD of the fault below (threads), -1 if none */
   char fault[256];         /* the first LDS access outside the workgroup's LDS (cu.c); "" if none */
   uint64_t *ua_pool;
   int ua_pool_n, ua_pool_cap;
@@ -169,6 +201,11 @@ typedef struct fsim__gpu {
 /* Runs the CU's SIMD wake-ups before `end` in time order; returns the next one (INT64_MAX: none). */
 int64_t fsim__cu_run(fsim__gpu *g, fsim__cu *cu, int64_t end);
 void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t);
+/* Deferred mode: runs the window's queued vector-memory ops through the memory system m in
+ * issue order and fills in their times; then decides the parked waves' waits, returning the
+ * earlier of next and the wake-ups that scheduled. */
+void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m);
+int64_t fsim__cu_drain_parked(fsim__gpu *g, int64_t next);
 /* gpu.c: called by cu.c when a workgroup finishes */
 void fsim__gpu_wg_done(fsim__gpu *g, fsim__cu *cu, int64_t t);
 /* Wakes SIMD s of cu no later than t. */

@@ -44,6 +44,14 @@ typedef enum fsim_stall {
 
 const char *fsim_stall_name(fsim_stall s);
 
+/* Host threads to use: $FLYSIM_THREADS (a whole number from 1), else the host's online CPUs;
+ * at most 64. */
+int fsim_host_threads(void);
+/* Host threads worth using for a full simulation of wp: fsim_host_threads() for a program of
+ * millions of wave instructions, else 1 (the threads meet once per window, which costs more
+ * than they save on a run of a few tenths of a second). */
+int fsim_sim_threads_for(const fsim_wprog *wp);
+
 /* Cycles each CU runs ahead of the others between turns (gpu.c explains). */
 #define FSIM_SIM_DEFAULT_WINDOW 32
 
@@ -55,6 +63,10 @@ typedef struct fsim_sim_opts {
   const char *timeline_path; /* write a Chrome trace of CU 0 here (NULL: none) */
   int timeline_max_events;   /* 0: 200000 */
   int window;                /* cycles a CU runs ahead of the others (0: the default); 1 is exact */
+  int immediate_memory;      /* 1: answer every vector-memory op at issue, never deferred (the reference
+                                that tests hold the deferred mode to; gpu.c explains) */
+  int threads;               /* host threads to run the XCDs on (0 or 1: the caller's alone); the
+                                results do not depend on it */
 } fsim_sim_opts;
 
 /* One wave's life on CU 0: where it ran, when, and what it waited on, cycle totals by

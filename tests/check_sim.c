@@ -534,6 +534,60 @@ START_TEST(test_window_bound) {
 }
 END_TEST
 
+/* Deferred vector memory (the default when memory latencies are at least the window) and the
+ * XCDs on several host threads give exactly the results of answering every op at issue on
+ * one thread: every field, bit for bit; and a fault is reported as one thread finds it. */
+static int same_result(fsim_sim_result a, fsim_sim_result b) {
+  a.host_seconds = b.host_seconds = 0;
+  return memcmp(&a, &b, sizeof a) == 0;
+}
+
+START_TEST(test_deferred_memory_exact) {
+  static const struct {
+    const char *file, *arch;
+  } c[] = {{"traces/examples/gemm_small.wp", "mi355x"},   {"traces/examples/stream_copy.wp", "mi355x"},
+           {"traces/examples/stream_copy.wp", "mi300x"},  {"traces/examples/lds_sweep.wp", "mi300x"},
+           {"traces/examples/mfma_chain.wp", "mi355x"}};
+  /* more threads than the host has cores only on the smallest program, and a one-cycle window
+   * (the threads meet every cycle) only with two: they wait on each other's time slices */
+  static const int windows[] = {0, 7, 1};
+  static const int threads[] = {1, 2, 3, 8};
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    fsim_arch a = arch_of(c[i].arch);
+    fsim_wprog wp;
+    parse_ok(&wp, c[i].file, &a);
+    for (size_t k = 0; k < sizeof windows / sizeof windows[0]; k++) {
+      fsim_sim_opts io = {.window = windows[k], .immediate_memory = 1};
+      fsim_sim_result ref = sim_ok(&a, &wp, &io);
+      size_t nt = i == 0 && windows[k] != 1 ? sizeof threads / sizeof threads[0] : 2;
+      for (size_t t = 0; t < nt; t++) {
+        fsim_sim_opts o = {.window = windows[k], .threads = threads[t]};
+        fsim_sim_result r = sim_ok(&a, &wp, &o);
+        ck_assert_msg(same_result(ref, r), "%s on %s, window %d, %d threads: %lld cycles, %lld answering at issue",
+                      c[i].file, c[i].arch, windows[k], threads[t], (long long)r.cycles, (long long)ref.cycles);
+      }
+    }
+    fsim_wprog_free(&wp);
+  }
+  /* every workgroup reads past its LDS: the first in XCD order is reported, on any thread count */
+  fsim_arch a = arch_of("mi355x");
+  const char *text = "kernel k\ngrid 16\nresources lds=4096\nlanes l = linear 16\naddr x lds lanes=l iter=0:1024\n"
+                     "addr y global lanes=l wg=4096,0,0\nprogram\n  loop 5\n    load b128 g <- @y\n"
+                     "    lds_read b128 v <- @x\n    waitcnt lgkmcnt=0\n  end\n";
+  fsim_wprog wp;
+  fsim_err e1, e2;
+  fsim_err_clear(&e1);
+  ck_assert_msg(fsim_wprog_parse_string(&wp, text, "t", &a, &e1) == FSIM_OK, "%s", e1.msg);
+  fsim_sim_result r;
+  fsim_sim_opts o1 = {.threads = 1}, o3 = {.threads = 3};
+  ck_assert_int_eq(fsim_sim_run(&a, &wp, &o1, &r, &e1), FSIM_EINVAL);
+  ck_assert_int_eq(fsim_sim_run(&a, &wp, &o3, &r, &e2), FSIM_EINVAL);
+  ck_assert_str_eq(e1.msg, e2.msg);
+  ck_assert_msg(strstr(e1.msg, "(workgroup 0, wave 0)") != NULL, "%s", e1.msg);
+  fsim_wprog_free(&wp);
+}
+END_TEST
+
 START_TEST(test_sampled_mode) {
   fsim_arch a = arch_of("mi355x");
   fsim_wprog wp;
@@ -722,6 +776,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_parse_errors);
   tcase_add_test(tc, test_barrier_semantics);
   tcase_add_test(tc, test_window_bound);
+  tcase_add_test(tc, test_deferred_memory_exact);
   tcase_add_test(tc, test_sampled_mode);
   tcase_add_test(tc, test_per_wave_stalls);
   tcase_add_test(tc, test_sim_assembly);

@@ -79,7 +79,7 @@ const char *fsim_tune_bound(const fsim_sim_result *r, const fsim_estimate *est) 
   return u[best].u >= 0.6 ? u[best].name : "latency";
 }
 
-fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm,
+fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm, int threads,
                                const char *timeline, fsim_sim_result *sim, fsim_estimate *est, fsim_err *e) {
   fsim_gemm_plan *p = malloc(sizeof *p);
   if (p == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
@@ -93,7 +93,8 @@ fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int s
   }
   if (st == FSIM_OK) {
     if (sampled < 0) sampled = fsim_wprog_total_wave_instructions(&wp) > FSIM_TUNE_FULL_LIMIT;
-    fsim_sim_opts o = {.sampled = sampled, .warm = warm, .timeline_path = timeline};
+    fsim_sim_opts o = {.sampled = sampled, .warm = warm, .timeline_path = timeline,
+                       .threads = threads > 1 && fsim_sim_threads_for(&wp) > 1 ? threads : 1};
     st = fsim_sim_run(a, &wp, &o, sim, e);
     fsim_wprog_free(&wp);
   }
@@ -185,19 +186,14 @@ typedef struct refine_job {
   const int *pick;
   int npick, next;
   pthread_mutex_t lock;
+  int sim_threads;         /* per simulation */
   refine_out *out; /* per pick */
 } refine_job;
 
-/* Threads for the refinement: $FLYSIM_THREADS (a whole number from 1), else the host's CPUs,
- * at most one per pick. */
+/* Threads for the refinement: fsim_host_threads(), at most one per pick. */
 static int refine_threads(int npick) {
-  const char *env = getenv("FLYSIM_THREADS");
-  char *end = NULL;
-  long n = env && *env ? strtol(env, &end, 10) : 0;
-  if (end == NULL || *end != '\0' || n < 1) n = sysconf(_SC_NPROCESSORS_ONLN); /* unset or not a count */
-  if (n < 1) n = 1;
-  if (n > npick) n = npick;
-  return n > 64 ? 64 : (int)n;
+  int n = fsim_host_threads();
+  return n > npick ? npick : n;
 }
 
 static void *refine_worker(void *vjob) {
@@ -214,7 +210,8 @@ static void *refine_worker(void *vjob) {
     if (ro->st == FSIM_OK) keep_swizzle(&c, job->o->fixed);
     if (ro->st == FSIM_OK) ro->st = fsim_gemm_schedule_from(job->pr, &c, job->a, &ro->s, &ro->err);
     if (ro->st == FSIM_OK)
-      ro->st = fsim_tune_evaluate(job->a, &ro->s, job->o->sampled, job->o->warm, NULL, &ro->sim, &ro->est, &ro->err);
+      ro->st = fsim_tune_evaluate(job->a, &ro->s, job->o->sampled, job->o->warm, job->sim_threads, NULL, &ro->sim,
+                                  &ro->est, &ro->err);
   }
 }
 
@@ -268,6 +265,7 @@ fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, cons
     /* simulate the picks on threads; take the results in pick order, so the outcome does
      * not depend on the thread count */
     int nt = refine_threads(npick);
+    job.sim_threads = nt > 1 ? 1 : fsim_host_threads(); /* one simulation: its XCDs on the threads */
     pthread_t tid[64];
     int started = 0;
     pthread_mutex_init(&job.lock, NULL);
