@@ -31,7 +31,10 @@ static void usage(FILE *f) {
           "  --refine N         when tuning: simulate the model's best N configs (default 4)\n"
           "  --timeline OUT     sim mode: Chrome/Perfetto trace of CU 0\n"
           "  --waves            sim mode: also print the stall breakdown of CU 0's first waves\n"
-          "  --json             machine-readable output (docs/cli.md lists the keys)\n");
+          "  --json             machine-readable output (docs/cli.md lists the keys)\n"
+          "\n"
+          "FLYSIM_THREADS=N sets the host threads a full simulation and a tuning run use (default:\n"
+          "the host's CPUs); the results do not depend on it.\n");
 }
 
 static json_t *estimate_json(const fsim_estimate *e) {

@@ -40,7 +40,10 @@ static void usage(FILE *f) {
           "  --print            print the parsed program back in the text format and exit\n"
           "  --trips N,...      assembly: trip counts of its loops, in order\n"
           "  --kernel NAME      assembly: which kernel of the file (default: the first)\n"
-          "  --json             machine-readable output\n");
+          "  --json             machine-readable output\n"
+          "\n"
+          "FLYSIM_THREADS=N sets the host threads a long simulation runs the XCDs on (default: the\n"
+          "host's CPUs); the results do not depend on it.\n");
 }
 
 /* Assembly: a .s/.S/.asm name, or text that ends a kernel with s_endpgm. */

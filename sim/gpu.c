@@ -364,9 +364,11 @@ out:
     atomic_store_explicit(&tm.go, -1, memory_order_release);
     for (int k = 1; k <= started; k++) pthread_join(tm.w[k].th, NULL);
     for (int k = 1; k < nth; k++) {
-      worker_merge(g, &tm.w[k].g);
-      g->wgs_done += tm.w[k].g.wgs_done;
-      worker_free(&tm.w[k]);
+      if (rc != -3) {
+        worker_merge(g, &tm.w[k].g);
+        g->wgs_done += tm.w[k].g.wgs_done;
+      }
+      worker_free(&tm.w[k]); /* also one whose set-up failed part way (its pointers NULL) */
     }
     free(tm.w);
   }
@@ -581,7 +583,8 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   }
   if (!dead) dead = run_kernel(&g, t0);
   if (dead == -3) {
-    st = FSIM_ERR(e, FSIM_ENOMEM, "%s: cannot start %d simulation threads", wp->name, g.threads);
+    st = FSIM_ERR(e, FSIM_ENOMEM, "%s: cannot set up %d simulation threads (out of memory or threads)", wp->name,
+                  g.threads);
     goto done;
   }
   if (dead == -2) {

@@ -588,6 +588,31 @@ START_TEST(test_deferred_memory_exact) {
 }
 END_TEST
 
+/* The CLI runs a long full simulation on FLYSIM_THREADS threads (default: the host's CPUs);
+ * its output is the same on one and on three, but for the host time. */
+START_TEST(test_cli_threads_same_output) {
+  const char *args = "predict gemm 4096x4096x2048 --arch mi355x --db /nonexistent --full --json --config "
+                     "tile=256x256x64,waves=2x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,remap=1,groupm=0,"
+                     "kind=plain";
+  json_t *out[2];
+  const char *threads[2] = {"1", "3"};
+  for (int i = 0; i < 2; i++) {
+    setenv("FLYSIM_THREADS", threads[i], 1);
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    out[i] = tu_json(&r);
+    tu_run_free(&r);
+    ck_assert_int_eq(json_integer_value(json_object_get(out[i], "wave_instructions")), 7081984);
+    json_object_del(out[i], "host_seconds");
+    json_object_del(json_object_get(out[i], "simulation"), "host_seconds");
+  }
+  unsetenv("FLYSIM_THREADS");
+  ck_assert(json_equal(out[0], out[1]));
+  json_decref(out[0]);
+  json_decref(out[1]);
+}
+END_TEST
+
 START_TEST(test_sampled_mode) {
   fsim_arch a = arch_of("mi355x");
   fsim_wprog wp;
@@ -777,6 +802,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_barrier_semantics);
   tcase_add_test(tc, test_window_bound);
   tcase_add_test(tc, test_deferred_memory_exact);
+  tcase_add_test(tc, test_cli_threads_same_output);
   tcase_add_test(tc, test_sampled_mode);
   tcase_add_test(tc, test_per_wave_stalls);
   tcase_add_test(tc, test_sim_assembly);
