@@ -166,16 +166,19 @@ struct team {
   _Atomic int arrived;     /* threads done with the window */
 };
 
-static void spin_until(_Atomic int *v, int want) {
-  for (int k = 0; atomic_load_explicit(v, memory_order_acquire) != want; k++) {
-    if (k < 200) {
+/* The k-th turn of a wait: a pause for the first 200, then giving the CPU away. */
+static inline void wait_turn(int k) {
+  if (k < 200) {
 #if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
+    __builtin_ia32_pause();
 #endif
-    } else {
-      sched_yield();
-    }
+  } else {
+    sched_yield();
   }
+}
+
+static void spin_until(_Atomic int *v, int want) {
+  for (int k = 0; atomic_load_explicit(v, memory_order_acquire) != want; k++) wait_turn(k);
 }
 
 /* Runs thread k's XCDs through the window ending at tm->end. */
@@ -203,15 +206,7 @@ static void *worker_main(void *p) {
   int64_t seen = 0;
   for (;;) {
     int64_t gen;
-    for (int k = 0; (gen = atomic_load_explicit(&tm->go, memory_order_acquire)) == seen; k++) {
-      if (k < 200) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-      } else {
-        sched_yield();
-      }
-    }
+    for (int k = 0; (gen = atomic_load_explicit(&tm->go, memory_order_acquire)) == seen; k++) wait_turn(k);
     if (gen < 0) break;
     seen = gen;
     run_share(tm, w->index, &w->g);
