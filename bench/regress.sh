@@ -47,13 +47,26 @@ Q=tile=128x128x64,waves=2x2,stages=3,mfma=16x16x32,splitk=1,path=registers,c=dir
 R=tile=256x256x64,waves=2x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,remap=1,groupm=0,kind=plain
 S=tile=64x64x128,waves=2x2,stages=1,mfma=16x16x32,splitk=2,path=registers,c=lds,remap=0,groupm=4,kind=plain
 T=tile=32x128x128,waves=1x4,stages=2,mfma=16x16x32,splitk=4,path=direct,c=lds,remap=1,groupm=0,kind=plain
+# gfx942 has no 16x16x32 or 32x32x16 BF16 MFMA and 64 KiB of LDS a workgroup: its own configs
+P3=tile=128x128x64,waves=4x2,stages=2,mfma=32x32x8,splitk=1,path=direct,c=lds,remap=1,groupm=0,kind=pingpong
+Q3=tile=128x128x64,waves=2x2,stages=2,mfma=16x16x16,splitk=1,path=registers,c=direct,remap=1,groupm=0,kind=plain
+R3=tile=128x128x32,waves=2x2,stages=2,mfma=16x16x16,splitk=1,path=direct,c=direct,remap=1,groupm=0,kind=plain
+S3=tile=64x64x128,waves=2x2,stages=1,mfma=16x16x16,splitk=2,path=registers,c=lds,remap=0,groupm=4,kind=plain
 for c in $P $Q $R $S; do
   run --arch mi355x --gemm 2048 2048 2048 "$c"
-  run --arch mi300x --gemm 1024 2048 1024 "$c"
   run --arch mi355x --gemm 1024 1024 4096 "$c" --sampled
 done
+for c in $P3 $Q3 $R3 $S3; do
+  run --arch mi300x --gemm 1024 2048 1024 "$c"
+done
+run --arch mi300x --gemm 2048 2048 2048 "$Q3" --sampled
 run --arch mi355x --gemm 16 8192 4096 "$T"
 run --arch mi355x --gemm 64 4096 8192 "$T" --window 7
 run --arch mi355x --gemm 4096 4096 2048 "$Q"
 run --arch mi355x --gemm 4096 4096 2048 "$P" --warm
+if grep -l -i -E 'error|usage:' "$out"/*.txt >/dev/null 2>&1; then
+  echo "runs that did not simulate (a bad config or arch?):" >&2
+  grep -l -i -E 'error|usage:' "$out"/*.txt >&2
+  exit 1
+fi
 echo "$i runs in $out"
