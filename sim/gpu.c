@@ -181,8 +181,9 @@ static void spin_until(_Atomic int *v, int want) {
   for (int k = 0; atomic_load_explicit(v, memory_order_acquire) != want; k++) wait_turn(k);
 }
 
-/* Runs thread k's XCDs through the window ending at tm->end. */
-static void run_share(team *tm, int k, fsim__gpu *g) {
+/* Runs thread k's XCDs through the window ending at tm->end (with one thread: all of them);
+ * returns their earliest wake-up after it. */
+static int64_t run_share(team *tm, int k, fsim__gpu *g) {
   fsim__gpu *m = tm->main;
   int64_t end = tm->end, next = INT64_MAX;
   g->win_end = end;
@@ -191,13 +192,15 @@ static void run_share(team *tm, int k, fsim__gpu *g) {
       int64_t t = fsim__cu_run(g, &g->cus[c], end);
       if (t < next) next = t;
     }
-    spin_until(&tm->token, x);
-    fsim__cu_drain_ops(g, &m->mem);
-    atomic_store_explicit(&tm->token, x + 1, memory_order_release);
-    next = fsim__cu_drain_parked(g, next);
+    if (g->defer) {
+      spin_until(&tm->token, x);
+      fsim__cu_drain_ops(g, &m->mem);
+      atomic_store_explicit(&tm->token, x + 1, memory_order_release);
+      next = fsim__cu_drain_parked(g, next);
+    }
     if (g->fault[0] && g->fault_xcd < 0) g->fault_xcd = x;
   }
-  tm->w[k].next = next;
+  return next;
 }
 
 static void *worker_main(void *p) {
@@ -209,7 +212,7 @@ static void *worker_main(void *p) {
     for (int k = 0; (gen = atomic_load_explicit(&tm->go, memory_order_acquire)) == seen; k++) wait_turn(k);
     if (gen < 0) break;
     seen = gen;
-    run_share(tm, w->index, &w->g);
+    w->next = run_share(tm, w->index, &w->g);
     atomic_fetch_add_explicit(&tm->arrived, 1, memory_order_acq_rel);
   }
   return NULL;
@@ -312,17 +315,15 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
     }
   }
   while (done < g->nwg) {
-    int64_t end = now + g->window, next = INT64_MAX;
-    g->win_end = end;
+    int64_t end = now + g->window;
+    g->win_end = tm.end = end;
+    atomic_store_explicit(&tm.token, 0, memory_order_relaxed);
+    atomic_store_explicit(&tm.arrived, 0, memory_order_relaxed);
+    if (nth > 1) atomic_store_explicit(&tm.go, ++gen, memory_order_release);
+    int64_t next = run_share(&tm, 0, g);
+    done = g->wgs_done;
     if (nth > 1) {
-      tm.end = end;
-      atomic_store_explicit(&tm.token, 0, memory_order_relaxed);
-      atomic_store_explicit(&tm.arrived, 0, memory_order_relaxed);
-      atomic_store_explicit(&tm.go, ++gen, memory_order_release);
-      run_share(&tm, 0, g);
       spin_until(&tm.arrived, nth - 1);
-      next = tm.w[0].next;
-      done = g->wgs_done;
       int fx = g->fault_xcd;
       for (int k = 1; k < nth; k++) {
         const fsim__gpu *c = &tm.w[k].g;
@@ -333,18 +334,6 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
           memcpy(g->fault, c->fault, sizeof g->fault); /* the first in XCD order, as one thread finds it */
         }
       }
-    } else {
-      for (int x = 0; x < g->xcds; x++) {
-        for (int c = x * g->cus_per_xcd; c < (x + 1) * g->cus_per_xcd; c++) {
-          int64_t t = fsim__cu_run(g, &g->cus[c], end);
-          if (t < next) next = t;
-        }
-        if (g->defer) {
-          fsim__cu_drain_ops(g, &g->mem);
-          next = fsim__cu_drain_parked(g, next);
-        }
-      }
-      done = g->wgs_done;
     }
     if (g->fault[0]) {
       rc = -2;
