@@ -44,7 +44,7 @@ static void print_result(const fsim_sim_result *r) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: sim_speed --arch NAME (--wp FILE | --gemm M N K CONFIG) [--window W] [--immediate] [--threads N] [--sampled] [--warm]\n"
+  fprintf(stderr, "usage: sim_speed --arch NAME (--wp FILE | --gemm M N K CONFIG) [--window W] [--immediate] [--events] [--threads N] [--sampled] [--warm]\n"
                   "                 [--no-rounds] [--trips S1 S2]\n"
                   "                 [--set S.K=V]... [--timeline OUT] [--dump OUT.wp] [--reps R]\n");
   return 2;
@@ -65,6 +65,7 @@ int main(int argc, char **argv) {
       config = argv[++i];
     } else if (!strcmp(argv[i], "--window") && i + 1 < argc) o.window = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--immediate")) o.immediate_memory = 1;
+    else if (!strcmp(argv[i], "--events")) o.no_mfma_runs = 1;
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) o.threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sampled")) o.sampled = 1;
     else if (!strcmp(argv[i], "--warm")) o.warm = 1;

@@ -378,24 +378,28 @@ static inline void redecode(fsim__wave *w) {
   if (__builtin_expect(w->dep_ready >= FSIM__PEND, 0)) decode(w);
 }
 
-/* A run of MFMAs issued without going through the event queue.  When the wave that just
- * issued an MFMA is first in its SIMD's arbitration order (no other wave there has a higher
- * priority or is older), it wins every VALU slot it is ready for, so its following MFMAs
- * issue at times that depend only on its own registers and the matrix pipe: each one at the
- * first slot of this SIMD where the pipe is free and its operands are ready.  Computing them
- * in a loop gives the times the event-by-event simulation would (other waves can still use
- * the other issue types in between); it stops at the first instruction that is not an
- * MFMA.  GEMM main loops are mostly such runs, so this carries most of the simulation. */
-/* A wave that is not first in its SIMD's order gets the same loop, exactly as the event path
- * would issue its MFMAs, while no other wave can act on the SIMD: until the earliest ready
- * time of the others (a wave at a barrier counts from the earliest release, barrier_latency
- * from now), and only while no workgroup can be launched onto the CU (one workgroup slot, or
- * no more workgroups for its XCD).  Its MFMA issues are then decided by its registers and the
- * pipe alone, as the event path would decide them at its slots.  The SIMD steps the event path
- * would have taken at those slots do nothing else, but the run loop starts a window at the
- * earliest wake-up of all CUs when they are all idle, so they are kept as phantom wake-ups
- * (fsim__cu_run reports the first one at or after a window's end).  Not with a timeline of
- * this CU, whose spans would come out of order. */
+/* A run of MFMAs issued without going through the event queue.  While no other wave can act
+ * on the SIMD, the wave that just issued an MFMA issues its following MFMAs at times decided
+ * by its registers and the matrix pipe alone, each at the first slot of this SIMD where the
+ * pipe is free and its operands are ready, which a loop computes exactly as the event path
+ * would at its slots.  "No other wave can act" is until the earliest ready time of the others
+ * (a wave at a barrier counts from the earliest release, barrier_latency from now; a parked
+ * one from the window's end), and only while no workgroup can be launched onto the CU (one
+ * workgroup slot, or no more workgroups for its XCD).  It stops at the first instruction that
+ * is not an MFMA.
+ *
+ * Being first in the SIMD's arbitration order is not enough, although such a wave wins every
+ * slot it is ready for: another wave issues an MFMA in a slot where the pipe is free while the
+ * run waits on an operand, takes the VALU issue type in the slots the run does not use, and
+ * can raise its priority over the run with s_setprio.  (Until this was found, first waves ran
+ * regardless: two waves a SIMD with dependent MFMAs came out 37% slow, and 9 of the 35
+ * regression runs differed from the event path by up to 0.6%; tests/check_sim.c now holds the
+ * runs to the event path, fsim_sim_opts.no_mfma_runs.)
+ *
+ * The SIMD steps the event path would have taken at the run's slots do nothing else, but the
+ * run loop starts a window at the earliest wake-up of all CUs when they are all idle, so they
+ * are kept as phantom wake-ups (fsim__cu_run reports the first one at or after a window's
+ * end).  Not with a timeline of this CU, whose spans would come out of order. */
 static int64_t others_idle_until(const fsim__gpu *g, const fsim__cu *cu, int s, const fsim__wave *w, int64_t t) {
   if (cu->nwg_slots > 1 && g->xcd_next[cu->xcd] >= 0) return t;
   const fsim__simd *sd = &cu->simd[s];
@@ -416,19 +420,13 @@ static int64_t others_idle_until(const fsim__gpu *g, const fsim__cu *cu, int s, 
 }
 
 static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
-  fsim__simd *sd = &cu->simd[s];
-  const int64_t period = g->period;
-  const int tl = g->timeline && cu->index == 0;
-  int64_t until = INT64_MAX; /* MFMAs issue in the run only before this */
-  int phantoms = 0;
-  if (cu->waves + sd->waves[0] != w) {
-    if (tl) return;
-    until = others_idle_until(g, cu, s, w, t);
-    if (until <= t + period) return;
-    phantoms = 1;
-    sd->ph_n = sd->ph_i = 0; /* earlier ones are all before t, inside the window being run */
-  }
   const fsim__xprog *p = w->prog;
+  if (!g->mfma_runs || (g->timeline && cu->index == 0) || w->pc >= p->ninst || p->inst[w->pc].op != FSIM_OP_MFMA)
+    return;
+  const int64_t period = g->period;
+  const int64_t until = others_idle_until(g, cu, s, w, t); /* MFMAs issue in the run only before this */
+  if (until <= t + period) return;
+  fsim__simd *sd = &cu->simd[s];
   int64_t prev = t;
   for (int n = 0; n < 256 && w->pc < p->ninst; n++) {
     const fsim_wp_inst *in = &p->inst[w->pc];
@@ -439,22 +437,19 @@ static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t
     if (w->dep_ready > e) e = w->dep_ready, reason = w->dep_reason;
     if (sd->mfma.free > e) e = sd->mfma.free, reason = FSIM_STALL_PIPE_MFMA;
     int64_t at = slot_align(g, s, e);
-    if (phantoms) {
-      if (at >= until || sd->ph_n + 2 > FSIM__PHANTOMS) break;
-      /* the event path's wake-ups for it: its try, and its issue when the try blocks */
-      sd->ph[sd->ph_n++] = prev + period;
-      if (at > prev + period) sd->ph[sd->ph_n++] = at;
-      cu->ph_any = 1;
-    }
+    if (at >= until) break;
+    if (n == 0) sd->ph_n = sd->ph_i = 0; /* earlier ones are all before t, inside the window being run */
+    if (sd->ph_n + 2 > FSIM__PHANTOMS) break;
+    /* the event path's wake-ups for it: its try, and its issue when the try blocks */
+    sd->ph[sd->ph_n++] = prev + period;
     if (at > prev + period) {
+      sd->ph[sd->ph_n++] = at;
       w->stall[reason] += (double)(at - prev - period);
-      if (tl)
-        fsim__timeline_span(g, cu, (int)(w - cu->waves), fsim_stall_name((fsim_stall)reason), "stall", prev + period, at);
     }
+    cu->ph_any = 1;
     fsim__mfma_issue(&sd->mfma, at, mk->cycles, mk->flops);
     write_reg(w, &in->dst, at + mk->latency, at + mk->acc, FSIM__P_MFMA);
     sd->slot_used[FSIM__IT_VALU] = at;
-    if (tl) fsim__timeline_span(g, cu, (int)(w - cu->waves), g->a->mfma[in->arg].inst, "issue", at, at + mk->cycles);
     w->issued++;
     consume(g, w);
     prev = at;

@@ -386,10 +386,14 @@ static void reset_stats(fsim__gpu *g) {
   if (g->timeline) json_array_clear((json_t *)g->timeline);
 }
 
+/* The reference paths a run can be held to (fsim_sim_opts): vector memory answered at issue,
+ * every MFMA through the event path. */
+enum { REF_IMMEDIATE = 1, REF_EVENTS = 2 };
+
 /* One simulation of wp; only XCD 0 when one_xcd; after an identical warm-up launch when warm;
  * without each XCD's first skip_rounds rounds of workgroups (sampled mode). */
 static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xcd, int64_t skip_rounds, int warm,
-                            int64_t window, int immediate, int threads, int record_timeline, int timeline_max, fsim_sim_result *r,
+                            int64_t window, int ref, int threads, int record_timeline, int timeline_max, fsim_sim_result *r,
                             json_t **timeline, fsim_err *e) {
   fsim__gpu g;
   memset(&g, 0, sizeof g);
@@ -543,7 +547,8 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   if (a->memory.l2_latency < min_lat) min_lat = a->memory.l2_latency;
   if (a->memory.mall_bytes > 0 && a->memory.mall_latency < min_lat) min_lat = a->memory.mall_latency;
   if (a->memory.dram_latency < min_lat) min_lat = a->memory.dram_latency;
-  g.defer = !immediate && !record_timeline && min_lat >= (double)g.window;
+  g.defer = !(ref & REF_IMMEDIATE) && !record_timeline && min_lat >= (double)g.window;
+  g.mfma_runs = !(ref & REF_EVENTS);
   g.threads = threads;
   if (g.defer) {
     /* a SIMD issues at most one vector-memory op per slot, of at most two lines per lane */
@@ -783,16 +788,16 @@ static fsim_status sample_setup(const fsim_arch *a, const fsim_wprog *wp, const 
 /* One sampled point: the rounds after skip, with the main loop extrapolated from two short
  * trip counts (or simulated as is when there is no steady loop). */
 static fsim_status sample_trips(const fsim_arch *a, const fsim_wprog *wp, const sample_plan *sp, int64_t skip, int warm,
-                                int64_t win, int imm, int thr, int record, int tmax, fsim_sim_result *r, json_t **tl, fsim_err *e) {
-  if (sp->trip < 0) return run_once(a, wp, sp->one_xcd, skip, warm, win, imm, thr, record, tmax, r, tl, e);
+                                int64_t win, int ref, int thr, int record, int tmax, fsim_sim_result *r, json_t **tl, fsim_err *e) {
+  if (sp->trip < 0) return run_once(a, wp, sp->one_xcd, skip, warm, win, ref, thr, record, tmax, r, tl, e);
   fsim_wprog w1, w2;
   fsim_sim_result r1;
   fsim_status st = clone_with_trip(wp, sp->loops, sp->s1, &w1, e);
   if (st != FSIM_OK) return st;
   st = clone_with_trip(wp, sp->loops, sp->s2, &w2, e);
   if (st == FSIM_OK) {
-    st = run_once(a, &w1, sp->one_xcd, skip, warm, win, imm, thr, 0, 0, &r1, NULL, e);
-    if (st == FSIM_OK) st = run_once(a, &w2, sp->one_xcd, skip, warm, win, imm, thr, record, tmax, r, tl, e);
+    st = run_once(a, &w1, sp->one_xcd, skip, warm, win, ref, thr, 0, 0, &r1, NULL, e);
+    if (st == FSIM_OK) st = run_once(a, &w2, sp->one_xcd, skip, warm, win, ref, thr, record, tmax, r, tl, e);
     clone_free(&w2);
   }
   clone_free(&w1);
@@ -819,9 +824,10 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
   }
   int tmax = opts->timeline_max_events > 0 ? opts->timeline_max_events : 200000;
   int64_t win = opts->window > 0 ? opts->window : FSIM_SIM_DEFAULT_WINDOW;
+  const int ref = (opts->immediate_memory ? REF_IMMEDIATE : 0) | (opts->no_mfma_runs ? REF_EVENTS : 0);
   json_t *tl = NULL;
   if (!opts->sampled) {
-    st = run_once(a, wp, 0, 0, opts->warm, win, opts->immediate_memory, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
+    st = run_once(a, wp, 0, 0, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
   } else {
     sample_plan sp;
     st = sample_setup(a, wp, opts, &sp, e);
@@ -831,9 +837,9 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
        * extrapolated linearly to all of them */
       int64_t ra = sp.rounds >= 8 ? 2 : 1;
       fsim_sim_result r1;
-      st = sample_trips(a, wp, &sp, sp.rounds - ra, opts->warm, win, opts->immediate_memory, opts->threads, 0, tmax, &r1, NULL, e);
+      st = sample_trips(a, wp, &sp, sp.rounds - ra, opts->warm, win, ref, opts->threads, 0, tmax, &r1, NULL, e);
       if (st == FSIM_OK)
-        st = sample_trips(a, wp, &sp, sp.rounds - 2 * ra, opts->warm, win, opts->immediate_memory, opts->threads, opts->timeline_path != NULL, tmax, r, &tl,
+        st = sample_trips(a, wp, &sp, sp.rounds - 2 * ra, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r, &tl,
                           e);
       /* A rounds add about A workgroup lifetimes: r1 (A rounds and the partial last) spans at
        * most A + 1, so an increment far below that share (or far above) means the short trip
@@ -844,12 +850,12 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
       if (st == FSIM_OK && (inc * 4 * (ra + 1) < r1.cycles * ra || inc > 2 * r1.cycles)) {
         if (tl) json_decref(tl);
         tl = NULL;
-        st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->immediate_memory, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
+        st = sample_trips(a, wp, &sp, 0, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
       } else if (st == FSIM_OK) {
         extrapolate(r, &r1, (double)(sp.rounds - 2 * ra) / (double)ra);
       }
     } else if (st == FSIM_OK) {
-      st = sample_trips(a, wp, &sp, 0, opts->warm, win, opts->immediate_memory, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
+      st = sample_trips(a, wp, &sp, 0, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
     }
     sample_free(&sp);
     if (st == FSIM_OK && sp.one_xcd) {

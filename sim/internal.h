@@ -175,6 +175,7 @@ typedef struct fsim__gpu {
   int64_t *row_max_off;    /* per lane-table row: the largest offset of an active lane */
   /* deferred vector memory: the current XCD's ops of this window, their lines, the parked waves */
   int defer;               /* 1: deferred (gpu.c) */
+  int mfma_runs;           /* 1: MFMAs may issue in runs (cu.c, mfma_run); 0: all through the event path */
   int64_t win_end;         /* the window being run ends here */
   fsim__vmop *ops;
   int nops, ops_cap;

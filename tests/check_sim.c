@@ -588,6 +588,50 @@ START_TEST(test_deferred_memory_exact) {
 }
 END_TEST
 
+/* MFMAs issued in runs (sim/cu.c, mfma_run) give exactly the results of issuing each through
+ * the event path: every field, bit for bit.  The programs put two waves on each SIMD that
+ * meet where a run must stop: dependent MFMAs (another wave's MFMA takes the pipe while the
+ * run waits on an operand: a run that went on came out 37% slow), VALU work beside MFMAs (it
+ * is refused the slots the MFMAs take) and a wave raising its priority over a run. */
+START_TEST(test_mfma_runs_exact) {
+  static const char *const programs[] = {
+      "kernel chain\ngrid 256\nwaves 8\nprogram\n  loop 100\n"
+      "    mfma v_mfma_f32_16x16x32_bf16 c0 <- a b c0\n    mfma v_mfma_f32_16x16x32_bf16 c1 <- c0 b c1\n"
+      "    mfma v_mfma_f32_16x16x32_bf16 c2 <- c1 b c2\n  end\n",
+      "kernel beside\ngrid 256\nwaves 8\nprogram waves=0-3\n  loop 100\n"
+      "    mfma v_mfma_f32_16x16x32_bf16 c0 <- a b c0\n    mfma v_mfma_f32_16x16x32_bf16 c1 <- a b c1\n"
+      "    mfma v_mfma_f32_16x16x32_bf16 c2 <- a b c2\n    mfma v_mfma_f32_16x16x32_bf16 c3 <- a b c3\n  end\n"
+      "program waves=4-7\n  loop 1000\n    valu x <- y\n  end\n",
+      "kernel prio\ngrid 256\nwaves 8\nprogram waves=0-3\n  loop 20\n"
+      "    mfma v_mfma_f32_16x16x32_bf16 c0 <- a b c0\n    mfma v_mfma_f32_16x16x32_bf16 c1 <- a b c1\n"
+      "    mfma v_mfma_f32_16x16x32_bf16 c2 <- a b c2\n    mfma v_mfma_f32_16x16x32_bf16 c3 <- a b c3\n  end\n"
+      "program waves=4-7\n  valu x <- y\n  valu x <- x\n  setprio 2\n  loop 20\n"
+      "    mfma v_mfma_f32_16x16x32_bf16 c0 <- a b c0\n  end\n",
+  };
+  static const char *const files[] = {"traces/examples/gemm_small.wp", "traces/examples/mfma_chain.wp"};
+  fsim_arch a = arch_of("mi355x");
+  const size_t np = sizeof programs / sizeof programs[0], n = np + sizeof files / sizeof files[0];
+  for (size_t i = 0; i < n; i++) {
+    fsim_wprog wp;
+    if (i < np) {
+      fsim_err e;
+      fsim_err_clear(&e);
+      ck_assert_msg(fsim_wprog_parse_string(&wp, programs[i], "t", &a, &e) == FSIM_OK, "%s", e.msg);
+    } else {
+      parse_ok(&wp, files[i - np], &a);
+    }
+    for (int window = 1; window <= 32; window += 31) {
+      fsim_sim_opts eo = {.window = window, .no_mfma_runs = 1}, o = {.window = window};
+      fsim_sim_result ref = sim_ok(&a, &wp, &eo), r = sim_ok(&a, &wp, &o);
+      ck_assert_msg(same_result(ref, r), "%s, window %d: %lld cycles (pipe stall %.0f), %lld (%.0f) through the event path",
+                    wp.name, window, (long long)r.cycles, r.stall[FSIM_STALL_PIPE_MFMA], (long long)ref.cycles,
+                    ref.stall[FSIM_STALL_PIPE_MFMA]);
+    }
+    fsim_wprog_free(&wp);
+  }
+}
+END_TEST
+
 /* The CLI runs a long full simulation on FLYSIM_THREADS threads (default: the host's CPUs);
  * its output is the same on one and on three, but for the host time. */
 START_TEST(test_cli_threads_same_output) {
@@ -802,6 +846,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_barrier_semantics);
   tcase_add_test(tc, test_window_bound);
   tcase_add_test(tc, test_deferred_memory_exact);
+  tcase_add_test(tc, test_mfma_runs_exact);
   tcase_add_test(tc, test_cli_threads_same_output);
   tcase_add_test(tc, test_sampled_mode);
   tcase_add_test(tc, test_per_wave_stalls);
