@@ -75,13 +75,16 @@ static inline void skip_markers(fsim__wave *w) {
 
 /* ---- counters ------------------------------------------------------------------------------ */
 
-static inline void ring_push(int64_t *ring, int mask, int head, int *n, int64_t done) {
+/* Pushes an operation completing at `done` on a counter ring; returns its completion in issue
+ * order (no earlier than the operation before it). */
+static inline int64_t ring_push(int64_t *ring, int mask, int head, int *n, int64_t done) {
   if (*n > 0) {
     int64_t last = ring[(head + *n - 1) & mask];
     if (done < last) done = last; /* in-order completion */
   }
   ring[(head + *n) & mask] = done;
   (*n)++;
+  return done;
 }
 
 static inline void ring_retire(const int64_t *ring, int mask, int *head, int *n, int64_t t) {
@@ -583,7 +586,8 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
       int cyc = lds_cost(g, ld, w, in->width, lbase, &bytes);
       fsim__lds_dma_write(&cu->lds, t, bytes, cyc);
     }
-    ring_push(w->vm_done, 63, w->vm_head, &w->vm_n, done);
+    /* loads return their data in issue order: the registers too (the deferred drain agrees) */
+    done = ring_push(w->vm_done, 63, w->vm_head, &w->vm_n, done);
     if (op == FSIM_OP_LOAD) write_reg(w, &in->dst, done, done, FSIM__P_VMEM);
   } else if (op == FSIM_OP_BRANCH) {
     next = t + (a->issue.branch_cycles > g->period ? a->issue.branch_cycles : g->period);
