@@ -394,10 +394,9 @@ static inline void redecode(fsim__wave *w) {
  * Being first in the SIMD's arbitration order is not enough, although such a wave wins every
  * slot it is ready for: another wave issues an MFMA in a slot where the pipe is free while the
  * run waits on an operand, takes the VALU issue type in the slots the run does not use, and
- * can raise its priority over the run with s_setprio.  (Until this was found, first waves ran
- * regardless: two waves a SIMD with dependent MFMAs came out 37% slow, and 9 of the 35
- * regression runs differed from the event path by up to 0.6%; tests/check_sim.c now holds the
- * runs to the event path, fsim_sim_opts.no_mfma_runs.)
+ * can raise its priority over the run with s_setprio (docs/simulator.md gives what running
+ * such waves regardless cost).  tests/check_sim.c holds the runs to the event path
+ * (fsim_sim_opts.no_mfma_runs).
  *
  * The SIMD steps the event path would have taken at the run's slots do nothing else, but the
  * run loop starts a window at the earliest wake-up of all CUs when they are all idle, so they
