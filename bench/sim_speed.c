@@ -11,7 +11,9 @@
  *   sim_speed --arch mi355x --wp traces/examples/gemm_small.wp [--sampled] [--warm]
  *   sim_speed --arch mi355x --gemm ... --dump out.wp      (writes the program's text form)
  *
- * --reps R repeats the run R times and reports the fastest. */
+ * --reps R repeats the run R times and reports the fastest.  --immediate and --events run the
+ * reference paths (vector memory answered at issue; every MFMA through the event path), which
+ * the fast paths must match field for field. */
 #include "config.h"
 
 #include <stdio.h>
