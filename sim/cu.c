@@ -504,6 +504,7 @@ static int64_t defer_op(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, const fsim_wp
   o->reg_count = op == FSIM_OP_LOAD ? in->dst.count : 0;
   o->nlines = n;
   o->lines_at = g->nop_lines;
+  o->age = (uint32_t)w->age;
   memcpy(&g->op_lines[g->nop_lines], lines, (size_t)n * sizeof *lines);
   g->nop_lines += n;
   return FSIM__PEND + g->nops++;
@@ -796,6 +797,9 @@ void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m) {
     const uint64_t *lines = &g->op_lines[o->lines_at];
     double d = o->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t)
                                       : fsim__vmem_load(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t);
+    /* the wave ended in the window and a new one took its slot: only the memory system sees
+     * the op (answering at issue, nothing of the new wave would be touched either) */
+    if ((uint32_t)w->age != o->age) continue;
     int64_t done = ceil_cycle(d);
     if (o->prev >= 0 && w->vm_done[o->prev] > done) done = w->vm_done[o->prev]; /* in-order completion */
     w->vm_done[o->slot] = done;

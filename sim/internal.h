@@ -44,6 +44,7 @@ typedef struct fsim__vmop {
   uint8_t op;        /* FSIM_OP_LOAD, _LOAD_LDS or _STORE */
   uint16_t reg_first, reg_count; /* a load's destination registers */
   int32_t nlines, lines_at; /* its lines, in the queue's line pool */
+  uint32_t age;      /* the wave's dispatch number (mod 2^32): a wave slot reused since is left alone */
 } fsim__vmop;
 
 /* A register's scoreboard entry: 16 bytes, so that a dependence check reads one host line. */

@@ -594,9 +594,12 @@ END_TEST
  * The programs put two waves on each SIMD that meet where a run must stop: dependent MFMAs
  * (another wave's MFMA takes the pipe while the run waits on an operand: a run that went on
  * came out 37% slow), VALU work beside MFMAs (it is refused the slots the MFMAs take) and a
- * wave raising its priority over a run; and one reads a load's registers while an earlier
- * load is still out (the data returns in issue order: answering at issue gave the registers
- * the load's own time, the deferred drain the in-order time). */
+ * wave raising its priority over a run; one reads a load's registers while an earlier load
+ * is still out (the data returns in issue order: answering at issue gave the registers the
+ * load's own time, the deferred drain the in-order time); and in one a wave ends with a load
+ * out and the next workgroup's wave takes its slot in the same window (the drain wrote the
+ * old load's time into the new wave's counter, which held an op of no lines: 6,253 cycles
+ * against 5,641; one workgroup a CU, so that the 33rd of each XCD starts at once). */
 START_TEST(test_fast_paths_exact) {
   static const char *const programs[] = {
       "kernel chain\ngrid 256\nwaves 8\nprogram\n  loop 100\n"
@@ -615,6 +618,9 @@ START_TEST(test_fast_paths_exact) {
       "program\n  loop 15\n    load b128 a <- @y\n    valu v0 <- a\n"
       "    mfma v_mfma_f32_32x32x16_bf16 c0 <- c1 c1 c0\n    mfma v_mfma_f32_32x32x16_bf16 c1 <- c2 b c1\n"
       "    load b128 b <- @y\n  end\n  waitcnt vmcnt=0\n",
+      "kernel reuse\ngrid 264\nwaves 1\nresources lds=100000\nlanes l = linear 16\nlanes z active=0 = linear 16\n"
+      "addr y global lanes=l wg=4096,0,0\naddr zz global lanes=z\nprogram\n  loop 64\n    load b128 a <- @zz\n"
+      "    nop 40\n    waitcnt vmcnt=0\n  end\n  load b128 b <- @y\n",
   };
   static const char *const files[] = {"traces/examples/gemm_small.wp", "traces/examples/mfma_chain.wp"};
   fsim_arch a = arch_of("mi355x");
