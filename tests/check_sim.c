@@ -655,7 +655,8 @@ END_TEST
 
 /* The same on random programs (seeded): MFMAs of two shapes on four accumulators reading
  * each other's results, VALU, SALU, LDS reads, loads, waitcnts, s_setprio, barriers and
- * nops, in one program or two (half the waves each), 4 to 16 waves, on 64 to 512 workgroups;
+ * nops, in one program or two (half the waves each), 4 to 16 waves, on 64 to 520 workgroups
+ * (some a little over one a CU, so that workgroups start as others end), loads of no lane;
  * every field equal, bit for bit, to the reference paths, at windows 32 and 1 and on one
  * thread or three.  (The runs that ignored the other waves differed on 11 of the first 30
  * such programs; the load registers' time on 1 of 121.) */
@@ -676,7 +677,8 @@ static void random_body(gsl_rng *rng, char *text, size_t cap, const char *indent
     } else if (k < 0.68) {
       snprintf(text + len, cap - len, "%slds_read b128 %s <- @x\n", indent, gsl_rng_uniform_int(rng, 2) ? "a" : "b");
     } else if (k < 0.76) {
-      snprintf(text + len, cap - len, "%sload b128 %s <- @y\n", indent, gsl_rng_uniform_int(rng, 2) ? "a" : "b");
+      snprintf(text + len, cap - len, "%sload b128 %s <- @%s\n", indent, gsl_rng_uniform_int(rng, 2) ? "a" : "b",
+               gsl_rng_uniform_int(rng, 3) ? "y" : "z");
     } else if (k < 0.82) {
       snprintf(text + len, cap - len, "%swaitcnt lgkmcnt=%d\n", indent, (int)gsl_rng_uniform_int(rng, 3));
     } else if (k < 0.85) {
@@ -699,12 +701,16 @@ START_TEST(test_fast_paths_random_programs) {
   gsl_rng_set(rng, 20261129);
   static char text[16384];
   for (int prog = 0; prog < 60; prog++) {
-    static const int waves[] = {4, 8, 12, 16}, grids[] = {64, 256, 512};
+    /* grids a little over one workgroup a CU (with lds=100000) start workgroups as others end */
+    static const int waves[] = {4, 8, 12, 16}, grids[] = {64, 256, 512, 264, 520}, lds[] = {8192, 100000};
+    static const char *const masks[] = {"0", "1", "0xffffffff"}; /* @z: no lane, one, half */
     int nw = waves[gsl_rng_uniform_int(rng, 4)];
     snprintf(text, sizeof text,
-             "kernel random%d\ngrid %d\nwaves %d\nresources lds=8192\nlanes l = linear 16\n"
-             "addr x lds lanes=l iter=0:1024:4\naddr y global lanes=l wg=4096,0,0 iter=0:65536\n",
-             prog, grids[gsl_rng_uniform_int(rng, 3)], nw);
+             "kernel random%d\ngrid %d\nwaves %d\nresources lds=%d\nlanes l = linear 16\nlanes m active=%s = linear 16\n"
+             "addr x lds lanes=l iter=0:1024:4\naddr y global lanes=l wg=4096,0,0 iter=0:65536\n"
+             "addr z global lanes=m iter=0:4096\n",
+             prog, grids[gsl_rng_uniform_int(rng, 5)], nw, lds[gsl_rng_uniform_int(rng, 2)],
+             masks[gsl_rng_uniform_int(rng, 3)]);
     if (gsl_rng_uniform_int(rng, 2) == 0) {
       strcat(text, "program\n");
       random_body(rng, text, sizeof text, "  ", 2 + (int)gsl_rng_uniform_int(rng, 5));
@@ -712,6 +718,7 @@ START_TEST(test_fast_paths_random_programs) {
       snprintf(text + len, sizeof text - len, "  loop %d\n", 5 + (int)gsl_rng_uniform_int(rng, 36));
       random_body(rng, text, sizeof text, "    ", 3 + (int)gsl_rng_uniform_int(rng, 28));
       strcat(text, "  end\n");
+      random_body(rng, text, sizeof text, "  ", (int)gsl_rng_uniform_int(rng, 4)); /* may end with ops out */
     } else {
       for (int half = 0; half < 2; half++) {
         size_t len = strlen(text);
