@@ -825,7 +825,8 @@ START_TEST(test_per_wave_stalls) {
 }
 END_TEST
 
-/* flysim sim on assembly: a loop of one dependent MFMA chain runs --trips times. */
+/* flysim sim on assembly: a loop of one dependent MFMA chain runs --trips times; the LDS
+ * the kernel descriptor allocates. */
 START_TEST(test_sim_assembly) {
   static const char tiny[] = "\t.text\n\t.globl tiny\ntiny:\n\tv_mov_b32_e32 v0, 0\n.LBB0_1:\n"
                              "\tv_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[4:7], a[0:3]\n\ts_add_i32 s0, s0, -1\n"
@@ -853,6 +854,29 @@ START_TEST(test_sim_assembly) {
   snprintf(want, sizeof want, "flysim sim: --trips: %s has 1 loop(s), 2 trip count(s) given\n", path);
   ck_assert_str_eq(t.err, want);
   tu_run_free(&t);
+  /* LDS: the descriptor's allocation sets the occupancy (160 KiB a CU on gfx950, 64 KiB a
+   * workgroup: two); without a descriptor (llvm-objdump -d) the synthetic LDS addresses are
+   * still timed (they were refused as outside an LDS of 0 bytes) */
+  static const char lds[] = "\t.text\n\t.globl ldsk\nldsk:\n\tds_read_b128 v[0:3], v4\n\ts_waitcnt lgkmcnt(0)\n"
+                            "\ts_endpgm\n.Lfunc_end0:\n\t.amdhsa_kernel ldsk\n\t\t.amdhsa_group_segment_fixed_size 65536\n"
+                            "\t\t.amdhsa_next_free_vgpr 8\n\t.end_amdhsa_kernel\n";
+  static const char bare[] = "\t.text\n\t.globl bare\nbare:\n\tds_read_b128 v[0:3], v4\n\ts_waitcnt lgkmcnt(0)\n"
+                             "\ts_endpgm\n";
+  for (int i = 0; i < 2; i++) {
+    path = tu_write_temp(i == 0 ? lds : bare, ".s");
+    snprintf(args, sizeof args, "sim %s --arch mi355x --json", path);
+    t = tu_flysim(args);
+    ck_assert_msg(t.status == 0, "%s", t.err);
+    j = tu_json(&t);
+    json_t *occ = json_object_get(j, "occupancy");
+    if (i == 0) {
+      ck_assert_int_eq(json_integer_value(json_object_get(occ, "workgroups_per_cu")), 2);
+      ck_assert_str_eq(json_string_value(json_object_get(occ, "limit")), "lds");
+    }
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "memory"), "lds_accesses")), 1);
+    json_decref(j);
+    tu_run_free(&t);
+  }
 }
 END_TEST
 

@@ -552,6 +552,23 @@ static fsim_status resolve(parser *p) {
   return FSIM_OK;
 }
 
+/* The LDS bytes the kernel descriptor of `name` allocates (`.amdhsa_kernel NAME` ...
+ * `.amdhsa_group_segment_fixed_size N`, as clang -S writes it); -1 if the text has none. */
+static int64_t descriptor_lds(const char *text, const char *name) {
+  size_t nl = strlen(name);
+  for (const char *s = strstr(text, ".amdhsa_kernel "); s; s = strstr(s + 1, ".amdhsa_kernel ")) {
+    const char *n = s + strlen(".amdhsa_kernel ");
+    while (*n == ' ' || *n == '\t') n++;
+    if (strncmp(n, name, nl) != 0 || is_ident(n[nl])) continue;
+    const char *end = strstr(n, ".end_amdhsa_kernel");
+    const char *g = strstr(n, ".amdhsa_group_segment_fixed_size");
+    if (g == NULL || (end && g > end)) return -1;
+    long long v = strtoll(g + strlen(".amdhsa_group_segment_fixed_size"), NULL, 0);
+    return v >= 0 ? v : -1;
+  }
+  return -1;
+}
+
 fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *source, const char *kernel, fsim_err *e) {
   memset(k, 0, sizeof *k);
   parser p = {.k = k, .source = source ? source : "assembly", .e = e, .func_addr = 0};
@@ -597,6 +614,7 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
     else k->n = last; /* s_endpgm itself ends the program */
   }
   if (st == FSIM_OK) st = resolve(&p);
+  if (st == FSIM_OK) k->lds_bytes = descriptor_lds(text, k->name);
   free(p.labels);
   free(p.pend);
   free(p.addr);
@@ -1430,6 +1448,7 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
   } else {
     wp->wave_size = a->cu.wave_size;
     wp->vgprs = k->max_vgpr, wp->agprs = k->max_agpr, wp->sgprs = k->max_sgpr;
+    wp->lds_bytes = k->lds_bytes > 0 ? (int)(k->lds_bytes < INT32_MAX ? k->lds_bytes : INT32_MAX) : 0;
     snprintf(wp->arch_gfx, sizeof wp->arch_gfx, "%s", a->device.gfx);
   }
   if (o && o->vgprs >= 0) wp->vgprs = o->vgprs;
@@ -1667,6 +1686,12 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
     fsim_wp_inst fin = {.op = FSIM_OP_WAITCNT, .arg = 0, .arg2 = 0, .addr = -1, .addr2 = -1};
     if (st == FSIM_OK && fsim_wp_program_append(prog, &fin, e) < 0) st = e ? e->code : FSIM_ENOMEM;
   }
+  /* the synthetic LDS pattern (16 bytes a lane from 0) stands in for addresses the text does
+   * not give: the kernel's LDS must hold it, whatever the descriptor says (or when there is
+   * none), so that it is timed rather than refused as out of bounds */
+  if (st == FSIM_OK && t == NULL && fsim_wprog_find_addr(wp, "asm_synthetic_lds") >= 0 &&
+      wp->lds_bytes < 16 * wp->wave_size)
+    wp->lds_bytes = 16 * wp->wave_size;
   for (int s = 0; s < nseg; s++)
     for (int c = 0; c < N_CLASSES; c++) free(lists[s][c].addr), free(lists[s][c].addr2);
   for (int c = 0; c < N_CLASSES; c++) free(whole[c].addr), free(whole[c].addr2);

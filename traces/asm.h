@@ -101,6 +101,8 @@ typedef struct fsim_asm_kernel {
   int nloops;
   fsim_asm_loop loops[FSIM_ASM_MAX_LOOPS]; /* sorted by begin; properly nested */
   int max_vgpr, max_agpr, max_sgpr;        /* highest register index used, plus one */
+  int64_t lds_bytes;                       /* the LDS its descriptor allocates (.amdhsa_group_segment_fixed_size),
+                                              -1 when the text has no descriptor (llvm-objdump -d) */
   int unknown;                             /* mnemonics not recognised (counted as VALU) */
 } fsim_asm_kernel;
 
