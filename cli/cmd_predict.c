@@ -15,6 +15,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim predict OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE]\n"
           "                      [--mode sim|model] [--sampled | --full] [--timeline OUT.json] [--json]\n"
+          "       flysim predict --schedule FILE --arch NAME [...]   (OP and shape from the file)\n"
           "\n"
           "Predicts the time of the FlyDSL kernel for one problem.  The schedule is the --schedule\n"
           "file, the --config (complete), the tuning database's winner, or else the best config\n"

@@ -21,6 +21,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim verify OUT.hip --arch NAME [--set S.K=V]... [--with-hip] [--keep] [--json]\n"
           "       flysim verify OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE] [--json]\n"
+          "       flysim verify --schedule FILE --arch NAME [--json]   (OP and shape from the file)\n"
           "\n"
           "Checks an emitted kernel (flysim emit) against the plan it came from, or emits the kernel of\n"
           "a problem into a private folder and checks that.  The checks (docs/emit.md):\n"
@@ -186,9 +187,10 @@ int fsim_cmd_verify(int argc, char **argv) {
     default: return fsim_cli_bad_option(CMD, argc, argv);
     }
   }
-  if (optind >= argc) return fsim_cli_usage_error(CMD, "expected OUT.hip or OP (gemm, grouped-gemm, scaled-gemm; see --help)");
+  if (optind >= argc && !g.schedule_path)
+    return fsim_cli_usage_error(CMD, "expected OUT.hip or OP (gemm, grouped-gemm, scaled-gemm; see --help)");
   fsim_kop k;
-  int file_mode = fsim_kop_parse(argv[optind], &k) != 0;
+  int file_mode = optind < argc && fsim_kop_parse(argv[optind], &k) != 0;
   fsim_verify_report *r = malloc(sizeof *r);
   if (r == NULL) return fsim_cli_usage_error(CMD, "out of memory");
   fsim_err e;

@@ -80,15 +80,23 @@ static int shape_arg(fsim_cli_gemm *g, const char *text) {
   return 0;
 }
 
+static int gemm_family(fsim_kop k) { return k == FSIM_KOP_GEMM || k == FSIM_KOP_GROUPED_GEMM || k == FSIM_KOP_SCALED_GEMM; }
+
 int fsim_cli_gemm_positional(fsim_cli_gemm *g, int argc, char **argv, int optind_) {
-  if (optind_ >= argc) return fsim_cli_usage_error(g->cmd, "expected OP (gemm, grouped-gemm or scaled-gemm; see --help)");
+  if (optind_ >= argc) {
+    if (g->schedule_path) {
+      g->op_from_schedule = 1;
+      return 0;
+    }
+    return fsim_cli_usage_error(g->cmd, "expected OP (gemm, grouped-gemm or scaled-gemm; see --help)");
+  }
   if (optind_ + 2 < argc) return fsim_cli_usage_error(g->cmd, "unexpected argument '%s'", argv[optind_ + 2]);
   if (optind_ + 1 < argc && shape_arg(g, argv[optind_ + 1])) return FSIM_EXIT_USAGE;
   const char *op = argv[optind_];
   fsim_kop k;
   if (fsim_kop_parse(op, &k) != 0)
     return fsim_cli_usage_error(g->cmd, "OP '%s': expected one of " FSIM_KOP_NAMES, op);
-  if (k != FSIM_KOP_GEMM && k != FSIM_KOP_GROUPED_GEMM && k != FSIM_KOP_SCALED_GEMM)
+  if (!gemm_family(k))
     return fsim_cli_usage_error(g->cmd,
                                 "OP '%s': only the GEMM family (gemm, grouped-gemm, scaled-gemm) is modelled end to "
                                 "end so far; its schedules can be checked with 'flysim schedule'",
@@ -108,17 +116,27 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   if (rc) return rc;
   fsim_gemm_problem *pr = &g->pr;
   memset(pr, 0, sizeof *pr);
+  fsim_err e;
+  fsim_err_clear(&e);
+  if (g->schedule_path && !g->config) {
+    if (fsim_schedule_load(&g->schedule, g->schedule_path, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);
+    if (g->op_from_schedule) {
+      g->op = (fsim_kop)g->schedule.op;
+      if (!gemm_family(g->op))
+        return fsim_cli_usage_error(g->cmd,
+                                    "--schedule %s: it schedules %s; only the GEMM family (gemm, grouped-gemm, "
+                                    "scaled-gemm) is modelled end to end so far ('flysim schedule check' checks it)",
+                                    g->schedule_path, fsim_kop_name(g->op));
+    }
+  }
   pr->op = g->op;
   pr->groups = g->groups;
   pr->a = pr->b = g->op == FSIM_KOP_SCALED_GEMM ? FSIM_DT_FP8 : FSIM_DT_BF16;
   pr->c = FSIM_DT_BF16;
   pr->layout = FSIM_LAYOUT_TN;
   pr->m = pr->n = pr->k = -1;
-  fsim_err e;
-  fsim_err_clear(&e);
   if (g->schedule_path) {
     if (g->config) return fsim_cli_usage_error(g->cmd, "--config and --schedule: give one of them");
-    if (fsim_schedule_load(&g->schedule, g->schedule_path, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);
     if (g->schedule.op != (int)g->op)
       return fsim_cli_usage_error(g->cmd, "--schedule %s: it schedules %s, not %s", g->schedule_path,
                                   fsim_kop_name((fsim_kop)g->schedule.op), fsim_kop_name(g->op));

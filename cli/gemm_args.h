@@ -53,7 +53,8 @@ enum {
   "                     path=direct|registers, c=lds|direct, kind=plain|pingpong, remap, groupm,\n"                  \
   "                     swizzle=auto|none|B,M,S); keys left out are tuned (docs/gemm.md)\n"
 #define FSIM_CLI_GEMM_HELP_SCHEDULE                                                                                    \
-  "  --schedule FILE    a schedule file (kernels/schedules/); its [problem] is the default shape\n"
+  "  --schedule FILE    a schedule file (kernels/schedules/); its [problem] is the default shape,\n"             \
+  "                     and its operator OP's when OP is left out\n"
 #define FSIM_CLI_GEMM_HELP_PART                                                                                        \
   "part:\n"                                                                                                            \
   "  --arch NAME        the part (see 'flysim arch list')\n"                                                         \
@@ -66,6 +67,7 @@ enum {
 typedef struct fsim_cli_gemm {
   const char *cmd;
   fsim_kop op;
+  int op_from_schedule; /* 1: OP left out, the --schedule file's (fsim_cli_gemm_finish) */
   long long m, n, k;
   int groups;
   const char *dtype, *b_dtype, *c_dtype, *layout;

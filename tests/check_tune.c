@@ -403,6 +403,43 @@ static void expect_usage_errors(const cli_error *bad, size_t n) {
   }
 }
 
+/* With --schedule, OP may be left out: the file's operator (scaled-gemm here) gives the same
+ * prediction as naming it; a schedule of another operator is refused in one line. */
+START_TEST(test_cli_op_from_schedule) {
+  char args[1200];
+  const char *mx = tu_src_path("kernels/schedules/mxfp4_gemm_4wave.sched");
+  double t[2];
+  for (int i = 0; i < 2; i++) {
+    snprintf(args, sizeof args, "predict %s --schedule '%s' --arch mi355x --mode model --db /nonexistent --json",
+             i ? "scaled-gemm" : "", mx);
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s: %s", args, r.err);
+    json_t *j = tu_json(&r);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "problem"), "op")), "scaled-gemm");
+    t[i] = json_real_value(json_object_get(j, "time_us"));
+    json_decref(j);
+    tu_run_free(&r);
+  }
+  ck_assert(t[0] > 0 && t[0] == t[1]);
+  const char *rms = tu_src_path("kernels/schedules/rmsnorm.sched");
+  snprintf(args, sizeof args, "predict --schedule '%s' --arch mi355x", rms);
+  tu_run r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  char want[1400];
+  snprintf(want, sizeof want,
+           "flysim predict: --schedule %s: it schedules rmsnorm; only the GEMM family (gemm, grouped-gemm, "
+           "scaled-gemm) is modelled end to end so far ('flysim schedule check' checks it)\n",
+           rms);
+  ck_assert_str_eq(r.err, want);
+  ck_assert_str_eq(r.out, "");
+  tu_run_free(&r);
+  r = tu_flysim("predict --arch mi355x");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "flysim predict: expected OP (gemm, grouped-gemm or scaled-gemm; see --help)\n");
+  tu_run_free(&r);
+}
+END_TEST
+
 START_TEST(test_cli_errors) {
   static const cli_error bad[] = {
       {"predict gemm --m 64 --n 64 --arch mi355x", "flysim predict: --k is required (or a --schedule file's [problem])\n"},
@@ -811,6 +848,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_db_killed_writer);
   tcase_add_test(tc, test_cli_predict);
   tcase_add_test(tc, test_cli_errors);
+  tcase_add_test(tc, test_cli_op_from_schedule);
   tcase_add_test(tc, test_cli_tune_db);
   tcase_add_test(tc, test_cli_config_errors);
   tcase_add_test(tc, test_cli_db_safety);
