@@ -122,7 +122,7 @@ int fsim_cmd_micro(int argc, char **argv) {
   fsim_cli_print_provenance(stdout, &a);
   switch (kind) {
   case 0:
-    printf("mfma %s, %ld wave(s)/SIMD, %s: %.1f FLOP/clk/CU, %.2f cycles per instruction per wave (arch: %.0f)\n", inst,
+    printf("mfma %s, %ld wave(s)/SIMD, %s: %.1f FLOP/clk/CU, %.2f cycles per instruction on a SIMD (arch: %.4g)\n", inst,
            wps, dependent ? "dependent" : "independent", m.value, m.cycles_per_instr, m.expected);
     break;
   case 1:

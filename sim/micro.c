@@ -80,7 +80,8 @@ fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, int waves_per_
   out->cycles = r.cycles;
   out->value = r.mfma_flops / (double)r.cycles; /* one CU ran */
   out->cycles_per_instr = (double)r.cycles / ((double)per_wave * waves_per_simd);
-  out->expected = dependent ? m->latency : fsim_mfma_cycles(a, m);
+  double pipe = fsim_mfma_cycles(a, m), chain = (double)m->latency / waves_per_simd;
+  out->expected = dependent && chain > pipe ? chain : pipe;
   return FSIM_OK;
 }
 

@@ -17,7 +17,9 @@ typedef struct fsim_micro_result {
 
 /* Throughput (independent accumulators) or dependent latency (each MFMA reads the previous
  * result as its A operand) of one instruction, waves_per_simd waves on each SIMD of one CU.
- * expected: pipe cycles (independent) or latency (dependent), per instruction and wave. */
+ * cycles_per_instr: cycles between instructions on a SIMD (all its waves' together);
+ * expected: the pipe's cycles, or for dependent MFMAs the latency shared by the SIMD's waves
+ * (latency / waves_per_simd) when that is longer. */
 fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, int waves_per_simd, int dependent,
                             fsim_micro_result *out, fsim_err *e);
 /* One wave reading width_bits per lane at lane * stride bytes. expected: cycles per read. */

@@ -142,6 +142,13 @@ START_TEST(test_micro_mfma) {
   fsim_err e;
   ck_assert(fsim_micro_mfma(&a, "v_mfma_f32_32x32x16_bf16", 2, 0, &r, &e) == FSIM_OK);
   ck_assert_msg(fabs(r.value - 4096) < 41, "%.1f", r.value);
+  /* dependent chains of two waves interleave: latency 28 / 2 waves is under the pipe's 16,
+   * so the pipe sets the SIMD's rate (it was reported against the latency, 28) */
+  ck_assert(fsim_micro_mfma(&a, "v_mfma_f32_16x16x32_bf16", 2, 1, &r, &e) == FSIM_OK);
+  ck_assert_msg(r.expected == 16 && fabs(r.cycles_per_instr - 16) < 0.2, "%.2f cycles, expected %.2f", r.cycles_per_instr,
+                r.expected);
+  ck_assert(fsim_micro_mfma(&a, "v_mfma_f32_16x16x32_bf16", 1, 1, &r, &e) == FSIM_OK);
+  ck_assert_msg(r.expected == 28, "%.2f", r.expected);
   ck_assert(fsim_micro_mfma(&a, "v_nope", 1, 0, &r, &e) == FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "--inst v_nope: not an MFMA of MI355X (see 'flysim arch show')");
 }
