@@ -58,6 +58,9 @@ static const fsim_mma_atom atoms[] = {
      16, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 0, TV32x8, TV32x8, C32, NULL, SRC_CAL},
     {"v_mfma_scale_f32_16x16x128_f8f6f4.fp8", "__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4", FSIM_CDNA4, 16,
      16, 128, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_F32, 64, 1, SC16x128_F8, SC16x128_F8, C16, "((16,4),1):((1,16),0)", SRC_SC},
+    /* A fp8, B fp4 (cbsz 0, blgp 4): each operand in its own format's K order */
+    {"v_mfma_scale_f32_16x16x128_f8f6f4.fp8_fp4", "__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4", FSIM_CDNA4, 16,
+     16, 128, FSIM_DT_FP8, FSIM_DT_FP4, FSIM_DT_F32, 64, 1, SC16x128_F8, SC16x128_F4, C16, "((16,4),1):((1,16),0)", SRC_SC},
     {"v_mfma_scale_f32_16x16x128_f8f6f4.fp6", "__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4", FSIM_CDNA4, 16,
      16, 128, FSIM_DT_FP6, FSIM_DT_FP6, FSIM_DT_F32, 64, 1, SC16x128_F4, SC16x128_F4, C16, "((16,4),1):((1,16),0)", SRC_SC},
     {"v_mfma_scale_f32_16x16x128_f8f6f4.fp4", "__builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4", FSIM_CDNA4, 16,

@@ -225,8 +225,8 @@ int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *w
   for (int i = 0; i < na; i++)
     ok_type |= (atoms[i].isas & fsim_isa_bit(a)) && atoms[i].a_type == pr->a && atoms[i].b_type == pr->b;
   if (!ok_type) {
-    snprintf(why, n, "%s has no matrix instruction for %s x %s; PyTorch falls back", a->device.gfx,
-             fsim_dtype_name(pr->a), fsim_dtype_name(pr->b));
+    snprintf(why, n, "the schedule family has no %s MMA atom for %s x %s (docs/atoms.md); PyTorch falls back",
+             a->device.gfx, fsim_dtype_name(pr->a), fsim_dtype_name(pr->b));
     return 0;
   }
   why[0] = '\0';

@@ -56,7 +56,7 @@ static void load_arch(fsim_arch *a, const char *name) {
 START_TEST(test_layouts_are_bijections) {
   int n;
   const fsim_mma_atom *all = fsim_mma_atoms(&n);
-  ck_assert_int_eq(n, 18); /* 10 plain MFMA + 6 scaled (3 types x 2 shapes) + 2 WMMA */
+  ck_assert_int_eq(n, 19); /* 10 plain MFMA + 7 scaled (3 types x 2 shapes, and fp8 x fp4 on 16x16x128) + 2 WMMA */
   int scaled = 0;
   for (int i = 0; i < n; i++) {
     const fsim_mma_atom *t = &all[i];
@@ -112,7 +112,7 @@ START_TEST(test_layouts_are_bijections) {
     /* names are unique */
     for (int j = 0; j < i; j++) ck_assert_str_ne(all[j].name, t->name);
   }
-  ck_assert_int_eq(scaled, 6);
+  ck_assert_int_eq(scaled, 7);
   fsim_err e;
   fsim_layout l;
   fsim_err_clear(&e);
@@ -323,7 +323,10 @@ START_TEST(test_lookups) {
   ck_assert_str_eq(fsim_mma_atom_for(FSIM_RDNA4, 16, 16, 16, FSIM_DT_F16, FSIM_DT_F16)->name,
                    "v_wmma_f32_16x16x16_f16");
   ck_assert_ptr_null(fsim_mma_atom_for(FSIM_CDNA4, 16, 16, 32, FSIM_DT_BF16, FSIM_DT_F16));
-  ck_assert_ptr_null(fsim_mma_atom_for(FSIM_CDNA4, 16, 16, 128, FSIM_DT_FP8, FSIM_DT_FP4));
+  ck_assert_str_eq(fsim_mma_atom_for(FSIM_CDNA4, 16, 16, 128, FSIM_DT_FP8, FSIM_DT_FP4)->name,
+                   "v_mfma_scale_f32_16x16x128_f8f6f4.fp8_fp4");
+  ck_assert_ptr_null(fsim_mma_atom_for(FSIM_CDNA4, 32, 32, 64, FSIM_DT_FP8, FSIM_DT_FP4)); /* no timing for it */
+  ck_assert_ptr_null(fsim_mma_atom_for(FSIM_CDNA4, 16, 16, 128, FSIM_DT_FP4, FSIM_DT_FP8));
 }
 END_TEST
 
@@ -399,8 +402,8 @@ START_TEST(test_arch_tables_agree) {
     unsigned isa;
     int matched; /* [mfma.*] sections that are atoms */
   } parts[] = {
-      {"mi355x", FSIM_CDNA4, 16},
-      {"mi350x", FSIM_CDNA4, 16},
+      {"mi355x", FSIM_CDNA4, 17},
+      {"mi350x", FSIM_CDNA4, 17},
       {"mi300x", FSIM_CDNA3, 6},
       {"rx9070xt", FSIM_RDNA4, 2},
   };

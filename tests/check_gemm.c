@@ -87,6 +87,27 @@ START_TEST(test_functional_examples) {
 }
 END_TEST
 
+/* Scaled GEMM with fp8 A and fp4 B (the f8f6f4 MFMA with A and B in different formats, each
+ * in its own K order; A a byte an element, B two elements a byte): right on a small problem,
+ * wrong when A comes from the wrong lanes. */
+START_TEST(test_functional_scaled_fp8_fp4) {
+  fsim_arch a = arch_of("mi355x");
+  static fsim_gemm_plan p;
+  fsim_gemm_problem pr = problem(256, 256, 512, FSIM_DT_FP8, FSIM_LAYOUT_TN);
+  pr.op = FSIM_KOP_SCALED_GEMM;
+  pr.b = FSIM_DT_FP4;
+  char why[200];
+  ck_assert_msg(fsim_gemm_supported(&pr, &a, why, sizeof why), "%s", why);
+  plan_of(&p, &a, &pr, "tile=64x64x256,waves=2x2,stages=2,mfma=16x16x128,splitk=1,path=direct,c=direct,kind=plain");
+  ck_assert_str_eq(p.atom->name, "v_mfma_scale_f32_16x16x128_f8f6f4.fp8_fp4");
+  fsim_gemm_check c = functional(&p, 0);
+  ck_assert_msg(c.ok, "%lld of %lld wrong, first (%lld,%lld) got %g want %g", (long long)c.mismatches,
+                (long long)c.elements, (long long)c.first_row, (long long)c.first_col, c.first_got, c.first_want);
+  fsim_gemm_check bad = functional(&p, FSIM_FAULT_A_LAYOUT);
+  ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "A-layout fault: %lld wrong", (long long)bad.mismatches);
+}
+END_TEST
+
 typedef struct sample_ctx {
   gsl_rng *rng;
   double keep;      /* probability of checking a visited plan */
@@ -458,6 +479,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_functional_examples);
   tcase_add_test(tc, test_functional_random_configs);
   tcase_add_test(tc, test_functional_edges);
+  tcase_add_test(tc, test_functional_scaled_fp8_fp4);
   tcase_add_test(tc, test_config_strings);
   tcase_add_test(tc, test_support_and_problem_errors);
   tcase_add_test(tc, test_space);
