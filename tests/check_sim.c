@@ -597,7 +597,8 @@ END_TEST
 
 /* The simulator's fast paths, MFMAs issued in runs (sim/cu.c, mfma_run) and deferred vector
  * memory on one thread or three, give exactly the results of the reference paths, every MFMA
- * through the event path and every memory op answered at issue: every field, bit for bit.
+ * through the event path and every memory op answered at issue: every field, bit for bit (and
+ * so does a run recording a timeline, which uses the reference paths on CU 0).
  * The programs put two waves on each SIMD that meet where a run must stop: dependent MFMAs
  * (another wave's MFMA takes the pipe while the run waits on an operand: a run that went on
  * came out 37% slow), VALU work beside MFMAs (it is refused the slots the MFMAs take) and a
@@ -644,13 +645,18 @@ START_TEST(test_fast_paths_exact) {
     for (int window = 1; window <= 32; window += 31) {
       fsim_sim_opts ro = {.window = window, .no_mfma_runs = 1, .immediate_memory = 1};
       fsim_sim_result ref = sim_ok(&a, &wp, &ro);
-      for (int threads = 1; threads <= 3; threads += 2) {
-        fsim_sim_opts o = {.window = window, .threads = threads};
-        fsim_sim_result r = sim_ok(&a, &wp, &o);
+      /* one thread, three, and a timeline (of CU 0: it answers memory at issue and steps CU 0's
+       * MFMAs one by one) */
+      const fsim_sim_opts variants[] = {{.window = window, .threads = 1},
+                                        {.window = window, .threads = 3},
+                                        {.window = window, .timeline_path = tu_write_temp("", ".json")}};
+      static const char *const what[] = {"1 thread", "3 threads", "with a timeline"};
+      for (int v = 0; v < 3; v++) {
+        fsim_sim_result r = sim_ok(&a, &wp, &variants[v]);
         ck_assert_msg(same_result(ref, r),
-                      "%s, window %d, %d threads: %lld cycles (pipe stall %.0f, vmem %.0f), %lld (%.0f, %.0f) on the "
+                      "%s, window %d, %s: %lld cycles (pipe stall %.0f, vmem %.0f), %lld (%.0f, %.0f) on the "
                       "reference paths",
-                      wp.name, window, threads, (long long)r.cycles, r.stall[FSIM_STALL_PIPE_MFMA],
+                      wp.name, window, what[v], (long long)r.cycles, r.stall[FSIM_STALL_PIPE_MFMA],
                       r.stall[FSIM_STALL_DEP_VMEM], (long long)ref.cycles, ref.stall[FSIM_STALL_PIPE_MFMA],
                       ref.stall[FSIM_STALL_DEP_VMEM]);
       }
