@@ -598,7 +598,7 @@ END_TEST
 /* The simulator's fast paths, MFMAs issued in runs (sim/cu.c, mfma_run) and deferred vector
  * memory on one thread or three, give exactly the results of the reference paths, every MFMA
  * through the event path and every memory op answered at issue: every field, bit for bit (and
- * so does a run recording a timeline, which uses the reference paths on CU 0).
+ * so does a run recording a timeline, which answers memory at issue and steps CU 0's MFMAs).
  * The programs put two waves on each SIMD that meet where a run must stop: dependent MFMAs
  * (another wave's MFMA takes the pipe while the run waits on an operand: a run that went on
  * came out 37% slow), VALU work beside MFMAs (it is refused the slots the MFMAs take) and a
