@@ -381,6 +381,20 @@ static inline void redecode(fsim__wave *w) {
   if (__builtin_expect(w->dep_ready >= FSIM__PEND, 0)) decode(w);
 }
 
+/* Issues the wave's current instruction, an MFMA, at slot `at` of SIMD sd: the matrix pipe,
+ * the destination registers, the VALU issue type of the slot, the wave's counts. */
+static inline void mfma_commit(fsim__gpu *g, fsim__cu *cu, fsim__simd *sd, fsim__wave *w, const fsim_wp_inst *in,
+                               int64_t at) {
+  const fsim__mfma_kind *mk = &g->mfma_kind[in->arg];
+  sd->slot_used[FSIM__IT_VALU] = at;
+  fsim__mfma_issue(&sd->mfma, at, mk->cycles, mk->flops);
+  write_reg(w, &in->dst, at + mk->latency, at + mk->acc, FSIM__P_MFMA);
+  if (g->timeline && cu->index == 0)
+    fsim__timeline_span(g, cu, (int)(w - cu->waves), g->a->mfma[in->arg].inst, "issue", at, at + mk->cycles);
+  w->issued++;
+  consume(g, w);
+}
+
 /* A run of MFMAs issued without going through the event queue.  While no other wave can act
  * on the SIMD, the wave that just issued an MFMA issues its following MFMAs at times decided
  * by its registers and the matrix pipe alone, each at the first slot of this SIMD where the
@@ -433,7 +447,6 @@ static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t
   for (int n = 0; n < 256 && w->pc < p->ninst; n++) {
     const fsim_wp_inst *in = &p->inst[w->pc];
     if (in->op != FSIM_OP_MFMA || w->dep_ready >= FSIM__PEND) break;
-    const fsim__mfma_kind *mk = &g->mfma_kind[in->arg];
     int64_t e = prev + period;
     int reason = FSIM_STALL_ISSUE;
     if (w->dep_ready > e) e = w->dep_ready, reason = w->dep_reason;
@@ -449,11 +462,7 @@ static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t
       w->stall[reason] += (double)(at - prev - period);
     }
     cu->ph_any = 1;
-    fsim__mfma_issue(&sd->mfma, at, mk->cycles, mk->flops);
-    write_reg(w, &in->dst, at + mk->latency, at + mk->acc, FSIM__P_MFMA);
-    sd->slot_used[FSIM__IT_VALU] = at;
-    w->issued++;
-    consume(g, w);
+    mfma_commit(g, cu, sd, w, in, at);
     prev = at;
   }
   w->ready_at = prev + period; /* prev is a slot of s */
@@ -476,14 +485,7 @@ static void issue_mfma(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const f
     block(g, cu, w, t, t + g->period, FSIM_STALL_ISSUE);
     return;
   }
-  sd->slot_used[FSIM__IT_VALU] = t;
-  const fsim__mfma_kind *mk = &g->mfma_kind[in->arg];
-  fsim__mfma_issue(&sd->mfma, t, mk->cycles, mk->flops);
-  write_reg(w, &in->dst, t + mk->latency, t + mk->acc, FSIM__P_MFMA);
-  if (g->timeline && cu->index == 0)
-    fsim__timeline_span(g, cu, (int)(w - cu->waves), g->a->mfma[in->arg].inst, "issue", t, t + mk->cycles);
-  w->issued++;
-  consume(g, w);
+  mfma_commit(g, cu, sd, w, in, t);
   w->ready_at = t + g->period; /* t is a slot of s (every wake-up is) */
   mfma_run(g, cu, s, w, t);
 }

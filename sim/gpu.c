@@ -538,7 +538,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   }
   /* Deferred vector memory: each XCD's CUs run the window with their vector-memory ops queued,
    * then the ops go through the memory system in the order the CUs issued them (cu.c,
-   * fsim__cu_drain).  The memory system sees what it would have seen at issue, in the same
+   * fsim__cu_drain_ops).  The memory system sees what it would have seen at issue, in the same
    * order, and no wave can use a time before the window's end when the shortest memory latency
    * is at least the window, so the results are those of answering at issue (tests/check_sim.c
    * holds the two equal); the batch lets the host overlap the ops' cache misses.  Not with a

@@ -608,6 +608,12 @@ END_TEST
  * out and the next workgroup's wave takes its slot in the same window (the drain wrote the
  * old load's time into the new wave's counter, which held an op of no lines: 6,253 cycles
  * against 5,641; one workgroup a CU, so that the 33rd of each XCD starts at once). */
+/* The reference paths: every MFMA through the event path, every memory op answered at issue. */
+static fsim_sim_result reference_run(const fsim_arch *a, const fsim_wprog *wp, int window) {
+  fsim_sim_opts ro = {.window = window, .no_mfma_runs = 1, .immediate_memory = 1};
+  return sim_ok(a, wp, &ro);
+}
+
 START_TEST(test_fast_paths_exact) {
   static const char *const programs[] = {
       "kernel chain\ngrid 256\nwaves 8\nprogram\n  loop 100\n"
@@ -643,8 +649,7 @@ START_TEST(test_fast_paths_exact) {
       parse_ok(&wp, files[i - np], &a);
     }
     for (int window = 1; window <= 32; window += 31) {
-      fsim_sim_opts ro = {.window = window, .no_mfma_runs = 1, .immediate_memory = 1};
-      fsim_sim_result ref = sim_ok(&a, &wp, &ro);
+      fsim_sim_result ref = reference_run(&a, &wp, window);
       /* one thread, three, and a timeline (of CU 0: it answers memory at issue and steps CU 0's
        * MFMAs one by one) */
       const fsim_sim_opts variants[] = {{.window = window, .threads = 1},
@@ -746,9 +751,8 @@ START_TEST(test_fast_paths_random_programs) {
     fsim_err_clear(&e);
     ck_assert_msg(fsim_wprog_parse_string(&wp, text, "random", &a, &e) == FSIM_OK, "%s\n%s", e.msg, text);
     for (int window = 1; window <= 32; window += 31) {
-      fsim_sim_opts ro = {.window = window, .no_mfma_runs = 1, .immediate_memory = 1};
       fsim_sim_opts o = {.window = window, .threads = 1 + 2 * (prog & 1)};
-      fsim_sim_result ref = sim_ok(&a, &wp, &ro), r = sim_ok(&a, &wp, &o);
+      fsim_sim_result ref = reference_run(&a, &wp, window), r = sim_ok(&a, &wp, &o);
       ck_assert_msg(same_result(ref, r), "window %d, %d threads: %lld cycles, %lld on the reference paths, program:\n%s",
                     window, o.threads, (long long)r.cycles, (long long)ref.cycles, text);
     }
