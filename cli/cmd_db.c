@@ -45,7 +45,7 @@ static json_t *entry_json(const fsim_db_entry *en) {
   json_object_set_new(o, "config", en->config[0] ? json_string(en->config) : json_null());
   json_object_set_new(o, "time_us", json_real(en->time_us));
   json_object_set_new(o, "tflops", json_real(en->tflops));
-  json_object_set_new(o, "model_us", json_real(en->model_us));
+  json_object_set_new(o, "model_us", en->model_us > 0 ? json_real(en->model_us) : json_null());
   json_object_set_new(o, "backend", json_string(en->backend));
   json_object_set_new(o, "version", json_string(en->version));
   return o;
@@ -62,6 +62,9 @@ static void entry_print(const fsim_db_entry *en) {
          en->backend, en->version, en->config[0] ? en->config : "-");
 }
 
+/* The report's first line: what produced it and from which file. */
+static void print_source(const char *path) { printf("# flysim %s  db %s\n", PACKAGE_VERSION, path); }
+
 static void header(void) {
   printf("%-10s %-12s %-20s %-9s %-3s %-5s %10s %8s  %-8s %-7s %s\n", "arch", "op", "shape", "dtype", "lay", "c",
          "time_us", "TFLOP/s", "backend", "version", "config");
@@ -76,9 +79,10 @@ static int arch_matches(const char *stored, const char *name) {
 static int open_db(const char *path, fsim_db **db) {
   fsim_err e;
   fsim_err_clear(&e);
-  if (access(path, F_OK) != 0)
-    return fsim_cli_usage_error(CMD, "--db %s: no such file (run 'flysim tune' first)", path);
-  if (fsim_db_open(db, path, 0, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  fsim_status st = fsim_db_check_path(path, 0, &e);
+  if (st == FSIM_ENOENT) return fsim_cli_usage_error(CMD, "--db %s: no such file (run 'flysim tune' first)", path);
+  if (st == FSIM_OK) st = fsim_db_open(db, path, 0, &e);
+  if (st != FSIM_OK) return fsim_cli_report(CMD, &e);
   return 0;
 }
 
@@ -151,7 +155,13 @@ int fsim_cmd_db(int argc, char **argv) {
       fprintf(stderr, "flysim db: no winner stored for %s on %s in %s\n", prob, key.arch, path);
       return FSIM_EXIT_FAIL;
     }
-    if (json) return fsim_cli_print_json(entry_json(&got));
+    if (json) {
+      json_t *o = entry_json(&got);
+      json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
+      json_object_set_new(o, "db", json_string(path));
+      return fsim_cli_print_json(o);
+    }
+    print_source(path);
     header();
     entry_print(&got);
     return FSIM_EXIT_OK;
@@ -159,13 +169,18 @@ int fsim_cmd_db(int argc, char **argv) {
   if (optind < argc) return fsim_cli_usage_error(CMD, "%s: unexpected argument '%s'", verb, argv[optind]);
   if (strcmp(verb, "list") == 0 && out_path) return fsim_cli_usage_error(CMD, "-o goes with export");
   if (strcmp(verb, "export") == 0 && json) return fsim_cli_usage_error(CMD, "export writes JSON; --json goes with list");
-  if (g.m > 0 || g.n > 0 || g.k > 0 || g.config || g.schedule_path || g.dtype || g.layout)
+  if (g.m > 0 || g.n > 0 || g.k > 0 || g.config || g.schedule_path || g.dtype || g.b_dtype || g.c_dtype || g.layout ||
+      g.groups > 1)
     return fsim_cli_usage_error(CMD, "%s: the shape flags go with show", verb);
-  /* --arch filters by the part's name (gfx aliases resolved) */
+  if (strcmp(verb, "export") == 0 && (g.arch || g.sets.n > 0))
+    return fsim_cli_usage_error(CMD, "export writes every entry; --arch and --set go with list and show");
+  if (g.sets.n > 0 && !g.arch) return fsim_cli_usage_error(CMD, "list: --set needs --arch (the part it changes)");
+  /* --arch filters by the part's key: its name (gfx aliases resolved), with --set the
+   * what-if part's */
   const char *part = NULL;
   char key[1200];
   if (g.arch) {
-    if ((rc = fsim_cli_load_arch(CMD, g.arch, NULL, &g.a)) != 0) return rc;
+    if ((rc = fsim_cli_load_arch(CMD, g.arch, &g.sets, &g.a)) != 0) return rc;
     fsim_db_arch_key(&g.a, key, sizeof key);
     part = key;
   }
@@ -178,7 +193,10 @@ int fsim_cmd_db(int argc, char **argv) {
   if (st != FSIM_OK) return fsim_cli_report(CMD, &e);
   json_t *arr = json_array();
   int shown = 0;
-  if (!json && strcmp(verb, "list") == 0) header();
+  if (!json && strcmp(verb, "list") == 0) {
+    print_source(path);
+    header();
+  }
   for (int i = 0; i < n; i++) {
     if (part && !arch_matches(all[i].arch, part)) continue;
     shown++;
@@ -189,6 +207,7 @@ int fsim_cmd_db(int argc, char **argv) {
   if (strcmp(verb, "list") == 0) {
     if (json) {
       json_t *o = json_object();
+      json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
       json_object_set_new(o, "db", json_string(path));
       json_object_set_new(o, "entries", arr);
       return fsim_cli_print_json(o);
@@ -201,6 +220,7 @@ int fsim_cmd_db(int argc, char **argv) {
   json_t *o = json_object();
   json_object_set_new(o, "format", json_string("flysim-tuning"));
   json_object_set_new(o, "schema", json_integer(1));
+  json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
   json_object_set_new(o, "entries", arr);
   if (out_path == NULL) return fsim_cli_print_json(o);
   char *text = json_dumps(o, JSON_INDENT(2) | JSON_REAL_PRECISION(12));

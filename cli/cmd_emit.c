@@ -89,7 +89,7 @@ int fsim_cmd_emit(int argc, char **argv) {
     return fsim_cli_usage_error(CMD, "out of memory");
   }
   const char *source = NULL;
-  fsim_status st = fsim_predict_choose(&g.a, &req, s, &source, &e);
+  fsim_status st = fsim_predict_choose(&g.a, &req, s, &source, NULL, 0, &e);
   if (st == FSIM_OK) st = fsim_gemm_plan_make(p, s, &g.a, &e);
   if (st == FSIM_OK) {
     /* time the chosen schedule itself (no second tuning run) */

@@ -75,7 +75,7 @@ static void estimate_print(FILE *f, const fsim_estimate *e) {
 static const char *source_text(const fsim_prediction *p, const char *db) {
   static char buf[1200];
   if (strcmp(p->source, "database") == 0) snprintf(buf, sizeof buf, "the tuning database %s", db);
-  else if (strcmp(p->source, "tuned") == 0) snprintf(buf, sizeof buf, "tuned now (nothing stored for this problem)");
+  else if (strcmp(p->source, "tuned") == 0) snprintf(buf, sizeof buf, "tuned now (%s)", p->source_note);
   else if (strcmp(p->source, "config") == 0) snprintf(buf, sizeof buf, "--config");
   else snprintf(buf, sizeof buf, "%s", p->source);
   return buf;

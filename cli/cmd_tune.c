@@ -19,6 +19,7 @@
 #include "tune/suite.h"
 
 static const char *const CMD = "tune";
+enum { DEFAULT_REFINE = 4 }; /* candidates simulated by default */
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -28,9 +29,10 @@ static void usage(FILE *f) {
           "Enumerates every legal config (LDS capacity, register budget, divisibility, alignment),\n"
           "ranks them all with the analytical model, simulates the best few with the cycle-level\n"
           "model, prints the ranking and stores the fastest in the tuning database.  Keys that\n"
-          "--config fixes are kept; the rest are searched.  --suite tunes every problem of a suite\n"
-          "(default: fifteen BF16 LLM-serving GEMMs, docs/gemm.md) with a progress bar on a\n"
-          "terminal.\n"
+          "--config fixes are kept; the rest are searched (such a partial search, like --refine\n"
+          "below 4, replaces a stored winner only with a faster one).  --suite tunes every\n"
+          "problem of a suite (default: fifteen BF16 LLM-serving GEMMs, docs/gemm.md) with a\n"
+          "progress bar on a terminal.\n"
           "\n" FSIM_CLI_GEMM_HELP_PROBLEM("required unless --suite") FSIM_CLI_GEMM_HELP_CONFIG FSIM_CLI_GEMM_HELP_PART
           "tuning:\n"
           "  --suite NAME       tune a suite of problems instead of one (default)\n"
@@ -59,6 +61,8 @@ typedef struct outcome {
   const char *fallback_bound;
   fsim_tune_result r;
   double peak;
+  int stored;            /* 1: written to the database; 0: it kept a faster winner (below) */
+  fsim_db_entry kept;    /* that winner, when stored is 0 */
 } outcome;
 
 
@@ -102,11 +106,12 @@ static json_t *best_json(const fsim_arch *a, const outcome *o) {
   if (o->fallback) json_object_set_new(b, "fallback_reason", json_string(o->why));
   json_object_set_new(b, "tflops", json_real(tf));
   json_object_set_new(b, "percent_of_peak", json_real(o->peak > 0 ? 100.0 * tf / o->peak : 0));
-  if (!o->fallback) json_object_set_new(b, "model_us", json_real(o->r.cand[o->r.best].model_us));
+  json_object_set_new(b, "model_us", o->fallback ? json_null() : json_real(o->r.cand[o->r.best].model_us));
+  json_object_set_new(b, "host_seconds", json_real(o->fallback ? 0 : o->r.host_seconds));
   return b;
 }
 
-static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top) {
+static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top, int no_db) {
   json_t *out = json_object();
   json_object_set_new(out, "problem", fsim_cli_problem_json(&o->pr));
   json_object_set_new(out, "best", best_json(a, o));
@@ -125,6 +130,15 @@ static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top) {
   json_object_set_new(out, "evaluated", json_integer(o->fallback ? 0 : o->r.legal));
   json_object_set_new(out, "tried", json_integer(o->fallback ? 0 : o->r.tried));
   json_object_set_new(out, "host_seconds", json_real(o->r.host_seconds));
+  /* stored: whether the database took this winner (false: it kept a faster one, under kept) */
+  json_object_set_new(out, "stored", no_db ? json_null() : json_boolean(o->stored));
+  if (!no_db && !o->stored) {
+    json_t *k = json_object();
+    json_object_set_new(k, "time_us", json_real(o->kept.time_us));
+    json_object_set_new(k, "config", o->kept.config[0] ? json_string(o->kept.config) : json_null());
+    json_object_set_new(k, "version", json_string(o->kept.version));
+    json_object_set_new(out, "kept", k);
+  }
   return out;
 }
 
@@ -165,12 +179,18 @@ static void progress(int done, int total, const char *what) {
   fflush(stderr);
 }
 
-static fsim_status store(fsim_db *db, const fsim_arch *a, const outcome *o, fsim_err *e) {
+/* Stores the outcome's winner.  A run that searched part of the space (keys fixed by --config,
+ * fewer candidates simulated than the default) replaces a stored winner only with a faster
+ * one; a full search replaces it (the stored one may be of another arch file or version). */
+static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, int partial, fsim_err *e) {
   fsim_db_entry en;
   double t = best_us(o);
   fsim_predict_db_entry(a, &o->pr, o->fallback ? "" : o->r.cand[o->r.best].config, o->fallback ? "fallback" : "flydsl",
                         t, fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12, o->fallback ? 0 : o->r.cand[o->r.best].model_us, &en);
-  return fsim_db_put(db, &en, e);
+  fsim_status st = fsim_db_put(db, &en, partial, &o->stored, e);
+  int found = 0;
+  if (st == FSIM_OK && !o->stored) st = fsim_db_get(db, &en, &o->kept, &found, e);
+  return st;
 }
 
 /* A database that does not exist yet must be creatable where it is named: checked before
@@ -285,7 +305,7 @@ int fsim_cmd_tune(int argc, char **argv) {
                                        {NULL, 0, NULL, 0}};
   fsim_cli_gemm g;
   fsim_cli_gemm_init(&g, CMD);
-  tune_args ta = {.top = 10, .refine = 4, .sampled = -1};
+  tune_args ta = {.top = 10, .refine = DEFAULT_REFINE, .sampled = -1};
   const char *suite = NULL;
   int c;
   long v;
@@ -352,7 +372,9 @@ int fsim_cmd_tune(int argc, char **argv) {
    * only when there is a winner to store, so a run that fails leaves no empty file behind */
   const char *db_path = fsim_cli_db_path(g.db);
   fsim_db *db = NULL;
+  if (ta.no_db && g.db) return fsim_cli_usage_error(CMD, "--no-db and --db %s: store nothing, or store there?", g.db);
   if (!ta.no_db) {
+    if (fsim_db_check_path(db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
     if (access(db_path, F_OK) == 0) {
       if (fsim_db_open(&db, db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
     } else {
@@ -379,7 +401,7 @@ int fsim_cmd_tune(int argc, char **argv) {
     }
     st = tune_one(&g.a, &pr, &fixed, &ta, &outs[i], &e);
     if (st == FSIM_OK && !ta.no_db && db == NULL) st = fsim_db_open(&db, db_path, 1, &e);
-    if (st == FSIM_OK && db) st = store(db, &g.a, &outs[i], &e);
+    if (st == FSIM_OK && db) st = store(db, &g.a, &outs[i], g.config != NULL || ta.refine < DEFAULT_REFINE, &e);
     if (st == FSIM_OK) done++;
   }
   if (bar) progress(nentries, nentries, "");
@@ -396,7 +418,7 @@ int fsim_cmd_tune(int argc, char **argv) {
     json_t *out = json_object();
     json_object_set_new(out, "produced_by", fsim_cli_provenance(&g.a));
     if (!suite) {
-      json_t *one = outcome_json(&g.a, &outs[0], ta.top);
+      json_t *one = outcome_json(&g.a, &outs[0], ta.top, ta.no_db);
       json_object_update(out, one);
       json_decref(one);
       json_object_set_new(out, "host_seconds", json_real(host));
@@ -405,7 +427,7 @@ int fsim_cmd_tune(int argc, char **argv) {
       json_t *list = json_array();
       int64_t total = 0;
       for (int i = 0; i < done; i++) {
-        json_t *one = outcome_json(&g.a, &outs[i], ta.top);
+        json_t *one = outcome_json(&g.a, &outs[i], ta.top, ta.no_db);
         json_object_set_new(one, "name", json_string(outs[i].entry->name));
         json_array_append_new(list, one);
         total += outs[i].fallback ? 0 : outs[i].r.legal;
@@ -437,7 +459,20 @@ int fsim_cmd_tune(int argc, char **argv) {
              o->fallback ? "(fallback)" : o->r.cand[o->r.best].config);
     }
   }
-  printf("host         %.3f s%s%s\n", host, ta.no_db ? "" : "; winners stored in ", ta.no_db ? "" : db_path);
+  int kept = 0;
+  for (int i = 0; i < done; i++) kept += !ta.no_db && !outs[i].stored;
+  if (ta.no_db)
+    printf("host         %.3f s\n", host);
+  else if (!suite && kept)
+    printf("host         %.3f s; %s keeps its faster winner, %.3f us with %s (a search of part of the space "
+           "replaces only a slower one)\n",
+           host, db_path, outs[0].kept.time_us, outs[0].kept.config[0] ? outs[0].kept.config : "(fallback)");
+  else if (kept)
+    printf("host         %.3f s; winners stored in %s, except %d where it keeps a faster one (a search of part of "
+           "the space replaces only a slower one)\n",
+           host, db_path, kept);
+  else
+    printf("host         %.3f s; %s stored in %s\n", host, suite ? "winners" : "winner", db_path);
   free(outs);
   return rc;
 }

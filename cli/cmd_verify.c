@@ -243,7 +243,7 @@ int fsim_cmd_verify(int argc, char **argv) {
     fsim_gemm_plan *p = malloc(sizeof *p);
     const char *source = NULL;
     fsim_status st = s && p ? FSIM_OK : FSIM_ERR(&e, FSIM_ENOMEM, "out of memory");
-    if (st == FSIM_OK) st = fsim_predict_choose(&g.a, &req, s, &source, &e);
+    if (st == FSIM_OK) st = fsim_predict_choose(&g.a, &req, s, &source, NULL, 0, &e);
     if (st == FSIM_OK) st = fsim_gemm_plan_make(p, s, &g.a, &e);
     if (st == FSIM_OK && !fsim_emit_supported(p, why, sizeof why)) {
       fprintf(stderr, "flysim %s: cannot emit this schedule: %s\n", CMD, why);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -44,6 +45,16 @@ static void usage(FILE *f) {
           "exit status: 0 success, 1 the work failed, 2 invalid input\n");
 }
 
+/* A report that did not reach standard output (a full disk, a closed pipe) is a failure:
+ * exit 1 with the reason, whatever the command returned. */
+static int finish(int rc) {
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "flysim: standard output: %s\n", strerror(errno ? errno : EIO));
+    return rc == FSIM_EXIT_OK ? FSIM_EXIT_FAIL : rc;
+  }
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "flysim: expected a command (see flysim --help)\n");
@@ -52,14 +63,14 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     usage(stdout);
-    return FSIM_EXIT_OK;
+    return finish(FSIM_EXIT_OK);
   }
   if (strcmp(cmd, "--version") == 0) {
     printf("flysim %s\n", PACKAGE_VERSION);
-    return FSIM_EXIT_OK;
+    return finish(FSIM_EXIT_OK);
   }
   for (size_t i = 0; i < N_COMMANDS; i++)
-    if (strcmp(cmd, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+    if (strcmp(cmd, commands[i].name) == 0) return finish(commands[i].run(argc - 1, argv + 1));
   fprintf(stderr, "flysim: '%s' is not a command (see 'flysim --help')\n", cmd);
   return FSIM_EXIT_USAGE;
 }

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,15 +192,15 @@ START_TEST(test_db_round_trip) {
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
   fsim_db_entry a1 = entry("mi355x", 1, "tile=16x16x64", 9.5), got;
   int found;
-  ck_assert(fsim_db_put(db, &a1, &e) == FSIM_OK);
+  ck_assert(fsim_db_put(db, &a1, 0, NULL, &e) == FSIM_OK);
   ck_assert(fsim_db_get(db, &a1, &got, &found, &e) == FSIM_OK);
   ck_assert(found);
   ck_assert_str_eq(got.config, "tile=16x16x64");
   ck_assert(got.time_us == 9.5);
   /* same key: replaced; another key: added */
   fsim_db_entry a2 = entry("mi355x", 1, "tile=32x32x64", 8.0), b = entry("mi300x", 1, "x", 12.0);
-  ck_assert(fsim_db_put(db, &a2, &e) == FSIM_OK);
-  ck_assert(fsim_db_put(db, &b, &e) == FSIM_OK);
+  ck_assert(fsim_db_put(db, &a2, 0, NULL, &e) == FSIM_OK);
+  ck_assert(fsim_db_put(db, &b, 0, NULL, &e) == FSIM_OK);
   fsim_db_entry *all;
   int n;
   ck_assert(fsim_db_list(db, &all, &n, &e) == FSIM_OK);
@@ -230,6 +231,115 @@ START_TEST(test_db_round_trip) {
 }
 END_TEST
 
+/* A search of part of the space (keep_faster) replaces a stored winner only with a faster one
+ * or one of another flysim version; a full search always replaces it. */
+START_TEST(test_db_keep_faster) {
+  const char *path = db_path();
+  fsim_db *db;
+  fsim_err e;
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_entry fast = entry("mi355x", 1, "fast", 3.0), slow = entry("mi355x", 1, "slow", 4.0), got;
+  int stored = -1, found;
+  ck_assert(fsim_db_put(db, &fast, 1, &stored, &e) == FSIM_OK);
+  ck_assert_int_eq(stored, 1); /* nothing there yet */
+  ck_assert(fsim_db_put(db, &slow, 1, &stored, &e) == FSIM_OK);
+  ck_assert_int_eq(stored, 0);
+  ck_assert(fsim_db_get(db, &slow, &got, &found, &e) == FSIM_OK);
+  ck_assert_str_eq(got.config, "fast");
+  strcpy(slow.version, "other");
+  ck_assert(fsim_db_put(db, &slow, 1, &stored, &e) == FSIM_OK);
+  ck_assert_int_eq(stored, 1);
+  ck_assert(fsim_db_get(db, &slow, &got, &found, &e) == FSIM_OK);
+  ck_assert_str_eq(got.config, "slow");
+  ck_assert(fsim_db_put(db, &fast, 1, &stored, &e) == FSIM_OK); /* faster, other version again */
+  ck_assert_int_eq(stored, 1);
+  slow = entry("mi355x", 1, "slow", 4.0);
+  ck_assert(fsim_db_put(db, &slow, 0, &stored, &e) == FSIM_OK);
+  ck_assert_int_eq(stored, 1);
+  ck_assert(fsim_db_get(db, &slow, &got, &found, &e) == FSIM_OK);
+  ck_assert_str_eq(got.config, "slow");
+  /* no model estimate (a fallback) is stored as NULL and read as 0 */
+  ck_assert(got.model_us == 0);
+  fsim_db_close(db);
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  sqlite3_stmt *q;
+  ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT model_us IS NULL FROM winners;", -1, &q, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  ck_assert_int_eq(sqlite3_column_int(q, 0), 1);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+}
+END_TEST
+
+/* Readers write nothing: an empty file or an SQLite file without tables (a writer killed before
+ * its first commit) is an empty database, left as it is; another program's database is refused
+ * and left byte for byte, journal mode included.  Paths SQLite would take for something else
+ * are refused by name. */
+START_TEST(test_db_readers_write_nothing) {
+  fsim_db *db;
+  fsim_err e;
+  const char *empty = tu_write_temp("", ".db");
+  ck_assert(fsim_db_open(&db, empty, 0, &e) == FSIM_OK);
+  fsim_db_entry *all, key = entry("mi355x", 1, "", 0), got;
+  int n = -1, found = -1;
+  ck_assert(fsim_db_list(db, &all, &n, &e) == FSIM_OK);
+  ck_assert_int_eq(n, 0);
+  ck_assert(fsim_db_get(db, &key, &got, &found, &e) == FSIM_OK);
+  ck_assert_int_eq(found, 0);
+  fsim_db_close(db);
+  struct stat sb;
+  ck_assert_int_eq(stat(empty, &sb), 0);
+  ck_assert_int_eq((int)sb.st_size, 0);
+  const char *wal = db_path();
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(wal, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+  ck_assert(fsim_db_open(&db, wal, 0, &e) == FSIM_OK);
+  ck_assert(fsim_db_list(db, &all, &n, &e) == FSIM_OK);
+  ck_assert_int_eq(n, 0);
+  fsim_db_close(db);
+  /* a writer takes it, and turns the WAL journal (flysim's before) into the rollback one */
+  ck_assert(fsim_db_open(&db, wal, 1, &e) == FSIM_OK);
+  fsim_db_close(db);
+  ck_assert_int_eq(sqlite3_open(wal, &h), SQLITE_OK);
+  sqlite3_stmt *q;
+  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA journal_mode;", -1, &q, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "delete");
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  const char *foreign = db_path();
+  ck_assert_int_eq(sqlite3_open(foreign, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "CREATE TABLE people (name); INSERT INTO people VALUES ('a');", NULL, NULL, NULL),
+                   SQLITE_OK);
+  sqlite3_close(h);
+  char *before = tu_read_file(foreign);
+  ck_assert_int_eq(stat(foreign, &sb), 0);
+  off_t size = sb.st_size;
+  ck_assert_int_eq(fsim_db_open(&db, foreign, 0, &e), FSIM_EINVAL);
+  ck_assert_int_eq(stat(foreign, &sb), 0);
+  ck_assert_int_eq((int)sb.st_size, (int)size);
+  char *after = tu_read_file(foreign);
+  ck_assert(memcmp(before, after, (size_t)size) == 0);
+  free(before);
+  free(after);
+  char side[1100];
+  snprintf(side, sizeof side, "%s-wal", foreign);
+  ck_assert_int_ne(access(side, F_OK), 0);
+  /* names SQLite keeps in memory, directories, paths through a file */
+  ck_assert_int_eq(fsim_db_open(&db, ":memory:", 1, &e), FSIM_EINVAL);
+  ck_assert_ptr_nonnull(strstr(e.msg, "in memory"));
+  ck_assert_int_eq(fsim_db_open(&db, "/tmp", 1, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "--db /tmp: is a directory");
+  char through[1100];
+  snprintf(through, sizeof through, "%s/x.db", foreign);
+  ck_assert_int_eq(fsim_db_open(&db, through, 1, &e), FSIM_EINVAL);
+  ck_assert_ptr_nonnull(strstr(e.msg, "Not a directory"));
+}
+END_TEST
+
 /* Four processes write 25 entries each into one file at once: all 100 are there. */
 START_TEST(test_db_concurrent_writers) {
   const char *path = db_path();
@@ -247,7 +357,7 @@ START_TEST(test_db_concurrent_writers) {
       if (fsim_db_open(&d, path, 1, &ce) != FSIM_OK) _exit(10);
       for (int i = 0; i < 25; i++) {
         fsim_db_entry en = entry("mi355x", 1000 * (w + 1) + i, "cfg", i);
-        if (fsim_db_put(d, &en, &ce) != FSIM_OK) _exit(11);
+        if (fsim_db_put(d, &en, 0, NULL, &ce) != FSIM_OK) _exit(11);
       }
       fsim_db_close(d);
       _exit(0);
@@ -286,7 +396,7 @@ START_TEST(test_db_killed_writer) {
     if (fsim_db_open(&d, path, 1, &ce) != FSIM_OK) _exit(10);
     for (long long i = 0;; i++) {
       fsim_db_entry en = entry("mi355x", i + 1, "tile=256x256x64,waves=2x4,stages=2", (double)i);
-      if (fsim_db_put(d, &en, &ce) != FSIM_OK) _exit(11);
+      if (fsim_db_put(d, &en, 0, NULL, &ce) != FSIM_OK) _exit(11);
       if (i == 20 && write(ready[1], "x", 1) != 1) _exit(12);
     }
   }
@@ -579,6 +689,19 @@ START_TEST(test_cli_tune_db) {
   ck_assert_str_eq(json_string_value(json_object_get(j, "version")), PACKAGE_VERSION);
   json_decref(j);
   tu_run_free(&r);
+  /* a search of part of the space finds a slower winner: the stored one stays, and predict
+   * goes on using it */
+  snprintf(args, sizeof args, "tune gemm --m 512 --n 1024 --k 2048 --arch mi355x --db %s --json --refine 1 "
+           "--config tile=16x16x64", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  ck_assert(json_real_value(json_object_get(json_object_get(j, "best"), "time_us")) > best_us);
+  ck_assert(json_is_false(json_object_get(j, "stored")));
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "kept"), "config")), best);
+  ck_assert(json_real_value(json_object_get(json_object_get(j, "best"), "host_seconds")) > 0);
+  json_decref(j);
+  tu_run_free(&r);
   snprintf(args, sizeof args, "db show gemm --m 7 --n 1024 --k 2048 --arch mi355x --db %s", db);
   r = tu_flysim(args);
   ck_assert_int_eq(r.status, 1);
@@ -725,7 +848,7 @@ START_TEST(test_cli_db_safety) {
   fsim_err e;
   ck_assert(fsim_db_open(&h, db, 1, &e) == FSIM_OK);
   fsim_db_entry en = entry("mi355x", 1, "tile=16x16x64", 9.5);
-  ck_assert(fsim_db_put(h, &en, &e) == FSIM_OK);
+  ck_assert(fsim_db_put(h, &en, 0, NULL, &e) == FSIM_OK);
   fsim_db_close(h);
   snprintf(args, sizeof args, "db export --db %s -o %s", db, db);
   r = tu_flysim(args);
@@ -843,6 +966,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_tune_deterministic);
   tcase_add_test(tc, test_default_suite);
   tcase_add_test(tc, test_db_round_trip);
+  tcase_add_test(tc, test_db_keep_faster);
+  tcase_add_test(tc, test_db_readers_write_nothing);
   tcase_add_test(tc, test_db_concurrent_writers);
   tcase_add_test(tc, test_db_killed_writer);
   tcase_add_test(tc, test_cli_predict);

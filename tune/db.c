@@ -2,19 +2,24 @@
  *   meta(key PRIMARY KEY, value)            format = flysim-tuning, schema = 1
  *   winners(arch, op, m, n, k, groups, a_type, b_type, c_type, layout  -- the key
  *           config, time_us, tflops, model_us, backend, version)
- * No timestamps: the same tuning gives the same file contents. */
+ * No timestamps: the same tuning gives the same file contents.  model_us is NULL where the
+ * model gave no estimate (a fallback). */
 #include "config.h"
 
 #include "tune/db.h"
 
+#include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct fsim_db {
   sqlite3 *h;
   char path[1024];
+  int empty; /* a reader of an SQLite file with no tables yet: no entries */
 };
 
 static fsim_status db_err(fsim_db *db, fsim_err *e, const char *what) {
@@ -71,52 +76,111 @@ static fsim_status check_flysim(fsim_db *db, int with_winners, fsim_err *e) {
   query_text(db->h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'winners';", v, sizeof v);
   if (with_winners && strcmp(v, "winners") != 0)
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it has no winners table)", db->path);
+  query_text(db->h, "SELECT count(*) FROM pragma_table_info('winners');", v, sizeof v);
+  if (with_winners && strcmp(v, "16") != 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (its winners table has %s columns, not 16)",
+                    db->path, v);
   return FSIM_OK;
 }
 
-static int has_tables(sqlite3 *h) {
-  char v[8];
-  query_text(h, "SELECT count(*) FROM sqlite_master WHERE type = 'table';", v, sizeof v);
-  return strcmp(v, "0") != 0;
+/* What SQLite would make of the path, checked first so that the error says what is wrong:
+ * "" and ":memory:" are databases SQLite keeps in memory (nothing would be stored); a
+ * directory, or a path through something that is not one, cannot hold a database. */
+fsim_status fsim_db_check_path(const char *path, int create, fsim_err *e) {
+  if (path[0] == '\0' || strcmp(path, ":memory:") == 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--db '%s': SQLite keeps that database in memory and nothing would be stored; "
+                    "give a file name", path);
+  struct stat sb;
+  if (stat(path, &sb) == 0) {
+    if (S_ISDIR(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: is a directory", path);
+    return FSIM_OK;
+  }
+  if (errno != ENOENT) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: %s", path, strerror(errno));
+  if (!create) return FSIM_ERR(e, FSIM_ENOENT, "--db %s: no such file", path);
+  if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
+    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: a symbolic link to a file that does not exist", path);
+  return FSIM_OK;
+}
+
+/* The number of tables, or -1 (and the reason in e) when the file is not an SQLite database.
+ * This is the connection's first read. */
+static int count_tables(fsim_db *db, fsim_err *e) {
+  sqlite3_stmt *q = NULL;
+  int n = -1;
+  if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master WHERE type = 'table';", -1, &q, NULL) == SQLITE_OK &&
+      sqlite3_step(q) == SQLITE_ROW)
+    n = sqlite3_column_int(q, 0);
+  if (n < 0) FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (%s)", db->path, sqlite3_errmsg(db->h));
+  sqlite3_finalize(q);
+  return n;
+}
+
+/* Creates the tables in a file that has none, or checks those of a flysim database, in one
+ * transaction: a run killed at any point leaves either no tables (an empty database to
+ * readers) or all of them. */
+static fsim_status prepare_for_writing(fsim_db *db, fsim_err *e) {
+  char *msg = NULL;
+  if (count_tables(db, e) < 0) return e ? e->code : FSIM_EINVAL; /* not SQLite: before trying to write it */
+  if (sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, &msg) != SQLITE_OK) {
+    fsim_status st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot write: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+    sqlite3_free(msg);
+    return st;
+  }
+  fsim_status st = FSIM_OK;
+  int tables = count_tables(db, e);
+  if (tables < 0) {
+    st = e ? e->code : FSIM_EINVAL;
+  } else if (tables > 0 && foreign(db->h)) {
+    st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it holds other tables)", db->path);
+  } else if (tables > 0 && (st = check_flysim(db, 0, e)) != FSIM_OK) {
+    /* another schema version is refused before anything is written into it */
+  } else if (sqlite3_exec(db->h, schema, NULL, NULL, &msg) != SQLITE_OK) {
+    st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot create the tables: %s", db->path, msg ? msg : "");
+  } else {
+    st = check_flysim(db, 1, e);
+  }
+  if (st == FSIM_OK && sqlite3_exec(db->h, "COMMIT;", NULL, NULL, &msg) != SQLITE_OK)
+    st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot write: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+  if (st != FSIM_OK) sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
+  sqlite3_free(msg);
+  return st;
 }
 
 fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *e) {
   *out = NULL;
+  fsim_status st = fsim_db_check_path(path, create, e);
+  if (st != FSIM_OK) return st;
   fsim_db *db = calloc(1, sizeof *db);
   if (db == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   snprintf(db->path, sizeof db->path, "%s", path);
-  int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+  /* A reader writes nothing (it opens the file read-only where it may not write it; where it
+   * may, SQLite can still roll back what a killed writer left half done).  No journal_mode
+   * pragma: the default rollback journal needs no side files that readers would create. */
+  int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+                     : (access(path, W_OK) == 0 ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
   if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
-    fsim_status st = db->h ? FSIM_ERR(e, create ? FSIM_EINVAL : FSIM_ENOENT, "--db %s: cannot open: %s", path,
-                                      sqlite3_errmsg(db->h))
-                           : FSIM_ERR(e, FSIM_ENOMEM, "--db %s: out of memory", path);
-    sqlite3_close(db->h);
-    free(db);
-    return st;
-  }
-  sqlite3_busy_timeout(db->h, 60000);
-  /* a file that is not SQLite fails on its first read */
-  char *msg = NULL;
-  fsim_status st = FSIM_OK;
-  if (sqlite3_exec(db->h, "PRAGMA journal_mode=WAL;", NULL, NULL, &msg) != SQLITE_OK) {
-    st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (%s)", path, msg ? msg : "unreadable");
-  } else if (create && foreign(db->h)) {
-    st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it holds other tables)", path);
-  } else if (create && has_tables(db->h) && (st = check_flysim(db, 0, e)) != FSIM_OK) {
-    /* another schema version is refused before anything is written into it */
-  } else if (create && sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, &msg) == SQLITE_OK) {
-    if (sqlite3_exec(db->h, schema, NULL, NULL, &msg) != SQLITE_OK) {
-      st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot create the tables: %s", path, msg);
-      sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
-    } else if (sqlite3_exec(db->h, "COMMIT;", NULL, NULL, &msg) != SQLITE_OK) {
-      st = FSIM_ERR(e, FSIM_EDB, "--db %s: %s", path, msg);
+    st = db->h ? FSIM_ERR(e, create ? FSIM_EINVAL : FSIM_ENOENT, "--db %s: cannot open: %s", path, sqlite3_errmsg(db->h))
+               : FSIM_ERR(e, FSIM_ENOMEM, "--db %s: out of memory", path);
+  } else {
+    sqlite3_busy_timeout(db->h, 60000);
+    if (create && sqlite3_db_readonly(db->h, "main") == 1) {
+      st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: cannot write: the file is read-only", path);
+    } else if (create) {
+      st = prepare_for_writing(db, e);
+      /* files of flysim 0.1 before this change use the WAL journal, whose side files a reader
+       * would create: turn it back into the rollback journal (when no one else has it open) */
+      char mode[16];
+      query_text(db->h, "PRAGMA journal_mode;", mode, sizeof mode);
+      if (st == FSIM_OK && strcmp(mode, "wal") == 0) sqlite3_exec(db->h, "PRAGMA journal_mode=DELETE;", NULL, NULL, NULL);
+    } else {
+      /* a reader: an SQLite file with no tables (a run killed before its first commit, an
+       * empty file) is an empty database; anything else must be a flysim one */
+      int tables = count_tables(db, e);
+      if (tables < 0) st = e ? e->code : FSIM_EINVAL;
+      else if (tables == 0) db->empty = 1;
+      else st = check_flysim(db, 1, e);
     }
-  } else if (create) {
-    st = FSIM_ERR(e, FSIM_EDB, "--db %s: %s", path, msg ? msg : sqlite3_errmsg(db->h));
   }
-  sqlite3_free(msg);
-  /* a SQLite file of something else, or of another schema version, is refused too */
-  if (st == FSIM_OK) st = check_flysim(db, 1, e);
   if (st != FSIM_OK) {
     sqlite3_close(db->h);
     free(db);
@@ -145,10 +209,17 @@ static void bind_key(sqlite3_stmt *q, const fsim_db_entry *k) {
   sqlite3_bind_text(q, 10, k->layout, -1, SQLITE_TRANSIENT);
 }
 
-fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, fsim_err *e) {
+fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, int *stored, fsim_err *e) {
   sqlite3_stmt *q = NULL;
+  if (stored) *stored = 0;
   if (sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK) return db_err(db, e, "cannot write");
-  const char *sql = "INSERT OR REPLACE INTO winners VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
+  /* keep_faster: a stored entry of this flysim version with a lower time stays */
+  const char *sql = keep_faster ? "INSERT INTO winners VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+                                  " ON CONFLICT (arch, op, m, n, k, groups, a_type, b_type, c_type, layout) DO UPDATE SET"
+                                  " config = excluded.config, time_us = excluded.time_us, tflops = excluded.tflops,"
+                                  " model_us = excluded.model_us, backend = excluded.backend, version = excluded.version"
+                                  " WHERE excluded.time_us < winners.time_us OR excluded.version <> winners.version;"
+                                : "INSERT OR REPLACE INTO winners VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
   fsim_status st = FSIM_OK;
   if (sqlite3_prepare_v2(db->h, sql, -1, &q, NULL) != SQLITE_OK) {
     st = db_err(db, e, "cannot write");
@@ -157,10 +228,14 @@ fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, fsim_err *e) {
     sqlite3_bind_text(q, 11, en->config, -1, SQLITE_TRANSIENT);
     sqlite3_bind_double(q, 12, en->time_us);
     sqlite3_bind_double(q, 13, en->tflops);
-    sqlite3_bind_double(q, 14, en->model_us);
+    if (en->model_us > 0)
+      sqlite3_bind_double(q, 14, en->model_us);
+    else
+      sqlite3_bind_null(q, 14);
     sqlite3_bind_text(q, 15, en->backend, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(q, 16, en->version, -1, SQLITE_TRANSIENT);
     if (sqlite3_step(q) != SQLITE_DONE) st = db_err(db, e, "cannot write");
+    else if (stored) *stored = sqlite3_changes(db->h) > 0;
   }
   sqlite3_finalize(q);
   if (st == FSIM_OK && sqlite3_exec(db->h, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) st = db_err(db, e, "cannot commit");
@@ -190,6 +265,7 @@ static void read_row(sqlite3_stmt *q, fsim_db_entry *en) {
 
 fsim_status fsim_db_get(fsim_db *db, const fsim_db_entry *key, fsim_db_entry *out, int *found, fsim_err *e) {
   *found = 0;
+  if (db->empty) return FSIM_OK;
   sqlite3_stmt *q = NULL;
   const char *sql = "SELECT * FROM winners WHERE arch=? AND op=? AND m=? AND n=? AND k=? AND groups=? AND a_type=? "
                     "AND b_type=? AND c_type=? AND layout=?;";
@@ -208,6 +284,7 @@ fsim_status fsim_db_get(fsim_db *db, const fsim_db_entry *key, fsim_db_entry *ou
 fsim_status fsim_db_list(fsim_db *db, fsim_db_entry **out, int *n, fsim_err *e) {
   *out = NULL;
   *n = 0;
+  if (db->empty) return FSIM_OK;
   sqlite3_stmt *q = NULL;
   const char *sql = "SELECT * FROM winners ORDER BY arch, op, a_type, b_type, c_type, layout, groups, m, n, k;";
   if (sqlite3_prepare_v2(db->h, sql, -1, &q, NULL) != SQLITE_OK) return db_err(db, e, "cannot read");

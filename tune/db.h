@@ -1,7 +1,8 @@
 /* The tuning database: one SQLite file of winners keyed by arch, operator, shape, data types
  * and layout, each with its config, predicted time, and the flysim version that found it.
- * Every write is one transaction (a killed run leaves the file valid); concurrent tuners on
- * one file wait for each other (WAL journal, busy timeout) and lose nothing. */
+ * Every write is one transaction (a killed run leaves the file valid: no tables at all, which
+ * readers take for an empty database, or whole entries); concurrent tuners on one file wait
+ * for each other (rollback journal, busy timeout) and lose nothing.  Readers write nothing. */
 #ifndef FSIM_DB_H
 #define FSIM_DB_H
 
@@ -20,11 +21,18 @@ typedef struct fsim_db_entry {
   char version[16];
 } fsim_db_entry;
 
-/* Opens (and with create, creates) a database; errors name the path. */
+/* Checks a path before it is opened (create: for writing, and it may not exist yet): "" and
+ * ":memory:" are refused, as are directories and paths through a file; FSIM_ENOENT when it
+ * does not exist and create is 0.  Errors name the path. */
+fsim_status fsim_db_check_path(const char *path, int create, fsim_err *e);
+/* Opens a database: with create for writing (creating the file and its tables; a read-only
+ * file is refused), else for reading (writing nothing).  Errors name the path. */
 fsim_status fsim_db_open(fsim_db **db, const char *path, int create, fsim_err *e);
 void fsim_db_close(fsim_db *db);
-/* Stores an entry, replacing the one with the same key, in one transaction. */
-fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, fsim_err *e);
+/* Stores an entry in one transaction, replacing the one with the same key; with keep_faster,
+ * only when that one is slower or from another flysim version (a search of part of the space
+ * must not replace a better winner).  *stored (may be NULL) is 1 when the entry was written. */
+fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, int *stored, fsim_err *e);
 /* Looks up the entry with key's key fields; *found is 0 when there is none. */
 fsim_status fsim_db_get(fsim_db *db, const fsim_db_entry *key, fsim_db_entry *out, int *found, fsim_err *e);
 /* All entries in key order; the caller frees *out. */

@@ -64,7 +64,8 @@ static fsim_status stored_config(const fsim_arch *a, const fsim_gemm_problem *pr
 }
 
 fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req, fsim_schedule *out,
-                                const char **source, fsim_err *e) {
+                                const char **source, char *note, size_t note_n, fsim_err *e) {
+  if (note && note_n) note[0] = '\0';
   if (req->schedule != NULL) {
     *out = *req->schedule;
     *source = "schedule";
@@ -92,6 +93,7 @@ fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req,
     int found;
     fsim_status st = stored_config(a, &req->pr, req->db_path, stored, sizeof stored, &found, e);
     if (st != FSIM_OK) return st;
+    if (!found && note) snprintf(note, note_n, "nothing stored for this problem");
     if (found) {
       fsim_err ignore;
       fsim_err_clear(&ignore);
@@ -107,9 +109,13 @@ fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req,
           return FSIM_OK;
         }
       }
+      if (note)
+        snprintf(note, note_n, "the stored winner '%s' is not a legal config now: %s", stored,
+                 ignore.msg[0] ? ignore.msg : "incomplete");
       fsim_gemm_config_free_all(&c);
     }
   }
+  if (req->config != NULL && note) snprintf(note, note_n, "over the keys --config leaves free");
   /* tune over what the config leaves free, as `flysim tune` would (its default refinement:
    * --full and --sampled are about the prediction, and a full refinement of a large problem
    * would cost its candidates' full runs) */
@@ -146,7 +152,7 @@ fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, f
     out->time_us = fsim_model_roofline_us(a, flops, fsim_gemm_problem_bytes(pr), cls, &out->bound);
   } else {
     out->backend = "flydsl";
-    st = fsim_predict_choose(a, req, &out->schedule, &out->source, e);
+    st = fsim_predict_choose(a, req, &out->schedule, &out->source, out->source_note, sizeof out->source_note, e);
     if (st != FSIM_OK) return st;
     fsim_gemm_config_format(&out->schedule, out->config, sizeof out->config);
     if (req->mode == FSIM_MODE_MODEL) {

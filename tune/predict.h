@@ -26,6 +26,7 @@ typedef struct fsim_prediction {
   const char *backend;           /* "flydsl" or "fallback" */
   char fallback_reason[200];
   const char *source;            /* where the config came from: schedule, config, database, tuned */
+  char source_note[400];         /* tuned: why ("nothing stored for this problem", ...) */
   fsim_schedule schedule;        /* flydsl: the schedule that was timed */
   char config[200];
   double time_us, clock_ghz, tflops, peak_tflops;
@@ -45,7 +46,7 @@ void fsim_db_arch_key(const fsim_arch *a, char *buf, size_t n);
  * which), without timing it.  Fails with FSIM_EINVAL on an unsupported problem: call
  * fsim_gemm_supported first. */
 fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req, fsim_schedule *out,
-                                const char **source, fsim_err *e);
+                                const char **source, char *note, size_t note_n, fsim_err *e);
 
 /* The database entry of a problem (key fields) with the winner's values. */
 struct fsim_db_entry;
