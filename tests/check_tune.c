@@ -940,6 +940,41 @@ START_TEST(test_cli_db_safety) {
     }
     unlink(path);
   }
+  /* an output path that is a symbolic link: the file it names is written (mode kept), the
+   * link stays; a link in /dev (/dev/stdout) and a dangling one are refused */
+  const char *real = tu_write_temp("old\n", ".json");
+  ck_assert_int_eq(chmod(real, 0600), 0);
+  char link[1100];
+  snprintf(link, sizeof link, "%s.link", real);
+  unlink(link);
+  ck_assert_int_eq(symlink(real, link), 0);
+  snprintf(args, sizeof args,
+           "predict gemm 64x64x64 --arch mi355x --config tile=64x64x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1 "
+           "--timeline %s", link);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  struct stat sb;
+  ck_assert_int_eq(lstat(link, &sb), 0);
+  ck_assert(S_ISLNK(sb.st_mode));
+  ck_assert_int_eq(stat(real, &sb), 0);
+  ck_assert_int_eq((int)(sb.st_mode & 0777), 0600);
+  char *trace = tu_read_file(real);
+  ck_assert_ptr_nonnull(strstr(trace, "traceEvents"));
+  free(trace);
+  unlink(link);
+  unlink(real);
+  ck_assert_int_eq(symlink("/nonexistent/dir/t.json", link), 0);
+  snprintf(args, sizeof args, "predict gemm 64x64x64 --arch mi355x --timeline %s", link);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_ptr_nonnull(strstr(r.err, "a symbolic link to a file that does not exist"));
+  tu_run_free(&r);
+  unlink(link);
+  r = tu_flysim("predict gemm 64x64x64 --arch mi355x --timeline /dev/stdout");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "flysim predict: --timeline: /dev/stdout: not a regular file\n");
+  tu_run_free(&r);
 }
 END_TEST
 

@@ -72,14 +72,33 @@ char *fsim_file_read(const char *path, size_t *len) {
   return text;
 }
 
-fsim_status fsim_file_out_check(const char *path, fsim_err *e) {
+/* The file a write to path replaces: path itself, or where its symbolic links lead (a rename
+ * over the link would replace the link, not the file).  Links into /dev and /proc
+ * (/dev/stdout) lead to devices, pipes or a file another stream is writing: refused.  NULL
+ * with e set on failure; the caller frees the result. */
+static char *out_target(const char *path, fsim_err *e) {
   struct stat sb;
-  if (*path == '\0') return FSIM_ERR(e, FSIM_EINVAL, "an empty file name");
-  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: is a directory", path);
+  if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode)) {
+    char *t = strdup(path);
+    if (t == NULL) FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+    return t;
+  }
+  if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0) {
+    FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
+    return NULL;
+  }
+  char *t = realpath(path, NULL);
+  if (t == NULL) FSIM_ERR(e, FSIM_EINVAL, "%s: a symbolic link to a file that does not exist", path);
+  return t;
+}
+
+/* Checks the file a write replaces (target; messages name path). */
+static fsim_status check_target(const char *path, const char *target, fsim_err *e) {
+  struct stat sb;
+  if (stat(target, &sb) == 0 && S_ISDIR(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: is a directory", path);
   /* the rename would replace a device or a pipe (/dev/null) with a regular file */
-  if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-    return FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
-  char *dir = strdup(path);
+  if (stat(target, &sb) == 0 && !S_ISREG(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
+  char *dir = strdup(target);
   if (dir == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   char *slash = strrchr(dir, '/');
   const char *d = dir;
@@ -95,16 +114,46 @@ fsim_status fsim_file_out_check(const char *path, fsim_err *e) {
   return FSIM_OK;
 }
 
+fsim_status fsim_file_out_check(const char *path, fsim_err *e) {
+  if (*path == '\0') return FSIM_ERR(e, FSIM_EINVAL, "an empty file name");
+  char *target = out_target(path, e);
+  if (target == NULL) return e ? e->code : FSIM_EINVAL;
+  fsim_status st = check_target(path, target, e);
+  free(target);
+  return st;
+}
+
 fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) {
   o->f = NULL;
   o->tmp = NULL;
+  o->target = NULL;
   o->path = path;
-  fsim_status st = fsim_file_out_check(path, e);
-  if (st != FSIM_OK) return st;
-  size_t n = strlen(path) + 16;
+  if (*path == '\0') return FSIM_ERR(e, FSIM_EINVAL, "an empty file name");
+  o->target = out_target(path, e);
+  if (o->target == NULL) return e ? e->code : FSIM_EINVAL;
+  fsim_status st = check_target(path, o->target, e);
+  if (st != FSIM_OK) {
+    free(o->target);
+    o->target = NULL;
+    return st;
+  }
+  /* the new file keeps the mode of the one it replaces, else the umask's */
+  struct stat sb;
+  if (stat(o->target, &sb) == 0) {
+    o->mode = sb.st_mode & 07777;
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    o->mode = 0666 & ~mask;
+  }
+  size_t n = strlen(o->target) + 16;
   o->tmp = malloc(n);
-  if (o->tmp == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-  snprintf(o->tmp, n, "%s.tmpXXXXXX", path);
+  if (o->tmp == NULL) {
+    free(o->target);
+    o->target = NULL;
+    return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  }
+  snprintf(o->tmp, n, "%s.tmpXXXXXX", o->target);
   int fd = mkstemp(o->tmp);
   if (fd >= 0 && (o->f = fdopen(fd, "w")) == NULL) {
     int err = errno;
@@ -116,6 +165,8 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
     st = FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", path, strerror(errno));
     free(o->tmp);
     o->tmp = NULL;
+    free(o->target);
+    o->target = NULL;
   }
   return st;
 }
@@ -124,15 +175,17 @@ fsim_status fsim_file_out_commit(fsim_file_out *o, fsim_err *e) {
   fsim_status st = FSIM_OK;
   int werr = ferror(o->f) ? EIO : 0;
   if (werr == 0 && fflush(o->f) != 0) werr = errno;
-  if (werr == 0 && fchmod(fileno(o->f), 0644) != 0) werr = errno;
+  if (werr == 0 && fchmod(fileno(o->f), o->mode) != 0) werr = errno;
   if (fclose(o->f) != 0 && werr == 0) werr = errno;
   o->f = NULL;
   if (werr != 0) st = FSIM_ERR(e, FSIM_EIO, "%s: write error: %s", o->path, strerror(werr));
-  else if (rename(o->tmp, o->path) != 0)
+  else if (rename(o->tmp, o->target) != 0)
     st = FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", o->path, strerror(errno));
   if (st != FSIM_OK) unlink(o->tmp);
   free(o->tmp);
   o->tmp = NULL;
+  free(o->target);
+  o->target = NULL;
   return st;
 }
 
@@ -140,6 +193,8 @@ void fsim_file_out_abort(fsim_file_out *o) {
   if (o->f != NULL) fclose(o->f);
   if (o->tmp != NULL) unlink(o->tmp);
   free(o->tmp);
+  free(o->target);
   o->f = NULL;
   o->tmp = NULL;
+  o->target = NULL;
 }

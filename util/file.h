@@ -27,19 +27,22 @@ char *fsim_file_read(const char *path, size_t *len);
  * "PATH: is a directory" or "PATH: cannot write: REASON" (FSIM_EINVAL: the path is a bad
  * argument), "PATH: write error: REASON" (FSIM_EIO: the disk failed). */
 typedef struct fsim_file_out {
-  FILE *f;   /* write here */
-  char *tmp; /* the temporary file's name */
+  FILE *f;      /* write here */
+  char *tmp;    /* the temporary file's name, beside the target */
+  char *target; /* the file replaced: path, or where its symbolic links lead */
+  unsigned mode; /* the new file's mode: the replaced file's, else 0666 less the umask */
   const char *path;
 } fsim_file_out;
 
 /* Whether path can be written (not a directory, nor a device or pipe that the rename would
- * replace; its folder exists and is writable), so that a command can refuse a bad output path
- * before its work rather than after. */
+ * replace; its folder exists and is writable; a symbolic link is followed to the file it
+ * names, which must exist, except links in /dev and /proc, refused), so that a command can
+ * refuse a bad output path before its work rather than after. */
 fsim_status fsim_file_out_check(const char *path, fsim_err *e);
 /* Checks path and creates the temporary file; on failure o->f is NULL and nothing is left. */
 fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e);
-/* Closes the temporary file and renames it over the target (mode 0644); on any failure
- * removes it. */
+/* Closes the temporary file and renames it over the target (the file a symbolic link path
+ * leads to, not the link; the replaced file's mode kept); on any failure removes it. */
 fsim_status fsim_file_out_commit(fsim_file_out *o, fsim_err *e);
 /* Closes and removes the temporary file (o may be unopened). */
 void fsim_file_out_abort(fsim_file_out *o);
