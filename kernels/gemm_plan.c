@@ -448,6 +448,12 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
     return PERR(e, sec, "global_copy", "%d-byte copies do not fit the %d-byte contiguous rows of the tile",
                 op->gcopy->bytes, contig * eb);
   op->ld = op->k_contig ? s->k / vals_per_elem : (o == 0 ? s->m : s->n);
+  /* a copy at the end of a row would read the next row's first values (the kernels test each
+   * copy against the edge, not each value) */
+  if ((op->ld * eb) % op->gcopy->bytes != 0)
+    return PERR(e, sec, "global_copy", "%s's rows are %lld bytes (%s = %lld), not a whole number of %d-byte copies",
+                id, (long long)(op->ld * eb), op->k_contig ? "K" : (o == 0 ? "M" : "N"),
+                (long long)(op->k_contig ? s->k : op->ld), op->gcopy->bytes);
   op->stage_bytes = (int64_t)op->nrows_lds * op->row_len * eb;
   op->frag_regs = fsim_mma_atom_values(p->atom, o == 0 ? 'A' : 'B') * fsim_dtype_bits(t) / 32;
   if (op->frag_regs < 1) op->frag_regs = 1;
@@ -714,5 +720,11 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
   p->tiles_n = (int)ceil_div(s->n, s->bn);
   p->k_tiles = (int)ceil_div(ceil_div(s->k, s->split_k), s->bk);
   p->workgroups = (int64_t)p->tiles_m * p->tiles_n * s->split_k * (s->op == FSIM_KOP_GROUPED_GEMM ? s->groups : 1);
+  /* split-K adds 16-bit partial sums in packed pairs (4-byte atomics, paired by element index
+   * from the group's C): with M x N odd, every other group's C starts in the middle of a pair */
+  if (s->split_k > 1 && p->c_bits == 16 && s->op == FSIM_KOP_GROUPED_GEMM && s->groups > 1 && (s->m * s->n) % 2 != 0)
+    return PERR(e, "tile", "split_k", "%d slices add %s partial sums in 4-byte pairs, but a group's C of %lldx%lld "
+                "values (an odd number) puts the next group's first value in the middle of a pair; use split_k = 1 "
+                "or an even M x N", s->split_k, fsim_dtype_name(s->c_type), s->m, s->n);
   return FSIM_OK;
 }

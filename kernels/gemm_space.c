@@ -204,6 +204,9 @@ fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
 
 static int k_contig(const fsim_gemm_problem *pr, int o);
 
+static int k_contig(const fsim_gemm_problem *pr, int o);
+static int64_t operand_row_bytes(const fsim_gemm_problem *pr, int o);
+
 int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *why, size_t n) {
   if (pr->op == FSIM_KOP_SCALED_GEMM && pr->k % 128 != 0) {
     snprintf(why, n, "scaled GEMM needs K to be a multiple of 128 (K = %lld); PyTorch falls back", pr->k);
@@ -217,6 +220,17 @@ int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *w
     if (fsim_dtype_bits(o == 0 ? pr->a : pr->b) < 16 && !k_contig(pr, o)) {
       snprintf(why, n, "the schedule family reads %s operands K-contiguous only (layout TN), this is %s; PyTorch "
                "falls back", fsim_dtype_name(o == 0 ? pr->a : pr->b), fsim_layout_name(pr->layout));
+      return 0;
+    }
+  /* every copy moves at least 4 bytes a lane, and a copy may not run past the end of a row
+   * (it would read the next row's first values: the edge test is per copy, not per value) */
+  for (int o = 0; o < 2; o++)
+    if (operand_row_bytes(pr, o) % 4 != 0) {
+      int kc = k_contig(pr, o);
+      snprintf(why, n, "%s's rows (%s = %lld %s values, %lld bytes) are not a whole number of the 4-byte copies "
+               "the schedule family's loads make; PyTorch falls back", o == 0 ? "A" : "B", kc ? "K" : (o == 0 ? "M" : "N"),
+               kc ? pr->k : (o == 0 ? pr->m : pr->n), fsim_dtype_name(o == 0 ? pr->a : pr->b),
+               (long long)operand_row_bytes(pr, o));
       return 0;
     }
   int ok_type = 0;
@@ -241,7 +255,17 @@ static int k_contig(const fsim_gemm_problem *pr, int o) {
 }
 
 /* The widest copy atom of the path that divides the tile; NULL if none. */
-static const char *copy_for(const fsim_arch *a, int path, int64_t tile_bytes, int threads, int contig_bytes) {
+/* The bytes of one contiguous row of operand o in memory: K values (K-contiguous), or M or N. */
+static int64_t operand_row_bytes(const fsim_gemm_problem *pr, int o) {
+  int bits = fsim_dtype_bits(o == 0 ? pr->a : pr->b);
+  int64_t len = k_contig(pr, o) ? pr->k : (o == 0 ? pr->m : pr->n);
+  return len * bits / 8;
+}
+
+/* The widest copy atom of the path that divides the tile (and the matrix's rows: a copy at the
+ * edge of a row must not read the next row's first values); NULL if none. */
+static const char *copy_for(const fsim_arch *a, int path, int64_t tile_bytes, int threads, int contig_bytes,
+                            int64_t row_bytes) {
   static const char *direct[] = {"buffer_load_lds_dwordx4", "buffer_load_lds_dword"};
   static const char *regs[] = {"buffer_load_dwordx4", "buffer_load_dwordx2", "buffer_load_dword"};
   const char **list = path == FSIM_PATH_DIRECT ? direct : regs;
@@ -249,7 +273,8 @@ static const char *copy_for(const fsim_arch *a, int path, int64_t tile_bytes, in
   for (int i = 0; i < n; i++) {
     const fsim_copy_atom *c = fsim_copy_atom_find(list[i]);
     if (!(c->isas & fsim_isa_bit(a))) continue;
-    if (tile_bytes % ((int64_t)threads * c->bytes) == 0 && contig_bytes % c->bytes == 0) return c->name;
+    if (tile_bytes % ((int64_t)threads * c->bytes) == 0 && contig_bytes % c->bytes == 0 && row_bytes % c->bytes == 0)
+      return c->name;
   }
   return NULL;
 }
@@ -300,7 +325,7 @@ fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm
     int contig = (kc ? c->bk : rows) * bits / 8;
     op->path = c->path;
     op->lds_major = kc ? FSIM_LDS_K_MAJOR : FSIM_LDS_MN_MAJOR;
-    const char *copy = copy_for(a, c->path, tile_bytes, threads, contig);
+    const char *copy = copy_for(a, c->path, tile_bytes, threads, contig, operand_row_bytes(pr, o));
     const char *read = read_for(a, at, kc, bits);
     if (copy == NULL)
       return FSIM_ERR(e, FSIM_EINVAL, "[operand.%s] global_copy: no %s copy divides a %dx%d tile on %d threads", op->id,

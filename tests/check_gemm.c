@@ -267,7 +267,46 @@ START_TEST(test_support_and_problem_errors) {
   ck_assert(!fsim_gemm_supported(&pr, &a, why, sizeof why));
   ck_assert_str_eq(why, "the schedule family reads fp8 operands K-contiguous only (layout TN), this is NT; PyTorch "
                         "falls back");
+  /* a copy may not run past the end of a row: rows not a whole number of 4-byte copies fall
+   * back, and wider copies are used only where they divide the rows */
+  pr = problem(1000, 1000, 1001, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  ck_assert(!fsim_gemm_supported(&pr, &a, why, sizeof why));
+  ck_assert_str_eq(why, "A's rows (K = 1001 bf16 values, 2002 bytes) are not a whole number of the 4-byte copies the "
+                        "schedule family's loads make; PyTorch falls back");
+  pr = problem(1002, 1000, 64, FSIM_DT_BF16, FSIM_LAYOUT_NN); /* A is M-contiguous: 2004 bytes */
+  ck_assert(fsim_gemm_supported(&pr, &a, why, sizeof why));
+  pr = problem(1001, 1000, 64, FSIM_DT_BF16, FSIM_LAYOUT_NN);
+  ck_assert(!fsim_gemm_supported(&pr, &a, why, sizeof why));
+  ck_assert_ptr_nonnull(strstr(why, "A's rows (M = 1001 bf16 values"));
+  pr = problem(1000, 1000, 1004, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  ck_assert(fsim_gemm_supported(&pr, &a, why, sizeof why));
   fsim_err e;
+  fsim_gemm_config cfg;
+  fsim_schedule s;
+  static fsim_gemm_plan p;
+  ck_assert(fsim_gemm_config_parse("tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,"
+                                   "kind=plain",
+                                   &cfg, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
+  ck_assert_str_eq(s.operand[0].global_copy, "buffer_load_lds_dword"); /* 2008-byte rows: not 16-byte copies */
+  ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
+  snprintf(s.operand[0].global_copy, sizeof s.operand[0].global_copy, "buffer_load_lds_dwordx4");
+  ck_assert_int_eq(fsim_gemm_plan_make(&p, &s, &a, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "[operand.A] global_copy: A's rows are 2008 bytes (K = 1004), not a whole number of 16-byte "
+                          "copies");
+  /* grouped split-K with 16-bit C: a group's odd M x N would misalign the packed atomic pairs */
+  pr = problem(33, 35, 1024, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  pr.op = FSIM_KOP_GROUPED_GEMM;
+  pr.groups = 2;
+  ck_assert(fsim_gemm_config_parse("tile=32x32x128,waves=1x1,stages=2,mfma=16x16x32,splitk=4,path=direct,c=direct,"
+                                   "kind=plain",
+                                   &cfg, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
+  ck_assert_int_eq(fsim_gemm_plan_make(&p, &s, &a, &e), FSIM_EINVAL);
+  ck_assert_ptr_nonnull(strstr(e.msg, "[tile] split_k: 4 slices add bf16 partial sums in 4-byte pairs"));
+  pr.n = 36;
+  ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
   pr = problem(0, 64, 64, FSIM_DT_BF16, FSIM_LAYOUT_TN);
   ck_assert_int_eq(fsim_gemm_problem_check(&pr, &e), FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "--m/--n/--k: 0x64x64 is not a shape (all must be >= 1)");
