@@ -37,6 +37,7 @@ typedef struct gen {
   int lgkm_issued, lgkm_done;
   int frag_seq[2][2][64]; /* [operand][buffer][index] */
   int vm_outstanding;
+  int lds_dma_pending;   /* a direct-to-LDS copy may be outstanding (no vmcnt(0) since) */
 } gen;
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
@@ -65,7 +66,7 @@ static void waitcnt(gen *g, int vm, int lgkm) {
   emit(g, (fsim_wp_inst){.op = FSIM_OP_WAITCNT, .arg = (uint16_t)(vm < 0 ? 0xffff : vm),
                          .arg2 = (uint16_t)(lgkm < 0 ? 0xffff : lgkm), .addr = -1, .addr2 = -1});
   if (lgkm >= 0 && g->lgkm_issued - lgkm > g->lgkm_done) g->lgkm_done = g->lgkm_issued - lgkm;
-  if (vm == 0) g->vm_outstanding = 0;
+  if (vm == 0) g->vm_outstanding = 0, g->lds_dma_pending = 0;
 }
 
 static void barrier(gen *g) { emit(g, (fsim_wp_inst){.op = FSIM_OP_BARRIER, .addr = -1, .addr2 = -1}); }
@@ -178,6 +179,7 @@ static void emit_copies(gen *g, const char *loop_name, int first, int level) {
       const fsim_gemm_operand *op = &p->op[o];
       if (op->gcopy->op == FSIM_OP_LOAD_LDS) {
         emit(g, (fsim_wp_inst){.op = FSIM_OP_LOAD_LDS, .width = (uint8_t)op->gcopy->bytes, .addr = ga, .addr2 = la});
+        g->lds_dma_pending = 1;
       } else {
         fsim_wp_inst in = {.op = FSIM_OP_LOAD, .width = (uint8_t)op->gcopy->bytes, .addr = ga, .addr2 = -1};
         in.dst = R(reg(g, "stage_%c%d", "AB"[o], c));
@@ -224,6 +226,11 @@ static int read_addr(gen *g, int o, int i, int kk, int r, const char *loop_name,
 static void emit_read(gen *g, const kstep_item *it, const char *loop_name, int first, int level) {
   const fsim_gemm_plan *p = g->p;
   const fsim_gemm_operand *op = &p->op[it->o];
+  /* The compiler cannot tell a transposing read (ds_read_b64_tr_b16, an intrinsic) from the
+   * LDS that outstanding direct-to-LDS copies write, and waits for all of them first (clang
+   * 22 puts s_waitcnt vmcnt(0) there, prefetch of the next tile included: docs/emit.md).
+   * The program does what the compiled kernel does. */
+  if (op->lread->transpose && g->lds_dma_pending) waitcnt(g, 0, -1);
   fsim_wp_inst in = {.op = FSIM_OP_LDS_READ, .width = (uint8_t)op->lread->bytes, .addr2 = -1};
   in.flags = op->lread->transpose ? FSIM_IF_TRANSPOSE : 0;
   in.addr = read_addr(g, it->o, it->i, it->kk, it->r, loop_name, first, level);
@@ -496,6 +503,7 @@ static void gen_wave_program(gen *g, int pingpong_group) {
   int pre = S - 1 < T ? S - 1 : T;
   int copies_per_tile = p->op[0].copies + p->op[1].copies;
   g->lgkm_issued = g->lgkm_done = 0;
+  g->lds_dma_pending = 0;
   memset(g->frag_seq, 0, sizeof g->frag_seq);
   /* prologue: tiles 0 .. pre-1 */
   for (int t = 0; t < pre; t++) {
