@@ -127,6 +127,9 @@ int fsim_cmd_predict(int argc, char **argv) {
   if (fsim_cli_gemm_positional(&g, argc, argv, optind)) return FSIM_EXIT_USAGE;
   if (req.mode == FSIM_MODE_MODEL && req.timeline)
     return fsim_cli_usage_error(CMD, "--timeline: only the simulator (--mode sim) records one");
+  if (req.mode == FSIM_MODE_MODEL && req.sampled >= 0)
+    return fsim_cli_usage_error(CMD, "--%s: a mode of the simulator; --mode model does not simulate",
+                                req.sampled ? "sampled" : "full");
   int rc = fsim_cli_gemm_finish(&g);
   if (rc) return rc;
   const char *db = fsim_cli_db_path(g.db);
@@ -134,6 +137,9 @@ int fsim_cmd_predict(int argc, char **argv) {
       (rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--schedule", g.schedule_path)) != 0 ||
       (rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--arch", g.a.file)) != 0)
     return rc;
+  char why[400];
+  if (req.timeline && !fsim_gemm_supported(&g.pr, &g.a, why, sizeof why))
+    return fsim_cli_usage_error(CMD, "--timeline: the problem falls back (%s): there is no flysim kernel to trace", why);
   req.pr = g.pr;
   req.schedule = g.schedule_path ? &g.schedule : NULL;
   req.config = g.config;
@@ -167,6 +173,8 @@ int fsim_cmd_predict(int argc, char **argv) {
     if (p->simulated) {
       json_object_set_new(out, "wave_instructions", json_integer(p->sim.wave_instructions));
       json_object_set_new(out, "simulation", fsim_cli_sim_json(&p->sim));
+    } else if (req.mode == FSIM_MODE_SIM) {
+      json_object_set_new(out, "wave_instructions", json_null()); /* a fallback: nothing simulated */
     }
     json_object_set_new(out, "host_seconds", json_real(p->host_seconds));
     free(p);
@@ -178,19 +186,23 @@ int fsim_cmd_predict(int argc, char **argv) {
   printf("problem      %s\n", prob);
   if (fallback) {
     printf("backend      fallback: %s\n", p->fallback_reason);
-    printf("predicted    %.3f us  %.1f TFLOP/s (roofline of the fallback path, bound %s)\n", p->time_us, p->tflops,
-           p->bound);
+    printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
+           "timed at %.4g GHz (roofline of the fallback path); bound %s\n",
+           p->time_us, p->tflops, pct, p->peak_tflops, fsim_dtype_peak_class(g.pr.a), g.a.device.clock_ghz,
+           p->clock_ghz, p->bound);
   } else {
     printf("backend      flydsl, config from %s\n", source_text(p, db));
     printf("config       %s\n", p->config);
-    printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at %.3g GHz; bound %s\n",
-           p->time_us, p->tflops, pct, p->peak_tflops, fsim_dtype_peak_class(g.pr.a), p->clock_ghz, p->bound);
+    printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
+           "timed at %.4g GHz; bound %s\n",
+           p->time_us, p->tflops, pct, p->peak_tflops, fsim_dtype_peak_class(g.pr.a), g.a.device.clock_ghz,
+           p->clock_ghz, p->bound);
     if (p->simulated) fsim_cli_sim_print(stdout, &p->sim);
     if (p->simulated && waves) fsim_cli_sim_print_waves(stdout, &p->sim);
     estimate_print(stdout, &p->est);
     if (req.timeline) printf("timeline     %s\n", req.timeline);
   }
-  printf("host         %.3f s\n", p->host_seconds);
+  printf("host total   %.3f s\n", p->host_seconds);
   free(p);
   return FSIM_EXIT_OK;
 }

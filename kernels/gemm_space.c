@@ -64,6 +64,8 @@ fsim_status fsim_gemm_config_parse(const char *text, fsim_gemm_config *c, fsim_e
   char buf[512];
   if (strlen(text) >= sizeof buf) return FSIM_ERR(e, FSIM_EINVAL, "--config: too long");
   strcpy(buf, text);
+  const char *seen[32];
+  int nseen = 0;
   for (char *item = buf, *next; item; item = next) {
     /* items end at a comma; a swizzle's B,M,S takes the two purely numeric fields after it */
     size_t len = strcspn(item, ",");
@@ -72,11 +74,18 @@ fsim_status fsim_gemm_config_parse(const char *text, fsim_gemm_config *c, fsim_e
         len += 1 + strcspn(item + len + 1, ",");
     next = item[len] == ',' ? item + len + 1 : NULL;
     item[len] = '\0';
-    if (*item == '\0') continue;
+    if (*item == '\0') {
+      if (*text == '\0') continue; /* an empty config fixes nothing */
+      return FSIM_ERR(e, FSIM_EINVAL, "--config '%s': an empty item (two commas, or one at an end)", text);
+    }
     char *eq = strchr(item, '=');
     if (eq == NULL) return FSIM_ERR(e, FSIM_EINVAL, "--config: '%s' is not key=value", item);
     *eq = '\0';
     const char *k = item, *v = eq + 1;
+    /* a key given twice is a mistake, not a later value winning (schedule files agree) */
+    for (int i = 0; i < nseen; i++)
+      if (strcmp(seen[i], k) == 0) return FSIM_ERR(e, FSIM_EINVAL, "--config: key '%s' given twice", k);
+    if (nseen < (int)(sizeof seen / sizeof seen[0])) seen[nseen++] = k;
     int d[3];
     if (strcmp(k, "tile") == 0) {
       if (parse_dims(v, 3, d) == 0) {

