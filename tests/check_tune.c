@@ -580,6 +580,26 @@ START_TEST(test_cli_errors) {
       {"arch", "flysim arch: expected list, show or diff (see --help)\n"},
       {"tune gemm 64x64x64 --arch mi355x --db ''", "flysim tune: --db: an empty file name\n"},
       {"predict gemm 64x64x64 --ar mi355x", "flysim predict: option '--ar': give the whole name (see --help)\n"},
+      /* a problem that falls back still checks its config, and has no kernel to trace */
+      {"predict gemm 1024x1024x1024 --dtype fp8 --layout NN --arch mi355x --config bogus=1",
+       "flysim predict: --config: unknown key 'bogus' (tile, waves, stages, mfma, splitk, path, c, remap, groupm, kind, "
+       "swizzle)\n"},
+      {"predict gemm 64x64x64 --dtype fp8 --layout NT --arch mi355x --timeline t.json",
+       "flysim predict: --timeline: the problem falls back (the schedule family reads fp8 operands K-contiguous only "
+       "(layout TN), this is NT; PyTorch falls back): there is no flysim kernel to trace\n"},
+      {"predict gemm 64x64x64 --arch mi355x --config tile=128x128x64,tile=64x64x64",
+       "flysim predict: --config: key 'tile' given twice\n"},
+      {"predict gemm 64x64x64 --arch mi355x --config tile=64x64x64,,waves=2x2",
+       "flysim predict: --config 'tile=64x64x64,,waves=2x2': an empty item (two commas, or one at an end)\n"},
+      {"predict gemm 64x64x64 --arch mi355x --mode model --sampled",
+       "flysim predict: --sampled: a mode of the simulator; --mode model does not simulate\n"},
+      {"tune gemm 64x64x64 --arch mi355x --no-db --db x.db", "flysim tune: --no-db and --db x.db: store nothing, or store there?\n"},
+      {"db list --set lds.banks=32", "flysim db: list: --set needs --arch (the part it changes)\n"},
+      {"db list --groups 4", "flysim db: list: the shape flags go with show\n"},
+      {"tune gemm 64x64x64 --arch mi355x --db :memory:",
+       "flysim tune: --db ':memory:': SQLite keeps that database in memory and nothing would be stored; give a file "
+       "name\n"},
+      {"tune gemm 64x64x64 --arch mi355x --db /tmp", "flysim tune: --db /tmp: is a directory\n"},
       {"tune gemm 64x64x64 --arch mi355x --js", "flysim tune: option '--js': give the whole name (see --help)\n"},
   };
   expect_usage_errors(bad, sizeof bad / sizeof bad[0]);
@@ -864,6 +884,14 @@ START_TEST(test_cli_db_safety) {
   ck_assert_int_eq(json_array_size(json_object_get(j, "entries")), 1);
   json_decref(j);
   tu_run_free(&r);
+  /* a report that cannot reach standard output is a failure, with the reason */
+  if (access("/dev/full", W_OK) == 0) {
+    snprintf(args, sizeof args, "db list --db %s --json >/dev/full", db);
+    r = tu_flysim(args);
+    ck_assert_int_eq(r.status, 1);
+    ck_assert_str_eq(r.err, "flysim: standard output: No space left on device\n");
+    tu_run_free(&r);
+  }
   snprintf(args, sizeof args, "predict gemm 64x64x64 --arch mi355x --db %s --timeline %s", db, db);
   r = tu_flysim(args);
   ck_assert_int_eq(r.status, 2);
