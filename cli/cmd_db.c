@@ -70,10 +70,12 @@ static void header(void) {
          "time_us", "TFLOP/s", "backend", "version", "config");
 }
 
-/* A stored arch key is the part's name, with its overrides in brackets for what-if parts. */
+/* A stored arch key is the part's name, with its changed values in brackets (or its
+ * fingerprint after '#') for what-if parts: --arch NAME lists them all, a what-if key only
+ * itself. */
 static int arch_matches(const char *stored, const char *name) {
   size_t l = strlen(name);
-  return strncmp(stored, name, l) == 0 && (stored[l] == '\0' || stored[l] == '[');
+  return strncmp(stored, name, l) == 0 && (stored[l] == '\0' || stored[l] == '[' || stored[l] == '#');
 }
 
 static int open_db(const char *path, fsim_db **db) {

@@ -107,6 +107,9 @@ int fsim_cmd_emit(int argc, char **argv) {
     fsim_emit_opts eo = {.arch_name = g.arch, .predicted_us = pred->time_us, .predicted_how = "analytical model",
                          .predicted_bound = pred->bound, .config_source = source};
     st = fsim_emit_hip_file(p, &eo, output, &info, &e);
+    /* the path was checked before the work; what only creating or renaming the file finds
+     * (a read-only file system) is reported the same way */
+    if (st == FSIM_EINVAL && strncmp(e.msg, output, strlen(output)) == 0) fsim_err_prefix(&e, "-o");
   }
   if (st != FSIM_OK) {
     free(s), free(p), free(pred);

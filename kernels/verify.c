@@ -647,8 +647,13 @@ fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_ve
   memset(r, 0, sizeof *r);
   snprintf(r->file, sizeof r->file, "%s", path);
   char *text;
-  fsim_status st = fsim_file_load(path, &text, NULL, e);
+  size_t len;
+  fsim_status st = fsim_file_load(path, &text, &len, e);
   if (st != FSIM_OK) return st;
+  if (memchr(text, '\0', len) != NULL) {
+    free(text);
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: not a text file", path);
+  }
   fsim_emit_header *h = malloc(sizeof *h);
   fsim_gemm_plan *p = malloc(sizeof *p);
   st = h && p ? FSIM_OK : FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
@@ -657,9 +662,15 @@ fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_ve
   if (st == FSIM_OK && strcmp(h->gfx, a->device.gfx) != 0)
     st = FSIM_ERR(e, FSIM_EINVAL, "--arch %s: %s was emitted for %s (%s), not %s", a->device.name, path, h->gfx, h->part,
                   a->device.gfx);
-  if (st == FSIM_OK && strcmp(h->overrides, a->overrides) != 0)
-    st = FSIM_ERR(e, FSIM_EINVAL, "--set: %s was emitted with the overrides '%s', this arch has '%s'", path,
-                  h->overrides[0] ? h->overrides : "none", a->overrides[0] ? a->overrides : "none");
+  /* the same part with the same values: names and changes as fsim_arch_identity gives them */
+  char part[256], changes[900];
+  fsim_arch_identity(a, part, sizeof part, changes, sizeof changes);
+  if (st == FSIM_OK && strcmp(h->part, part) != 0)
+    st = FSIM_ERR(e, FSIM_EINVAL, "--arch %s: %s was emitted for the part %s, not %s", a->device.name, path, h->part,
+                  part);
+  if (st == FSIM_OK && strcmp(h->overrides, changes) != 0)
+    st = FSIM_ERR(e, FSIM_EINVAL, "--arch/--set: %s was emitted for %s with the changed values '%s', this arch has '%s'",
+                  path, part, h->overrides[0] ? h->overrides : "none", changes[0] ? changes : "none");
   if (st == FSIM_OK) {
     st = fsim_gemm_plan_make(p, &h->schedule, a, e);
     if (st != FSIM_OK) fsim_err_prefix(e, "%s: the embedded schedule", path);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,6 +283,102 @@ fsim_status fsim_arch_set(fsim_arch *a, const char *assignment, fsim_err *e) {
   size_t used = strlen(a->overrides);
   snprintf(a->overrides + used, sizeof a->overrides - used, "%s%s", used ? " " : "", assignment);
   return FSIM_OK;
+}
+
+/* ---- identity --------------------------------------------------------------------------- */
+
+/* The part's file name without folder and ".ini", with characters that would break a
+ * space-separated header or the key's brackets replaced by '_'. */
+static void base_name(const fsim_arch *a, char *buf, size_t n) {
+  const char *base = strrchr(a->file, '/');
+  base = base ? base + 1 : a->file;
+  size_t len = strlen(base);
+  if (len > 4 && strcmp(base + len - 4, ".ini") == 0) len -= 4;
+  snprintf(buf, n, "%.*s", (int)len, base);
+  for (char *c = buf; *c; c++)
+    if (*c == ' ' || *c == '\t' || *c == '[' || *c == ']' || *c == '#' || *c == '=') *c = '_';
+}
+
+/* Appends " section.key=value" (the first without the space) to buf at *used; -1 when full. */
+static int append_item(char *buf, size_t n, size_t *used, const char *sec, const char *key, const char *val) {
+  int w = snprintf(buf + *used, n - *used, "%s%s.%s=%s", *used ? " " : "", sec, key, val);
+  if (w < 0 || (size_t)w >= n - *used) return -1;
+  *used += (size_t)w;
+  return 0;
+}
+
+/* The values of a that differ from ref's, in the loader table's order (MFMA entries as
+ * mfma.NAME.key, an entry one side lacks as mfma.NAME=absent or =present); -1 if they do not
+ * fit in buf. */
+static int diff_text(const fsim_arch *a, const fsim_arch *ref, char *buf, size_t n) {
+  size_t used = 0;
+  buf[0] = '\0';
+  int nk;
+  const fsim_arch_key *keys = fsim_arch_keys(&nk);
+  char va[128], vb[128], sec[96];
+  for (int i = 0; i < nk; i++) {
+    if (strcmp(keys[i].section, "mfma") == 0) continue;
+    fsim_arch_format_value(a, NULL, &keys[i], va, sizeof va);
+    fsim_arch_format_value(ref, NULL, &keys[i], vb, sizeof vb);
+    if (strcmp(va, vb) != 0 && append_item(buf, n, &used, keys[i].section, keys[i].key, va) != 0) return -1;
+  }
+  for (int j = 0; j < a->n_mfma; j++) {
+    const fsim_mfma_entry *ma = &a->mfma[j], *mb = NULL;
+    for (int k = 0; k < ref->n_mfma && mb == NULL; k++)
+      if (strcmp(ref->mfma[k].name, ma->name) == 0) mb = &ref->mfma[k];
+    snprintf(sec, sizeof sec, "mfma.%s", ma->name);
+    if (mb == NULL) {
+      if (append_item(buf, n, &used, "mfma", ma->name, "present") != 0) return -1;
+      continue;
+    }
+    for (int i = 0; i < nk; i++) {
+      if (strcmp(keys[i].section, "mfma") != 0) continue;
+      fsim_arch_format_value(a, ma, &keys[i], va, sizeof va);
+      fsim_arch_format_value(ref, mb, &keys[i], vb, sizeof vb);
+      if (strcmp(va, vb) != 0 && append_item(buf, n, &used, sec, keys[i].key, va) != 0) return -1;
+    }
+  }
+  for (int k = 0; k < ref->n_mfma; k++) {
+    int found = 0;
+    for (int j = 0; j < a->n_mfma; j++) found |= strcmp(a->mfma[j].name, ref->mfma[k].name) == 0;
+    if (!found && append_item(buf, n, &used, "mfma", ref->mfma[k].name, "absent") != 0) return -1;
+  }
+  return 0;
+}
+
+/* FNV-1a over every value of a (the loader's formatting), for parts no shipped file names. */
+static uint64_t fingerprint(const fsim_arch *a) {
+  uint64_t h = 1469598103934665603ULL;
+  int nk;
+  const fsim_arch_key *keys = fsim_arch_keys(&nk);
+  char v[128];
+  for (int j = -1; j < a->n_mfma; j++)
+    for (int i = 0; i < nk; i++) {
+      int is_mfma = strcmp(keys[i].section, "mfma") == 0;
+      if ((j < 0) == is_mfma) continue;
+      fsim_arch_format_value(a, j < 0 ? NULL : &a->mfma[j], &keys[i], v, sizeof v);
+      const char *parts[3] = {j < 0 ? keys[i].section : a->mfma[j].name, keys[i].key, v};
+      for (int q = 0; q < 3; q++) {
+        for (const char *c = parts[q]; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+        h = (h ^ 0xff) * 1099511628211ULL;
+      }
+    }
+  return h;
+}
+
+void fsim_arch_identity(const fsim_arch *a, char *name, size_t name_n, char *changes, size_t changes_n) {
+  base_name(a, name, name_n);
+  changes[0] = '\0';
+  fsim_arch *ref = malloc(sizeof *ref);
+  fsim_err e;
+  fsim_err_clear(&e);
+  if (ref != NULL && fsim_arch_load(ref, name, &e) == FSIM_OK && diff_text(a, ref, changes, changes_n) == 0) {
+    free(ref);
+    return;
+  }
+  free(ref);
+  /* no shipped part of that name, or more changes than fit: every value's fingerprint */
+  snprintf(changes, changes_n, "#%016llx", (unsigned long long)fingerprint(a));
 }
 
 /* ---- finding parts ---------------------------------------------------------------------- */

@@ -157,6 +157,14 @@ const char *fsim_arch_peak_class_name(int i);
 /* Index of a peak class by name, or -1. */
 int fsim_arch_peak_class_index(const char *name);
 
+/* What a part is, independent of how it was named and changed: its file's name (no folder, no
+ * ".ini"; "mi355x"), and in changes its values that differ from the shipped part of that name
+ * ("device.sustained_clock_ghz=1.2 lds.banks=32", formatted as the loader formats them, in
+ * its table's order; "" when none), or "#" and a 64-bit fingerprint of all its values when no
+ * shipped part has that name or the differences do not fit.  So "--set x=1.2" and
+ * "--set x=1.20", or a copied file with one value changed, come out the same. */
+void fsim_arch_identity(const fsim_arch *a, char *name, size_t name_n, char *changes, size_t changes_n);
+
 /* Folders searched for part files, in order: $FLYSIM_ARCH_PATH (colon-separated), the
  * installed data folder, the source tree's model/arch.  Fills up to max entries. */
 int fsim_arch_search_dirs(const char **dirs, int max);

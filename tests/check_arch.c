@@ -110,6 +110,32 @@ START_TEST(test_overrides) {
   ck_assert_int_eq(a.lds.banks, 32);
   ck_assert_str_eq(a.overrides,
                    "device.clock_ghz=4.8 mfma.v_mfma_f32_16x16x32_bf16.passes=2 lds.banks=32");
+  /* the part's identity: its values that differ from the shipped part's, in the loader's order,
+   * however they were given */
+  char name[256], changes[900];
+  fsim_arch_identity(&a, name, sizeof name, changes, sizeof changes);
+  ck_assert_str_eq(name, "mi355x");
+  ck_assert_str_eq(changes, "device.clock_ghz=4.8 lds.banks=32 mfma.v_mfma_f32_16x16x32_bf16.passes=2");
+  fsim_arch b;
+  load_ok(&b, "gfx950");
+  fsim_arch_identity(&b, name, sizeof name, changes, sizeof changes);
+  ck_assert_str_eq(changes, "");
+  ck_assert_int_eq(fsim_arch_set(&b, "device.sustained_clock_ghz=1.20", &e), FSIM_OK);
+  fsim_arch c;
+  load_ok(&c, "mi355x");
+  ck_assert_int_eq(fsim_arch_set(&c, "device.sustained_clock_ghz=1.2", &e), FSIM_OK);
+  char changes_c[900];
+  fsim_arch_identity(&b, name, sizeof name, changes, sizeof changes);
+  fsim_arch_identity(&c, name, sizeof name, changes_c, sizeof changes_c);
+  ck_assert_str_eq(changes, changes_c);
+  /* a part no shipped file names: a fingerprint of its values, changing with any of them */
+  snprintf(c.file, sizeof c.file, "/somewhere/custom.ini");
+  fsim_arch_identity(&c, name, sizeof name, changes, sizeof changes);
+  ck_assert_str_eq(name, "custom");
+  ck_assert_int_eq(changes[0], '#');
+  ck_assert_int_eq(fsim_arch_set(&c, "lds.banks=32", &e), FSIM_OK);
+  fsim_arch_identity(&c, name, sizeof name, changes_c, sizeof changes_c);
+  ck_assert_str_ne(changes, changes_c);
 
   static const struct {
     const char *set, *msg;

@@ -560,6 +560,16 @@ START_TEST(test_command_errors) {
   ck_assert_int_eq(r.status, 2);
   ck_assert_msg(strstr(r.err, "no '// flysim-plan:' line: not a file written by flysim emit") != NULL, "%s", r.err);
   tu_run_free(&r);
+  f = fopen(path, "w");
+  fputs("// flysim-plan: version=1\n", f);
+  fputc('\0', f);
+  fclose(f);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  char want[700];
+  snprintf(want, sizeof want, "flysim verify: %s: not a text file\n", path);
+  ck_assert_str_eq(r.err, want);
+  tu_run_free(&r);
   snprintf(path, sizeof path, "%s/k942.hip", tmpdir());
   snprintf(args, sizeof args, "emit gemm --m 256 --n 256 --k 256 --arch mi300x --db /nonexistent -o '%s'", path);
   r = tu_flysim(args);
@@ -579,8 +589,9 @@ START_TEST(test_command_errors) {
   snprintf(args, sizeof args, "verify '%s' --arch mi300x --set lds.banks=16", path);
   r = tu_flysim(args);
   ck_assert_int_eq(r.status, 2);
-  ck_assert_msg(strstr(r.err, "flysim verify: --set: ") && strstr(r.err, "was emitted with the overrides 'none'"), "%s",
-                r.err);
+  ck_assert_msg(strstr(r.err, "flysim verify: --arch/--set: ") &&
+                    strstr(r.err, "was emitted for mi300x with the changed values 'none', this arch has 'lds.banks=16'"),
+                "%s", r.err);
   tu_run_free(&r);
 }
 END_TEST

@@ -11,15 +11,16 @@
 #include "tune/db.h"
 
 void fsim_db_arch_key(const fsim_arch *a, char *buf, size_t n) {
-  /* the part's file name without .ini: "mi355x" for model/arch/mi355x.ini */
-  const char *base = strrchr(a->file, '/');
-  base = base ? base + 1 : a->file;
-  size_t len = strlen(base);
-  if (len > 4 && strcmp(base + len - 4, ".ini") == 0) len -= 4;
-  if (a->overrides[0])
-    snprintf(buf, n, "%.*s[%s]", (int)len, base, a->overrides);
+  /* the part's name, with its values that differ from the shipped part's in brackets (or its
+   * fingerprint after '#'): "mi355x", "mi355x[device.sustained_clock_ghz=1.2]" */
+  char name[256], changes[900];
+  fsim_arch_identity(a, name, sizeof name, changes, sizeof changes);
+  if (changes[0] == '\0')
+    snprintf(buf, n, "%s", name);
+  else if (changes[0] == '#')
+    snprintf(buf, n, "%s%s", name, changes);
   else
-    snprintf(buf, n, "%.*s", (int)len, base);
+    snprintf(buf, n, "%s[%s]", name, changes);
 }
 
 /* The database key of a problem. */
