@@ -200,7 +200,11 @@ int fsim_cmd_predict(int argc, char **argv) {
     if (p->simulated) fsim_cli_sim_print(stdout, &p->sim);
     if (p->simulated && waves) fsim_cli_sim_print_waves(stdout, &p->sim);
     estimate_print(stdout, &p->est);
-    if (req.timeline) printf("timeline     %s\n", req.timeline);
+    if (req.timeline)
+      printf("timeline     %s%s\n", req.timeline,
+             p->simulated && p->sim.sampled ? " (CU 0 of the sampled run: XCD 0's share with shortened main loops, "
+                                              "not the whole kernel)"
+                                            : "");
   }
   printf("host total   %.3f s\n", p->host_seconds);
   free(p);

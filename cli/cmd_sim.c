@@ -205,7 +205,9 @@ int fsim_cmd_sim(int argc, char **argv) {
     printf("full run     %lld cycles in %.3f s; sampled deviation %+.2f%%, %.1fx faster\n", (long long)full.cycles,
            full.host_seconds, 100.0 * (double)(r.cycles - full.cycles) / (double)full.cycles,
            r.host_seconds > 0 ? full.host_seconds / r.host_seconds : 0);
-  if (timeline) printf("timeline     %s\n", timeline);
+  if (timeline)
+    printf("timeline     %s%s\n", timeline,
+           r.sampled ? " (CU 0 of the sampled run: XCD 0's share with shortened main loops, not the whole kernel)" : "");
   fsim_wprog_free(&wp);
   return FSIM_EXIT_OK;
 }

@@ -316,7 +316,11 @@ int fsim_cmd_tune(int argc, char **argv) {
     if (taken == 1) continue;
     if (taken) return taken;
     switch (c) {
-    case 'u': suite = optarg; break;
+    case 'u':
+      if (strncmp(optarg, "--", 2) == 0)
+        return fsim_cli_usage_error(CMD, "--suite: expected a suite name (default), not '%s'", optarg);
+      suite = optarg;
+      break;
     case 'T':
       if (fsim_cli_parse_long(CMD, "--top", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
       ta.top = (int)v;

@@ -3,6 +3,7 @@
 
 #include "cli/common.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
@@ -73,6 +74,10 @@ int fsim_cli_bad_option(const char *cmd, int argc, char **argv) {
   if (abbreviated != NULL)
     return fsim_cli_usage_error(cmd, "option '%s': give the whole name (see --help)", abbreviated);
   const char *arg = (optind - 1 < argc && optind >= 1) ? argv[optind - 1] : "?";
+  /* "-1x64x64" reads as options: a SHAPE or value with a minus sign */
+  if (isdigit((unsigned char)optopt))
+    return fsim_cli_usage_error(cmd, "option '-%c': not an option; a negative SHAPE or value? (they are whole numbers "
+                                "from 1)", optopt);
   if (optopt != 0 && strncmp(arg, "--", 2) != 0)
     return fsim_cli_usage_error(cmd, "option '-%c': unknown or missing its value (see --help)", optopt);
   return fsim_cli_usage_error(cmd, "option '%s': unknown or missing its value (see --help)", arg);
@@ -118,7 +123,8 @@ int fsim_cli_parse_long(const char *cmd, const char *flag, const char *text, lon
   char *end = NULL;
   errno = 0;
   long v = strtol(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || errno == ERANGE)
+  /* strtol skips leading white space; a number here has none (nor trailing: *end) */
+  if (*text == '\0' || isspace((unsigned char)*text) || *end != '\0' || errno == ERANGE)
     return fsim_cli_usage_error(cmd, "%s: '%s' is not an integer", flag, text);
   if (v < lo || v > hi) return fsim_cli_usage_error(cmd, "%s: %ld is out of range [%ld, %ld]", flag, v, lo, hi);
   *out = v;

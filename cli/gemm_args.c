@@ -32,8 +32,9 @@ int fsim_cli_gemm_option(fsim_cli_gemm *g, int c, const char *arg) {
   case FSIM_OPT_C_DTYPE: g->c_dtype = arg; return 1;
   case FSIM_OPT_LAYOUT: g->layout = arg; return 1;
   case FSIM_OPT_GROUPS:
-    if (fsim_cli_parse_long(g->cmd, "--groups", arg, 1, 4096, &v)) return FSIM_EXIT_USAGE;
+    if (fsim_cli_parse_long(g->cmd, "--groups", arg, 1, 65536, &v)) return FSIM_EXIT_USAGE; /* as schedule files */
     g->groups = (int)v;
+    g->groups_given = 1;
     return 1;
   case FSIM_OPT_CONFIG: g->config = arg; return 1;
   case FSIM_OPT_SCHEDULE: g->schedule_path = arg; return 1;
@@ -148,7 +149,7 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   if (g->m > 0) pr->m = g->m;
   if (g->n > 0) pr->n = g->n;
   if (g->k > 0) pr->k = g->k;
-  if (g->groups > 1) pr->groups = g->groups;
+  if (g->groups_given) pr->groups = g->groups; /* overrides the file's, 1 included */
   if (pr->m < 0) return fsim_cli_usage_error(g->cmd, "--m is required (or a --schedule file's [problem])");
   if (pr->n < 0) return fsim_cli_usage_error(g->cmd, "--n is required (or a --schedule file's [problem])");
   if (pr->k < 0) return fsim_cli_usage_error(g->cmd, "--k is required (or a --schedule file's [problem])");

@@ -69,7 +69,7 @@ typedef struct fsim_cli_gemm {
   fsim_kop op;
   int op_from_schedule; /* 1: OP left out, the --schedule file's (fsim_cli_gemm_finish) */
   long long m, n, k;
-  int groups;
+  int groups, groups_given;
   const char *dtype, *b_dtype, *c_dtype, *layout;
   const char *config, *schedule_path, *arch, *db;
   fsim_cli_sets sets;
