@@ -600,6 +600,10 @@ START_TEST(test_cli_errors) {
        "flysim tune: --db ':memory:': SQLite keeps that database in memory and nothing would be stored; give a file "
        "name\n"},
       {"tune gemm 64x64x64 --arch mi355x --db /tmp", "flysim tune: --db /tmp: is a directory\n"},
+      {"tune gemm -1x64x64 --arch mi355x",
+       "flysim tune: option '-1': not an option; a negative SHAPE or value? (they are whole numbers from 1)\n"},
+      {"tune --suite --arch mi355x", "flysim tune: --suite: expected a suite name (default), not '--arch'\n"},
+      {"predict gemm --m ' 1024' --n 64 --k 64 --arch mi355x", "flysim predict: --m: ' 1024' is not an integer\n"},
       {"tune gemm 64x64x64 --arch mi355x --js", "flysim tune: option '--js': give the whole name (see --help)\n"},
   };
   expect_usage_errors(bad, sizeof bad / sizeof bad[0]);
