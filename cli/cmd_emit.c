@@ -104,7 +104,7 @@ int fsim_cmd_emit(int argc, char **argv) {
     return FSIM_EXIT_FAIL;
   }
   if (st == FSIM_OK) {
-    fsim_emit_opts eo = {.arch_name = g.arch, .predicted_us = pred->time_us, .predicted_how = "analytical model",
+    fsim_emit_opts eo = {.predicted_us = pred->time_us, .predicted_how = "analytical model",
                          .predicted_bound = pred->bound, .config_source = source};
     st = fsim_emit_hip_file(p, &eo, output, &info, &e);
     /* the path was checked before the work; what only creating or renaming the file finds

@@ -29,10 +29,10 @@ static void usage(FILE *f) {
           "Enumerates every legal config (LDS capacity, register budget, divisibility, alignment),\n"
           "ranks them all with the analytical model, simulates the best few with the cycle-level\n"
           "model, prints the ranking and stores the fastest in the tuning database.  Keys that\n"
-          "--config fixes are kept; the rest are searched (such a partial search, like --refine\n"
-          "below 4, replaces a stored winner only with a faster one).  --suite tunes every\n"
-          "problem of a suite (default: fifteen BF16 LLM-serving GEMMs, docs/gemm.md) with a\n"
-          "progress bar on a terminal.\n"
+          "--config fixes are kept; the rest are searched.  A stored winner is replaced only by a\n"
+          "faster one (or by another flysim version's).  --suite tunes every problem of a suite\n"
+          "(default: fifteen BF16 LLM-serving GEMMs, docs/gemm.md) with a progress bar on a\n"
+          "terminal.\n"
           "\n" FSIM_CLI_GEMM_HELP_PROBLEM("required unless --suite") FSIM_CLI_GEMM_HELP_CONFIG FSIM_CLI_GEMM_HELP_PART
           "tuning:\n"
           "  --suite NAME       tune a suite of problems instead of one (default)\n"
@@ -179,17 +179,19 @@ static void progress(int done, int total, const char *what) {
   fflush(stderr);
 }
 
-/* Stores the outcome's winner.  A run that searched part of the space (keys fixed by --config,
- * fewer candidates simulated than the default) replaces a stored winner only with a faster
- * one; a full search replaces it (the stored one may be of another arch file or version). */
-static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, int partial, fsim_err *e) {
+/* Stores the outcome's winner, unless the database holds a winner as fast or faster found by
+ * this flysim version for this part (another search, perhaps of more of the space: --refine
+ * 64, or keys --config fixed differently).  The key is the part's identity, so a changed arch
+ * file or --set is another key; another version's winner is always replaced. */
+static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *e) {
   fsim_db_entry en;
   double t = best_us(o);
   fsim_predict_db_entry(a, &o->pr, o->fallback ? "" : o->r.cand[o->r.best].config, o->fallback ? "fallback" : "flydsl",
                         t, fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12, o->fallback ? 0 : o->r.cand[o->r.best].model_us, &en);
-  fsim_status st = fsim_db_put(db, &en, partial, &o->stored, e);
+  fsim_status st = fsim_db_put(db, &en, 1, &o->stored, e);
   int found = 0;
   if (st == FSIM_OK && !o->stored) st = fsim_db_get(db, &en, &o->kept, &found, e);
+  if (st == FSIM_OK && !o->stored && !found) o->stored = 1; /* removed since: nothing to report */
   return st;
 }
 
@@ -405,7 +407,7 @@ int fsim_cmd_tune(int argc, char **argv) {
     }
     st = tune_one(&g.a, &pr, &fixed, &ta, &outs[i], &e);
     if (st == FSIM_OK && !ta.no_db && db == NULL) st = fsim_db_open(&db, db_path, 1, &e);
-    if (st == FSIM_OK && db) st = store(db, &g.a, &outs[i], g.config != NULL || ta.refine < DEFAULT_REFINE, &e);
+    if (st == FSIM_OK && db) st = store(db, &g.a, &outs[i], &e);
     if (st == FSIM_OK) done++;
   }
   if (bar) progress(nentries, nentries, "");
@@ -468,12 +470,12 @@ int fsim_cmd_tune(int argc, char **argv) {
   if (ta.no_db)
     printf("host         %.3f s\n", host);
   else if (!suite && kept)
-    printf("host         %.3f s; %s keeps its faster winner, %.3f us with %s (a search of part of the space "
-           "replaces only a slower one)\n",
+    printf("host         %.3f s; %s keeps the winner it has, %.3f us with %s (as fast or faster: a winner is "
+           "replaced only by a faster one, or by another flysim version's)\n",
            host, db_path, outs[0].kept.time_us, outs[0].kept.config[0] ? outs[0].kept.config : "(fallback)");
   else if (kept)
-    printf("host         %.3f s; winners stored in %s, except %d where it keeps a faster one (a search of part of "
-           "the space replaces only a slower one)\n",
+    printf("host         %.3f s; winners stored in %s, except %d where it keeps the winner it has (as fast or "
+           "faster)\n",
            host, db_path, kept);
   else
     printf("host         %.3f s; %s stored in %s\n", host, suite ? "winners" : "winner", db_path);

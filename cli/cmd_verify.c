@@ -251,7 +251,7 @@ int fsim_cmd_verify(int argc, char **argv) {
       return FSIM_EXIT_FAIL;
     }
     if (st == FSIM_OK) {
-      fsim_emit_opts eo = {.arch_name = g.arch, .config_source = source};
+      fsim_emit_opts eo = {.config_source = source};
       st = fsim_verify_plan(p, &eo, &vo, r, &e);
     }
     free(s);

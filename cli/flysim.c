@@ -48,8 +48,10 @@ static void usage(FILE *f) {
 /* A report that did not reach standard output (a full disk, a closed pipe) is a failure:
  * exit 1 with the reason, whatever the command returned. */
 static int finish(int rc) {
-  if (fflush(stdout) != 0 || ferror(stdout)) {
-    fprintf(stderr, "flysim: standard output: %s\n", strerror(errno ? errno : EIO));
+  errno = 0;
+  int flushed = fflush(stdout) == 0;
+  if (!flushed || ferror(stdout)) {
+    fprintf(stderr, "flysim: standard output: %s\n", strerror(!flushed && errno ? errno : EIO));
     return rc == FSIM_EXIT_OK ? FSIM_EXIT_FAIL : rc;
   }
   return rc;

@@ -25,7 +25,6 @@
 #include "kernels/gemm.h"
 
 typedef struct fsim_emit_opts {
-  const char *arch_name;     /* the part as the user named it (informational) */
   double predicted_us;       /* <= 0: no prediction in the header */
   const char *predicted_how; /* "analytical model", ... */
   const char *predicted_bound;
@@ -59,7 +58,7 @@ fsim_status fsim_emit_hip_file(const fsim_gemm_plan *p, const fsim_emit_opts *o,
 /* What the header of an emitted file says. */
 typedef struct fsim_emit_header {
   char gfx[16];              /* the target, "gfx950" */
-  char part[64];             /* the part, "mi355x" */
+  char part[256];            /* the part, "mi355x" (fsim_arch_identity's name) */
   char overrides[1024];      /* --set overrides the plan was made with ("" for none) */
   char kernel[96];
   char version[32];          /* flysim version that wrote it */

@@ -366,7 +366,6 @@ static void emit_header(em *m, const fsim_emit_opts *o, const char *kname) {
    * changed (--set, an edited copy), the same part gives the same header */
   char part[256], changes[900];
   fsim_arch_identity(p->a, part, sizeof part, changes, sizeof changes);
-  (void)o;
   out(m, "// flysim-plan: version=%s gfx=%s part=%s kernel=%s swizzle_a=%s swizzle_b=%s", PACKAGE_VERSION,
       p->a->device.gfx, part, kname, swa, swb);
   out(m, "// flysim-overrides: %s", changes[0] ? changes : "none");

@@ -181,7 +181,11 @@ fsim_status fsim_emit_read_header(const char *text, const char *path, fsim_emit_
     *eq = '\0';
     const char *v = eq + 1;
     if (strcmp(t, "gfx") == 0) snprintf(h->gfx, sizeof h->gfx, "%s", v);
-    else if (strcmp(t, "part") == 0) snprintf(h->part, sizeof h->part, "%s", v);
+    else if (strcmp(t, "part") == 0) {
+      if (strlen(v) >= sizeof h->part)
+        return FSIM_ERR(e, FSIM_EINVAL, "%s:%d: part= is longer than %zu characters", path, line, sizeof h->part - 1);
+      snprintf(h->part, sizeof h->part, "%s", v);
+    }
     else if (strcmp(t, "kernel") == 0) snprintf(h->kernel, sizeof h->kernel, "%s", v);
     else if (strcmp(t, "version") == 0) snprintf(h->version, sizeof h->version, "%s", v);
     else if (strcmp(t, "swizzle_a") == 0) snprintf(h->swizzle[0], sizeof h->swizzle[0], "%s", v);

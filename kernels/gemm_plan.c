@@ -448,12 +448,11 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
     return PERR(e, sec, "global_copy", "%d-byte copies do not fit the %d-byte contiguous rows of the tile",
                 op->gcopy->bytes, contig * eb);
   op->ld = op->k_contig ? s->k / vals_per_elem : (o == 0 ? s->m : s->n);
-  /* a copy at the end of a row would read the next row's first values (the kernels test each
-   * copy against the edge, not each value) */
-  if ((op->ld * eb) % op->gcopy->bytes != 0)
-    return PERR(e, sec, "global_copy", "%s's rows are %lld bytes (%s = %lld), not a whole number of %d-byte copies",
-                id, (long long)(op->ld * eb), op->k_contig ? "K" : (o == 0 ? "M" : "N"),
-                (long long)(op->k_contig ? s->k : op->ld), op->gcopy->bytes);
+  /* a copy at the end of a K row would read the next row's first values into k >= K (the
+   * kernels test each copy against the edge, not each value; gemm_space.c says why K only) */
+  if (op->k_contig && ((int64_t)s->k * fsim_dtype_bits(t)) % (8 * op->gcopy->bytes) != 0)
+    return PERR(e, sec, "global_copy", "%s's rows of K = %lld %s values are not a whole number of %d-byte copies", id,
+                (long long)s->k, fsim_dtype_name(t), op->gcopy->bytes);
   op->stage_bytes = (int64_t)op->nrows_lds * op->row_len * eb;
   op->frag_regs = fsim_mma_atom_values(p->atom, o == 0 ? 'A' : 'B') * fsim_dtype_bits(t) / 32;
   if (op->frag_regs < 1) op->frag_regs = 1;

@@ -212,9 +212,7 @@ fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
 }
 
 static int k_contig(const fsim_gemm_problem *pr, int o);
-
-static int k_contig(const fsim_gemm_problem *pr, int o);
-static int64_t operand_row_bytes(const fsim_gemm_problem *pr, int o);
+static int64_t operand_k_row_bits(const fsim_gemm_problem *pr, int o);
 
 int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *why, size_t n) {
   if (pr->op == FSIM_KOP_SCALED_GEMM && pr->k % 128 != 0) {
@@ -231,15 +229,13 @@ int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *w
                "falls back", fsim_dtype_name(o == 0 ? pr->a : pr->b), fsim_layout_name(pr->layout));
       return 0;
     }
-  /* every copy moves at least 4 bytes a lane, and a copy may not run past the end of a row
-   * (it would read the next row's first values: the edge test is per copy, not per value) */
+  /* every copy moves at least 4 bytes a lane, and none may run past the end of a K row
+   * (operand_k_row_bits; the kernels test each copy, not each value, against the edge) */
   for (int o = 0; o < 2; o++)
-    if (operand_row_bytes(pr, o) % 4 != 0) {
-      int kc = k_contig(pr, o);
-      snprintf(why, n, "%s's rows (%s = %lld %s values, %lld bytes) are not a whole number of the 4-byte copies "
-               "the schedule family's loads make; PyTorch falls back", o == 0 ? "A" : "B", kc ? "K" : (o == 0 ? "M" : "N"),
-               kc ? pr->k : (o == 0 ? pr->m : pr->n), fsim_dtype_name(o == 0 ? pr->a : pr->b),
-               (long long)operand_row_bytes(pr, o));
+    if (operand_k_row_bits(pr, o) % 32 != 0) {
+      snprintf(why, n, "%s's rows (K = %lld %s values) are not a whole number of the 4-byte copies the schedule "
+               "family's loads make; PyTorch falls back", o == 0 ? "A" : "B", pr->k,
+               fsim_dtype_name(o == 0 ? pr->a : pr->b));
       return 0;
     }
   int ok_type = 0;
@@ -263,18 +259,19 @@ static int k_contig(const fsim_gemm_problem *pr, int o) {
                 : (pr->layout == FSIM_LAYOUT_TN || pr->layout == FSIM_LAYOUT_NN);
 }
 
-/* The widest copy atom of the path that divides the tile; NULL if none. */
-/* The bytes of one contiguous row of operand o in memory: K values (K-contiguous), or M or N. */
-static int64_t operand_row_bytes(const fsim_gemm_problem *pr, int o) {
-  int bits = fsim_dtype_bits(o == 0 ? pr->a : pr->b);
-  int64_t len = k_contig(pr, o) ? pr->k : (o == 0 ? pr->m : pr->n);
-  return len * bits / 8;
+/* The bits of one row of a K-contiguous operand (K values), 0 for an M/N-contiguous one.  A
+ * copy that runs past the end of a K row reads the next row's first values into k >= K, where
+ * they meet the other operand's values at k >= K: masked to 0 when that operand is
+ * M/N-contiguous, but 0 x Inf is NaN, and in TN they are the next row's values too.  Past the
+ * end of an M or N row they land in rows of C past M or N, which are never stored: harmless. */
+static int64_t operand_k_row_bits(const fsim_gemm_problem *pr, int o) {
+  return k_contig(pr, o) ? pr->k * fsim_dtype_bits(o == 0 ? pr->a : pr->b) : 0;
 }
 
-/* The widest copy atom of the path that divides the tile (and the matrix's rows: a copy at the
- * edge of a row must not read the next row's first values); NULL if none. */
+/* The widest copy atom of the path that divides the tile (and a K-contiguous operand's rows:
+ * operand_k_row_bits); NULL if none. */
 static const char *copy_for(const fsim_arch *a, int path, int64_t tile_bytes, int threads, int contig_bytes,
-                            int64_t row_bytes) {
+                            int64_t row_bits) {
   static const char *direct[] = {"buffer_load_lds_dwordx4", "buffer_load_lds_dword"};
   static const char *regs[] = {"buffer_load_dwordx4", "buffer_load_dwordx2", "buffer_load_dword"};
   const char **list = path == FSIM_PATH_DIRECT ? direct : regs;
@@ -282,7 +279,8 @@ static const char *copy_for(const fsim_arch *a, int path, int64_t tile_bytes, in
   for (int i = 0; i < n; i++) {
     const fsim_copy_atom *c = fsim_copy_atom_find(list[i]);
     if (!(c->isas & fsim_isa_bit(a))) continue;
-    if (tile_bytes % ((int64_t)threads * c->bytes) == 0 && contig_bytes % c->bytes == 0 && row_bytes % c->bytes == 0)
+    if (tile_bytes % ((int64_t)threads * c->bytes) == 0 && contig_bytes % c->bytes == 0 &&
+        row_bits % (8 * c->bytes) == 0)
       return c->name;
   }
   return NULL;
@@ -334,7 +332,7 @@ fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm
     int contig = (kc ? c->bk : rows) * bits / 8;
     op->path = c->path;
     op->lds_major = kc ? FSIM_LDS_K_MAJOR : FSIM_LDS_MN_MAJOR;
-    const char *copy = copy_for(a, c->path, tile_bytes, threads, contig, operand_row_bytes(pr, o));
+    const char *copy = copy_for(a, c->path, tile_bytes, threads, contig, operand_k_row_bits(pr, o));
     const char *read = read_for(a, at, kc, bits);
     if (copy == NULL)
       return FSIM_ERR(e, FSIM_EINVAL, "[operand.%s] global_copy: no %s copy divides a %dx%d tile on %d threads", op->id,

@@ -666,8 +666,8 @@ fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_ve
   char part[256], changes[900];
   fsim_arch_identity(a, part, sizeof part, changes, sizeof changes);
   if (st == FSIM_OK && strcmp(h->part, part) != 0)
-    st = FSIM_ERR(e, FSIM_EINVAL, "--arch %s: %s was emitted for the part %s, not %s", a->device.name, path, h->part,
-                  part);
+    st = FSIM_ERR(e, FSIM_EINVAL, "--arch %s: %s was emitted for the part %s, not %s (flysim before 0.2 wrote the "
+                  "--arch spelling there: emit it again)", a->device.name, path, h->part, part);
   if (st == FSIM_OK && strcmp(h->overrides, changes) != 0)
     st = FSIM_ERR(e, FSIM_EINVAL, "--arch/--set: %s was emitted for %s with the changed values '%s', this arch has '%s'",
                   path, part, h->overrides[0] ? h->overrides : "none", changes[0] ? changes : "none");

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define A_OFF(field) offsetof(fsim_arch, field)
 #define M_OFF(field) offsetof(fsim_mfma_entry, field)
@@ -369,12 +370,22 @@ static uint64_t fingerprint(const fsim_arch *a) {
 void fsim_arch_identity(const fsim_arch *a, char *name, size_t name_n, char *changes, size_t changes_n) {
   base_name(a, name, name_n);
   changes[0] = '\0';
+  /* the shipped part: the installed data folder's file of that name, else the source tree's
+   * (never $FLYSIM_ARCH_PATH's, whose edited mi355x.ini would compare equal to itself) */
   fsim_arch *ref = malloc(sizeof *ref);
-  fsim_err e;
-  fsim_err_clear(&e);
-  if (ref != NULL && fsim_arch_load(ref, name, &e) == FSIM_OK && diff_text(a, ref, changes, changes_n) == 0) {
-    free(ref);
-    return;
+  static const char *const shipped[] = {FSIM_ARCH_DATADIR, FSIM_ARCH_SRCDIR};
+  for (int i = 0; ref != NULL && i < 2; i++) {
+    char path[1200];
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/%s.ini", shipped[i], name);
+    if (stat(path, &sb) != 0) continue;
+    fsim_err e;
+    fsim_err_clear(&e);
+    if (fsim_arch_load_file(ref, path, &e) == FSIM_OK && diff_text(a, ref, changes, changes_n) == 0) {
+      free(ref);
+      return;
+    }
+    break; /* a shipped file that does not load, or too many differences: the fingerprint */
   }
   free(ref);
   /* no shipped part of that name, or more changes than fit: every value's fingerprint */

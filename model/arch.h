@@ -161,7 +161,8 @@ int fsim_arch_peak_class_index(const char *name);
  * ".ini"; "mi355x"), and in changes its values that differ from the shipped part of that name
  * ("device.sustained_clock_ghz=1.2 lds.banks=32", formatted as the loader formats them, in
  * its table's order; "" when none), or "#" and a 64-bit fingerprint of all its values when no
- * shipped part has that name or the differences do not fit.  So "--set x=1.2" and
+ * shipped part has that name or the differences do not fit.  "Shipped" is the installed data
+ * folder's file, else the source tree's: never $FLYSIM_ARCH_PATH's.  So "--set x=1.2" and
  * "--set x=1.20", or a copied file with one value changed, come out the same. */
 void fsim_arch_identity(const fsim_arch *a, char *name, size_t name_n, char *changes, size_t changes_n);
 

@@ -128,6 +128,30 @@ START_TEST(test_overrides) {
   fsim_arch_identity(&b, name, sizeof name, changes, sizeof changes);
   fsim_arch_identity(&c, name, sizeof name, changes_c, sizeof changes_c);
   ck_assert_str_eq(changes, changes_c);
+  /* an edited mi355x.ini earlier in $FLYSIM_ARCH_PATH is compared with the shipped one, not
+   * with itself */
+  char *text = tu_read_file(tu_src_path("model/arch/mi355x.ini"));
+  char *at = strstr(text, "\nbanks = 64");
+  ck_assert_ptr_nonnull(at);
+  memcpy(at, "\nbanks = 32", 11);
+  char dir[] = "/tmp/flysim-test-archXXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char ini[200];
+  snprintf(ini, sizeof ini, "%s/mi355x.ini", dir);
+  FILE *f = fopen(ini, "w");
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  setenv("FLYSIM_ARCH_PATH", dir, 1);
+  fsim_arch shadow;
+  load_ok(&shadow, "mi355x");
+  unsetenv("FLYSIM_ARCH_PATH");
+  unlink(ini);
+  rmdir(dir);
+  ck_assert_int_eq(shadow.lds.banks, 32);
+  fsim_arch_identity(&shadow, name, sizeof name, changes, sizeof changes);
+  ck_assert_str_eq(name, "mi355x");
+  ck_assert_str_eq(changes, "lds.banks=32");
   /* a part no shipped file names: a fingerprint of its values, changing with any of them */
   snprintf(c.file, sizeof c.file, "/somewhere/custom.ini");
   fsim_arch_identity(&c, name, sizeof name, changes, sizeof changes);

@@ -267,17 +267,20 @@ START_TEST(test_support_and_problem_errors) {
   ck_assert(!fsim_gemm_supported(&pr, &a, why, sizeof why));
   ck_assert_str_eq(why, "the schedule family reads fp8 operands K-contiguous only (layout TN), this is NT; PyTorch "
                         "falls back");
-  /* a copy may not run past the end of a row: rows not a whole number of 4-byte copies fall
-   * back, and wider copies are used only where they divide the rows */
+  /* a copy may not run past the end of a K row: K rows not a whole number of 4-byte copies
+   * fall back, and wider copies are used only where they divide the K rows; past the end of an
+   * M or N row a copy only fills rows of C that are never stored */
   pr = problem(1000, 1000, 1001, FSIM_DT_BF16, FSIM_LAYOUT_TN);
   ck_assert(!fsim_gemm_supported(&pr, &a, why, sizeof why));
-  ck_assert_str_eq(why, "A's rows (K = 1001 bf16 values, 2002 bytes) are not a whole number of the 4-byte copies the "
-                        "schedule family's loads make; PyTorch falls back");
-  pr = problem(1002, 1000, 64, FSIM_DT_BF16, FSIM_LAYOUT_NN); /* A is M-contiguous: 2004 bytes */
+  ck_assert_str_eq(why, "A's rows (K = 1001 bf16 values) are not a whole number of the 4-byte copies the schedule "
+                        "family's loads make; PyTorch falls back");
+  pr = problem(1001, 1001, 64, FSIM_DT_BF16, FSIM_LAYOUT_NN); /* A is M-contiguous: odd M is fine */
   ck_assert(fsim_gemm_supported(&pr, &a, why, sizeof why));
-  pr = problem(1001, 1000, 64, FSIM_DT_BF16, FSIM_LAYOUT_NN);
+  pr = problem(1, 6144, 4096, FSIM_DT_BF16, FSIM_LAYOUT_NT); /* a decode shape, B N-contiguous */
+  ck_assert(fsim_gemm_supported(&pr, &a, why, sizeof why));
+  pr = problem(64, 64, 1001, FSIM_DT_BF16, FSIM_LAYOUT_NN); /* B is K-contiguous */
   ck_assert(!fsim_gemm_supported(&pr, &a, why, sizeof why));
-  ck_assert_ptr_nonnull(strstr(why, "A's rows (M = 1001 bf16 values"));
+  ck_assert_ptr_nonnull(strstr(why, "B's rows (K = 1001 bf16 values)"));
   pr = problem(1000, 1000, 1004, FSIM_DT_BF16, FSIM_LAYOUT_TN);
   ck_assert(fsim_gemm_supported(&pr, &a, why, sizeof why));
   fsim_err e;
@@ -292,7 +295,7 @@ START_TEST(test_support_and_problem_errors) {
   ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
   snprintf(s.operand[0].global_copy, sizeof s.operand[0].global_copy, "buffer_load_lds_dwordx4");
   ck_assert_int_eq(fsim_gemm_plan_make(&p, &s, &a, &e), FSIM_EINVAL);
-  ck_assert_str_eq(e.msg, "[operand.A] global_copy: A's rows are 2008 bytes (K = 1004), not a whole number of 16-byte "
+  ck_assert_str_eq(e.msg, "[operand.A] global_copy: A's rows of K = 1004 bf16 values are not a whole number of 16-byte "
                           "copies");
   /* grouped split-K with 16-bit C: a group's odd M x N would misalign the packed atomic pairs */
   pr = problem(33, 35, 1024, FSIM_DT_BF16, FSIM_LAYOUT_TN);

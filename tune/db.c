@@ -93,6 +93,7 @@ fsim_status fsim_db_check_path(const char *path, int create, fsim_err *e) {
   struct stat sb;
   if (stat(path, &sb) == 0) {
     if (S_ISDIR(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: is a directory", path);
+    if (!S_ISREG(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a regular file", path);
     return FSIM_OK;
   }
   if (errno != ENOENT) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: %s", path, strerror(errno));
@@ -110,7 +111,13 @@ static int count_tables(fsim_db *db, fsim_err *e) {
   if (sqlite3_prepare_v2(db->h, "SELECT count(*) FROM sqlite_master WHERE type = 'table';", -1, &q, NULL) == SQLITE_OK &&
       sqlite3_step(q) == SQLITE_ROW)
     n = sqlite3_column_int(q, 0);
-  if (n < 0) FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (%s)", db->path, sqlite3_errmsg(db->h));
+  if (n < 0) {
+    int rc = sqlite3_errcode(db->h);
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_IOERR || rc == SQLITE_NOMEM)
+      FSIM_ERR(e, FSIM_EDB, "--db %s: cannot read: %s", db->path, sqlite3_errmsg(db->h)); /* the file may be fine */
+    else
+      FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (%s)", db->path, sqlite3_errmsg(db->h));
+  }
   sqlite3_finalize(q);
   return n;
 }
@@ -122,7 +129,11 @@ static fsim_status prepare_for_writing(fsim_db *db, fsim_err *e) {
   char *msg = NULL;
   if (count_tables(db, e) < 0) return e ? e->code : FSIM_EINVAL; /* not SQLite: before trying to write it */
   if (sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, &msg) != SQLITE_OK) {
-    fsim_status st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot write: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
+    /* a file or folder this user may not write is a bad --db (exit 2); a lock held past the
+     * busy timeout, a failing disk, the work failing (1) */
+    int rc = sqlite3_errcode(db->h);
+    fsim_status code = rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN || rc == SQLITE_PERM ? FSIM_EINVAL : FSIM_EDB;
+    fsim_status st = FSIM_ERR(e, code, "--db %s: cannot write: %s", db->path, msg ? msg : sqlite3_errmsg(db->h));
     sqlite3_free(msg);
     return st;
   }

@@ -52,9 +52,12 @@ void fsim_predict_db_entry(const fsim_arch *a, const fsim_gemm_problem *pr, cons
 static fsim_status stored_config(const fsim_arch *a, const fsim_gemm_problem *pr, const char *path, char *config,
                                  size_t n, int *found, fsim_err *e) {
   *found = 0;
-  if (path == NULL || access(path, F_OK) != 0) return FSIM_OK;
+  if (path == NULL) return FSIM_OK;
+  fsim_status st = fsim_db_check_path(path, 0, e);
+  if (st == FSIM_ENOENT) return FSIM_OK; /* nothing stored yet */
+  if (st != FSIM_OK) return st;
   fsim_db *db;
-  fsim_status st = fsim_db_open(&db, path, 0, e);
+  st = fsim_db_open(&db, path, 0, e);
   if (st != FSIM_OK) return st;
   fsim_db_entry key, got;
   db_key(a, pr, &key);

@@ -4,6 +4,8 @@
 #include "util/file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,24 +74,87 @@ char *fsim_file_read(const char *path, size_t *len) {
   return text;
 }
 
+/* Whether p (absolute or relative) lies in /dev or /proc, where links lead to devices, pipes
+ * or a file another stream is writing (/dev/stdout -> /proc/self/fd/1).  /dev/shm holds
+ * ordinary files. */
+static int special_dir(const char *p) {
+  while (p[0] == '/' && p[1] == '/') p++;
+  if (strncmp(p, "/dev/shm/", 9) == 0) return 0;
+  return strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0;
+}
+
+/* The folder part of p ("." when none), in buf. */
+static void dir_of(const char *p, char *buf, size_t n) {
+  const char *slash = strrchr(p, '/');
+  if (slash == NULL) snprintf(buf, n, ".");
+  else if (slash == p) snprintf(buf, n, "/");
+  else snprintf(buf, n, "%.*s", (int)(slash - p), p);
+}
+
 /* The file a write to path replaces: path itself, or where its symbolic links lead (a rename
- * over the link would replace the link, not the file).  Links into /dev and /proc
- * (/dev/stdout) lead to devices, pipes or a file another stream is writing: refused.  NULL
- * with e set on failure; the caller frees the result. */
+ * over the link would replace the link, not the file).  The links are followed one at a time,
+ * so that a step into /dev or /proc is refused wherever it is in the chain, and, as the
+ * kernel's protected_symlinks does, a link in a sticky world-writable folder (/tmp) that
+ * another user owns is refused rather than followed.  NULL with e set on failure; the caller
+ * frees the result. */
 static char *out_target(const char *path, fsim_err *e) {
-  struct stat sb;
-  if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode)) {
-    char *t = strdup(path);
-    if (t == NULL) FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-    return t;
-  }
-  if (strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0) {
-    FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
+  char cur[4096], dir[4096], link[4096];
+  if (strlen(path) >= sizeof cur) {
+    FSIM_ERR(e, FSIM_EINVAL, "%s: path too long", path);
     return NULL;
   }
-  char *t = realpath(path, NULL);
-  if (t == NULL) FSIM_ERR(e, FSIM_EINVAL, "%s: a symbolic link to a file that does not exist", path);
+  snprintf(cur, sizeof cur, "%s", path);
+  for (int hops = 0;; hops++) {
+    if (special_dir(cur)) {
+      FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
+      return NULL;
+    }
+    struct stat sb, db;
+    if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode)) break;
+    if (hops == 40) {
+      FSIM_ERR(e, FSIM_EINVAL, "%s: %s", path, strerror(ELOOP));
+      return NULL;
+    }
+    dir_of(cur, dir, sizeof dir);
+    if (stat(dir, &db) == 0 && (db.st_mode & S_ISVTX) && (db.st_mode & S_IWOTH) && sb.st_uid != geteuid() &&
+        sb.st_uid != db.st_uid) {
+      FSIM_ERR(e, FSIM_EINVAL, "%s: a symbolic link another user owns in a shared folder; not followed", path);
+      return NULL;
+    }
+    ssize_t len = readlink(cur, link, sizeof link - 1);
+    if (len < 0) {
+      FSIM_ERR(e, FSIM_EINVAL, "%s: %s", path, strerror(errno));
+      return NULL;
+    }
+    link[len] = '\0';
+    if (link[0] == '/' || strcmp(dir, ".") == 0) {
+      snprintf(cur, sizeof cur, "%s", link);
+    } else if ((size_t)snprintf(cur, sizeof cur, "%s/%s", dir, link) >= sizeof cur) {
+      FSIM_ERR(e, FSIM_EINVAL, "%s: path too long", path);
+      return NULL;
+    }
+  }
+  if (strcmp(cur, path) != 0) {
+    /* a link: its target must exist (a new file at the end of a dangling link is not made) */
+    struct stat sb;
+    if (stat(cur, &sb) != 0) {
+      FSIM_ERR(e, FSIM_EINVAL, "%s: a symbolic link to %s: %s", path, cur, strerror(errno));
+      return NULL;
+    }
+  }
+  char *t = strdup(cur);
+  if (t == NULL) FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   return t;
+}
+
+/* 1 when target is the file standard output or standard error goes to: the rename would
+ * take it from under them (--timeline report.txt > report.txt). */
+static int is_std_stream(const char *target) {
+  struct stat t, s;
+  if (stat(target, &t) != 0) return 0;
+  for (int fd = 1; fd <= 2; fd++)
+    if (fstat(fd, &s) == 0 && s.st_dev == t.st_dev && s.st_ino == t.st_ino) return 1;
+  return 0;
 }
 
 /* Checks the file a write replaces (target; messages name path). */
@@ -98,6 +163,8 @@ static fsim_status check_target(const char *path, const char *target, fsim_err *
   if (stat(target, &sb) == 0 && S_ISDIR(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: is a directory", path);
   /* the rename would replace a device or a pipe (/dev/null) with a regular file */
   if (stat(target, &sb) == 0 && !S_ISREG(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
+  if (is_std_stream(target))
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: the file standard output or standard error goes to", path);
   char *dir = strdup(target);
   if (dir == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   char *slash = strrchr(dir, '/');
@@ -110,6 +177,8 @@ static fsim_status check_target(const char *path, const char *target, fsim_err *
   else if (!S_ISDIR(sb.st_mode)) err = ENOTDIR;
   else if (access(d, W_OK | X_OK) != 0) err = errno;
   free(dir);
+  if (err != 0 && strcmp(path, target) != 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write %s: %s", path, target, strerror(err));
   if (err != 0) return FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", path, strerror(err));
   return FSIM_OK;
 }
@@ -137,24 +206,27 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
     o->target = NULL;
     return st;
   }
-  /* the new file keeps the mode of the one it replaces, else the umask's */
+  /* the new file keeps the permission bits of the one it replaces; a new one gets 0666 less
+   * the umask, which open applies (mkstemp would make it 0600) */
   struct stat sb;
-  if (stat(o->target, &sb) == 0) {
-    o->mode = sb.st_mode & 07777;
-  } else {
-    mode_t mask = umask(0);
-    umask(mask);
-    o->mode = 0666 & ~mask;
-  }
-  size_t n = strlen(o->target) + 16;
+  o->mode = stat(o->target, &sb) == 0 ? (unsigned)(sb.st_mode & 0777) : FSIM_FILE_MODE_UMASK;
+  size_t n = strlen(o->target) + 32;
   o->tmp = malloc(n);
   if (o->tmp == NULL) {
     free(o->target);
     o->target = NULL;
     return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   }
-  snprintf(o->tmp, n, "%s.tmpXXXXXX", o->target);
-  int fd = mkstemp(o->tmp);
+  static unsigned counter;
+  int fd = -1;
+  for (int tries = 0; tries < 100 && fd < 0; tries++) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    unsigned r = (unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u ^ __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED) * 40503u;
+    snprintf(o->tmp, n, "%s.tmp%08x", o->target, r);
+    fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   if (fd >= 0 && (o->f = fdopen(fd, "w")) == NULL) {
     int err = errno;
     close(fd);
@@ -175,7 +247,7 @@ fsim_status fsim_file_out_commit(fsim_file_out *o, fsim_err *e) {
   fsim_status st = FSIM_OK;
   int werr = ferror(o->f) ? EIO : 0;
   if (werr == 0 && fflush(o->f) != 0) werr = errno;
-  if (werr == 0 && fchmod(fileno(o->f), o->mode) != 0) werr = errno;
+  if (werr == 0 && o->mode != FSIM_FILE_MODE_UMASK && fchmod(fileno(o->f), o->mode) != 0) werr = errno;
   if (fclose(o->f) != 0 && werr == 0) werr = errno;
   o->f = NULL;
   if (werr != 0) st = FSIM_ERR(e, FSIM_EIO, "%s: write error: %s", o->path, strerror(werr));

@@ -26,18 +26,20 @@ char *fsim_file_read(const char *path, size_t *len);
  * when complete, so that a failure leaves no partial file.  Errors are one line:
  * "PATH: is a directory" or "PATH: cannot write: REASON" (FSIM_EINVAL: the path is a bad
  * argument), "PATH: write error: REASON" (FSIM_EIO: the disk failed). */
+#define FSIM_FILE_MODE_UMASK 0x10000u
 typedef struct fsim_file_out {
   FILE *f;      /* write here */
   char *tmp;    /* the temporary file's name, beside the target */
   char *target; /* the file replaced: path, or where its symbolic links lead */
-  unsigned mode; /* the new file's mode: the replaced file's, else 0666 less the umask */
+  unsigned mode; /* the replaced file's permission bits, or FSIM_FILE_MODE_UMASK: a new file's (0666 less the umask) */
   const char *path;
 } fsim_file_out;
 
 /* Whether path can be written (not a directory, nor a device or pipe that the rename would
- * replace; its folder exists and is writable; a symbolic link is followed to the file it
- * names, which must exist, except links in /dev and /proc, refused), so that a command can
- * refuse a bad output path before its work rather than after. */
+ * replace; its folder exists and is writable; a symbolic link is followed, link by link, to
+ * the file it names, which must exist; a link into /dev or /proc, one another user owns in a
+ * shared sticky folder, and the file standard output or error goes to are refused), so that a
+ * command can refuse a bad output path before its work rather than after. */
 fsim_status fsim_file_out_check(const char *path, fsim_err *e);
 /* Checks path and creates the temporary file; on failure o->f is NULL and nothing is left. */
 fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e);
