@@ -366,6 +366,20 @@ static inline int64_t waitcnt_wait(const fsim__wave *w, const fsim_wp_inst *in, 
   return tv > tl ? tv : tl;
 }
 
+/* When a wave that has run out of instructions may end: as s_endpgm, once its memory
+ * operations are complete (both counters at zero) and its registers written (the MFMAs and
+ * loads still in flight have landed), so that a kernel's time includes them; *reason as
+ * waitcnt_wait.  Later than FSIM__PEND when that waits on a deferred op. */
+static inline int64_t end_wait(const fsim__gpu *g, const fsim__wave *w, int *reason) {
+  int64_t tv = ring_wait(w->vm_done, 63, w->vm_head, w->vm_n, 0);
+  int64_t tl = ring_wait(w->lgkm_done, 15, w->lgkm_head, w->lgkm_n, 0);
+  int64_t e = tv >= tl ? tv : tl;
+  *reason = tv >= tl ? FSIM_STALL_WAIT_VMCNT : FSIM_STALL_WAIT_LGKMCNT;
+  for (int i = 0; i < g->wp->nregs; i++)
+    if (w->reg[i].ready > e) e = w->reg[i].ready, *reason = w->reg[i].reason;
+  return e;
+}
+
 /* Deferred mode: the wave waits on a time not yet known; fsim__cu_drain_parked decides the
  * wait as it would have been decided at t. */
 static void park(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, int64_t t, int64_t unit_free) {
@@ -606,6 +620,17 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
 static void wave_step(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
   for (;;) {
     if (w->pc >= w->prog->ninst) {
+      ring_retire(w->vm_done, 63, &w->vm_head, &w->vm_n, t);
+      ring_retire(w->lgkm_done, 15, &w->lgkm_head, &w->lgkm_n, t);
+      int reason;
+      int64_t e = end_wait(g, w, &reason);
+      if (e > t) {
+        if (e >= FSIM__PEND)
+          park(g, cu, w, t, 0);
+        else
+          block(g, cu, w, t, slot_align(g, s, e), reason);
+        return;
+      }
       wave_finish(g, cu, w, t);
       return;
     }
@@ -818,15 +843,19 @@ int64_t fsim__cu_drain_parked(fsim__gpu *g, int64_t next) {
   for (int i = 0; i < g->nparked; i += 2) {
     fsim__cu *cu = &g->cus[g->parked[i]];
     fsim__wave *w = &cu->waves[g->parked[i + 1]];
-    const fsim_wp_inst *in = &w->prog->inst[w->pc];
     const int64_t t = w->park_t;
     int reason;
     int64_t e;
     decode(w);
-    if (in->op == FSIM_OP_WAITCNT)
-      e = waitcnt_wait(w, in, &reason);
-    else
-      e = issue_wait(w, in->op, t, w->park_unit, &reason); /* it checks the classes issue_op passes */
+    if (w->pc >= w->prog->ninst) {
+      e = end_wait(g, w, &reason); /* parked at its end */
+    } else {
+      const fsim_wp_inst *in = &w->prog->inst[w->pc];
+      if (in->op == FSIM_OP_WAITCNT)
+        e = waitcnt_wait(w, in, &reason);
+      else
+        e = issue_wait(w, in->op, t, w->park_unit, &reason); /* it checks the classes issue_op passes */
+    }
     if (e < g->win_end || e >= FSIM__PEND) {
       /* cannot happen while memory latencies are at least the window (gpu.c checks); defended */
       if (!g->fault[0])
