@@ -44,8 +44,8 @@ int fsim_cli_load_arch(const char *cmd, const char *name, const fsim_cli_sets *s
     if (e.code == FSIM_ENOENT) fsim_err_prefix(&e, "--arch");
     return fsim_cli_report(cmd, &e);
   }
-  for (int i = 0; sets && i < sets->n; i++)
-    if (fsim_arch_set(out, sets->items[i], &e) != FSIM_OK) return fsim_cli_report(cmd, &e);
+  /* all overrides first, then the relations between keys: their order does not matter */
+  if (sets && fsim_arch_set_all(out, sets->items, sets->n, &e) != FSIM_OK) return fsim_cli_report(cmd, &e);
   return 0;
 }
 

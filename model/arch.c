@@ -278,6 +278,20 @@ fsim_status fsim_arch_load_file(fsim_arch *out, const char *path, fsim_err *e) {
   return st;
 }
 
+fsim_status fsim_arch_set_all(fsim_arch *a, const char *const *assignments, int n, fsim_err *e) {
+  for (int i = 0; i < n; i++) {
+    fsim_status st = fsim_ini_set_ex(&arch_spec, a, assignments[i], 0, e);
+    if (st != FSIM_OK) return st;
+    size_t used = strlen(a->overrides);
+    snprintf(a->overrides + used, sizeof a->overrides - used, "%s%s", used ? " " : "", assignments[i]);
+  }
+  const char *sec = NULL, *key = NULL;
+  char why[256];
+  if (n > 0 && check_relations(a, &sec, &key, why, sizeof why) != 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--set %s: [%s] %s: %s", a->overrides, sec, key, why);
+  return FSIM_OK;
+}
+
 fsim_status fsim_arch_set(fsim_arch *a, const char *assignment, fsim_err *e) {
   fsim_status st = fsim_ini_set(&arch_spec, a, assignment, e);
   if (st != FSIM_OK) return st;
@@ -540,6 +554,21 @@ const fsim_mfma_entry *fsim_arch_find_mfma(const fsim_arch *a, const char *name)
   for (int i = 0; i < a->n_mfma; i++)
     if (strcmp(a->mfma[i].inst, name) == 0) return &a->mfma[i];
   return NULL;
+}
+
+int fsim_arch_mfma_variants(const fsim_arch *a, const char *inst, char *names, size_t n) {
+  int count = 0;
+  size_t used = 0;
+  if (n) names[0] = '\0';
+  for (int i = 0; i < a->n_mfma; i++) {
+    if (strcmp(a->mfma[i].inst, inst) != 0) continue;
+    count++;
+    if (n && used < n) {
+      int w = snprintf(names + used, n - used, "%s%s", used ? ", " : "", a->mfma[i].name);
+      if (w > 0) used += (size_t)w;
+    }
+  }
+  return count;
 }
 
 const fsim_mfma_entry *fsim_arch_find_mfma_shape(const fsim_arch *a, int m, int n, int k,

@@ -147,6 +147,9 @@ typedef struct fsim_arch_derived {
 fsim_status fsim_arch_load_file(fsim_arch *out, const char *path, fsim_err *e);
 /* Resolves NAME (a part name, a gfx alias, or a path to an .ini file) and loads it. */
 fsim_status fsim_arch_load(fsim_arch *out, const char *name, fsim_err *e);
+/* Applies n "SECTION.KEY=VALUE" overrides, then checks the relations between keys once, so
+ * that their order does not matter (raising an MFMA's passes and its latency together). */
+fsim_status fsim_arch_set_all(fsim_arch *a, const char *const *assignments, int n, fsim_err *e);
 /* Applies one "section.key=value" override (the section may contain dots: mfma entries). */
 fsim_status fsim_arch_set(fsim_arch *a, const char *assignment, fsim_err *e);
 /* Checks relations between keys (called by load and after overrides). */
@@ -175,6 +178,9 @@ void fsim_arch_list_free(char **paths, int n);
 
 /* An MFMA entry by section id or ISA mnemonic with operand types; NULL when absent. */
 const fsim_mfma_entry *fsim_arch_find_mfma(const fsim_arch *a, const char *name);
+/* How many entries share the ISA mnemonic inst (variants differ by operand types: f8f6f4's
+ * .fp8 and .fp4), their names comma-separated in names. */
+int fsim_arch_mfma_variants(const fsim_arch *a, const char *inst, char *names, size_t n);
 const fsim_mfma_entry *fsim_arch_find_mfma_shape(const fsim_arch *a, int m, int n, int k,
                                                  fsim_dtype at, fsim_dtype bt);
 

@@ -60,7 +60,7 @@ static char *emit_text(const fsim_gemm_plan *p, fsim_emit_info *info) {
   FILE *f = open_memstream(&text, &len);
   fsim_err e;
   fsim_err_clear(&e);
-  fsim_emit_opts o = {.arch_name = "mi355x", .predicted_us = 12.5, .predicted_how = "analytical model",
+  fsim_emit_opts o = {.predicted_us = 12.5, .predicted_how = "analytical model",
                       .predicted_bound = "mfma", .config_source = "config"};
   fsim_status st = fsim_emit_hip(p, &o, f, info, &e);
   fclose(f);

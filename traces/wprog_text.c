@@ -39,6 +39,7 @@ typedef struct parser {
   int cur_program;   /* -1 before the first "program" */
   int seen_waves;
   int programs_declared;
+  int8_t assigned[32]; /* per wave (waves takes 1..32): 1 once a program line lists it */
   /* program declarations are collected first, then created when the first one opens */
   char *tok[MAX_TOKENS];
   int ntok;
@@ -57,10 +58,16 @@ static fsim_status perr_at(parser *p, const char *file, int line, const char *fm
   return fsim__err_set(p->e, FSIM_EINVAL, file, line, "%s:%d: %s", p->src, p->line, msg);
 }
 
+/* A decimal integer, or hexadecimal after 0x; a leading zero is refused rather than read as
+ * octal ("loop 010" is not 8). */
 static int parse_i64(const char *s, int64_t *out) {
   char *end;
+  const char *d = s + (*s == '-' || *s == '+');
+  int hex = d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
+  if (!hex && d[0] == '0' && d[1] != '\0') return -1;
+  if (!isdigit((unsigned char)d[hex ? 2 : 0])) return -1;
   errno = 0;
-  long long v = strtoll(s, &end, 0);
+  long long v = strtoll(s, &end, hex ? 16 : 10);
   if (*s == '\0' || *end != '\0' || errno == ERANGE) return -1;
   *out = v;
   return 0;
@@ -169,6 +176,9 @@ static fsim_status parse_instruction(parser *p) {
       if (i >= p->ntok) return PERR(p, "mfma: expected an instruction name");
       const fsim_mfma_entry *m = fsim_arch_find_mfma(p->a, p->tok[i]);
       if (m == NULL) return PERR(p, "mfma: '%s' is not an MFMA of %s", p->tok[i], p->a->device.name);
+      char variants[400];
+      if (strcmp(m->name, p->tok[i]) != 0 && fsim_arch_mfma_variants(p->a, p->tok[i], variants, sizeof variants) > 1)
+        return PERR(p, "mfma: '%s' names several MFMAs (by operand type); give one of %s", p->tok[i], variants);
       in.arg = (uint16_t)(m - p->a->mfma);
       i++;
     }
@@ -185,6 +195,8 @@ static fsim_status parse_instruction(parser *p) {
         in.arg = (uint16_t)v;
       } else if (op == FSIM_OP_LDS_READ && strcmp(p->tok[i], "tr") == 0) {
         in.flags |= FSIM_IF_TRANSPOSE;
+      } else if (strcmp(p->tok[i], "tr") == 0) {
+        return PERR(p, "%s: 'tr' (a transposing read) goes with lds_read only", p->tok[0]);
       } else {
         break;
       }
@@ -214,7 +226,7 @@ static fsim_status parse_instruction(parser *p) {
     if (!need_addr && in.addr >= 0) return PERR(p, "%s: takes no address", p->tok[0]);
     if (op == FSIM_OP_LOAD_LDS && in.addr2 < 0) return PERR(p, "load_lds: expected '@GLOBAL @LDS'");
     if (op != FSIM_OP_LOAD_LDS && in.addr2 >= 0) return PERR(p, "%s: one address only", p->tok[0]);
-    if (op == FSIM_OP_MFMA && in.nsrc != 3) return PERR(p, "mfma: expected 'DST <- A B C'");
+    if (op == FSIM_OP_MFMA && (in.nsrc != 3 || in.dst.count == 0)) return PERR(p, "mfma: expected 'DST <- A B C'");
     break;
   }
   }
@@ -238,7 +250,7 @@ static fsim_status parse_lanes(parser *p) {
       char *end;
       errno = 0;
       active = strtoull(val, &end, 0);
-      if (*val == '\0' || *end != '\0' || errno) return PERR(p, "active: '%s' is not a lane mask", val);
+      if (*val == '\0' || *val == '-' || *end != '\0' || errno) return PERR(p, "active: '%s' is not a lane mask", val);
     } else {
       return PERR(p, "lanes: unexpected '%s' before '='", p->tok[i]);
     }
@@ -316,13 +328,18 @@ static fsim_status parse_addr(parser *p) {
       snprintf(buf, sizeof buf, "%s", val);
       int64_t parts[4] = {0, 0, 0, 0};
       int np = 0;
-      char *save = NULL;
-      for (char *t = strtok_r(buf, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
+      /* fields split at each ':' (an empty one is an error, not skipped) */
+      for (char *t = buf, *next; t != NULL; t = next) {
+        char *colon = strchr(t, ':');
+        next = colon ? colon + 1 : NULL;
+        if (colon) *colon = '\0';
         if (np == 4) return PERR(p, "addr %s: iter=LEVEL:STRIDE[:MOD[:PHASE]]", ad.name);
         if (parse_i64(t, &parts[np]) != 0) return PERR(p, "addr %s: iter: '%s' is not an integer", ad.name, t);
         np++;
       }
       if (np < 2) return PERR(p, "addr %s: iter=LEVEL:STRIDE[:MOD[:PHASE]]", ad.name);
+      if (parts[1] < -(INT64_C(1) << 44) || parts[1] > (INT64_C(1) << 44))
+        return PERR(p, "addr %s: iter stride %" PRId64 " is out of range [-2^44, 2^44]", ad.name, parts[1]);
       if (parts[0] < 0 || parts[0] >= FSIM_WP_MAX_DEPTH)
         return PERR(p, "addr %s: iter level %" PRId64 " is out of range [0, %d]", ad.name, parts[0], FSIM_WP_MAX_DEPTH - 1);
       if (parts[2] < 0 || parts[2] > (1 << 30) || parts[3] < 0 || parts[3] > (1 << 30))
@@ -356,7 +373,11 @@ static fsim_status assign_waves(parser *p, const char *list, int pi) {
     if (!dash) hi = lo;
     if (lo < 0 || hi >= p->wp->waves_per_wg || hi < lo)
       return PERR(p, "program: waves %" PRId64 "-%" PRId64 " outside the %d waves", lo, hi, p->wp->waves_per_wg);
-    for (int64_t w = lo; w <= hi; w++) p->wp->wave_program[w] = pi;
+    for (int64_t w = lo; w <= hi; w++) {
+      if (p->assigned[w]) return PERR(p, "program: wave %" PRId64 " is already in program %d", w, p->wp->wave_program[w]);
+      p->assigned[w] = 1;
+      p->wp->wave_program[w] = pi;
+    }
   }
   return FSIM_OK;
 }
@@ -436,7 +457,11 @@ static fsim_status parse_line(parser *p) {
     int pi = p->programs_declared++;
     p->cur_program = pi;
     if (p->ntok == 1) {
-      for (int w = 0; w < wp->waves_per_wg; w++) wp->wave_program[w] = pi;
+      for (int w = 0; w < wp->waves_per_wg; w++) {
+        if (p->assigned[w]) return PERR(p, "program: wave %d is already in program %d", w, wp->wave_program[w]);
+        p->assigned[w] = 1;
+        wp->wave_program[w] = pi;
+      }
     } else if (p->ntok == 2 && kv(p->tok[1], "waves") != NULL) {
       if ((st = assign_waves(p, kv(p->tok[1], "waves"), pi)) != FSIM_OK) return st;
     } else {
@@ -476,6 +501,8 @@ static fsim_status parse_text(fsim_wprog *wp, char *text, const char *src, const
     p.line++;
     st = FSIM_ERR(e, FSIM_EINVAL, "%s: no 'program' section", src);
   }
+  for (int w = 0; st == FSIM_OK && w < wp->waves_per_wg; w++)
+    if (!p.assigned[w]) st = FSIM_ERR(e, FSIM_EINVAL, "%s: wave %d is in no program ('program waves=LIST')", src, w);
   if (st == FSIM_OK) {
     wp->nprograms = p.programs_declared;
     for (int pi = 0; pi < wp->nprograms && st == FSIM_OK; pi++)

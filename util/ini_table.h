@@ -84,6 +84,9 @@ fsim_status fsim_ini_load_string(const fsim_ini_spec *spec, void *base, const ch
 /* Applies "section.key=value" (the section may contain dots: "prefix.ID"); on failure base
  * is unchanged and the message starts "--set ASSIGNMENT: ". */
 fsim_status fsim_ini_set(const fsim_ini_spec *spec, void *base, const char *assignment, fsim_err *e);
+/* The same; with check 0 the relations between keys are not checked (the caller checks them
+ * once a set of assignments is complete). */
+fsim_status fsim_ini_set_ex(const fsim_ini_spec *spec, void *base, const char *assignment, int check, fsim_err *e);
 /* Formats the value of key k (elem: the group element for group keys, else NULL). */
 void fsim_ini_format(const fsim_ini_key *k, const void *base, const void *elem, char *buf, size_t n);
 /* The value of a numeric key as a double (enums and data types as their index, strings 0). */
