@@ -960,12 +960,14 @@ static fsim_status rank_product(fsim_layout *out, const fsim_layout *a, const fs
   if (st != FSIM_OK) return st;
   /* p = (A, C) with C congruent to B: zip mode i of A with mode i of C and coalesce each */
   int ta = mode_tok(p.prof, 0), tc = mode_tok(p.prof, 1);
+  /* rank 1: A and C are each the one mode, whatever their nesting (C, congruent with B, may be
+   * a tuple like (2,2) for B = 4:1; its first child is not its mode) */
   fsim_layout res;
   lbuild b;
   lb_begin(&b, &res);
   lb_tok(&b, '(');
   for (int i = 0; i < r; i++) {
-    int xa = mode_tok(p.prof + ta, i) + ta, xc = mode_tok(p.prof + tc, i) + tc;
+    int xa = r == 1 ? ta : mode_tok(p.prof + ta, i) + ta, xc = r == 1 ? tc : mode_tok(p.prof + tc, i) + tc;
     fsim_layout pair;
     lbuild bp;
     lb_begin(&bp, &pair);
@@ -1169,6 +1171,7 @@ void fsim_composed_make(fsim_composed_layout *out, const fsim_swizzle *sw, int64
 int64_t fsim_composed_size(const fsim_composed_layout *c) { return fsim_layout_size(&c->layout); }
 
 int64_t fsim_composed_cosize(const fsim_composed_layout *c) {
+  if (c->sw.ymask == 0) return c->offset + fsim_layout_cosize(&c->layout); /* no swizzle: no need to evaluate */
   int64_t n = fsim_layout_size(&c->layout), hi = -1;
   for (int64_t i = 0; i < n; i++) {
     int64_t v = fsim_composed_eval(c, i);

@@ -447,7 +447,15 @@ static fsim_status fn_size(ecall *c) {
 }
 
 static fsim_status fn_cosize(ecall *c) {
-  if (c->a[0].kind == FSIM_LV_SWIZZLED) return put_int(c, fsim_composed_cosize(&c->a[0].u.c));
+  if (c->a[0].kind == FSIM_LV_SWIZZLED) {
+    /* evaluated index by index (a swizzle permutes within blocks of its period, which the
+     * layout's values need not fill); refused where that would take seconds */
+    const fsim_composed_layout *cl = &c->a[0].u.c;
+    if (cl->sw.ymask != 0 && fsim_composed_size(cl) > (INT64_C(1) << 26))
+      return perr(c->p, c->apos[0], FSIM_EINVAL, "cosize: a swizzled layout of %lld values (more than 2^26) is not "
+                  "evaluated", (long long)fsim_composed_size(cl));
+    return put_int(c, fsim_composed_cosize(cl));
+  }
   fsim_layout l;
   TRY(arg_layout(c, 0, &l));
   return put_int(c, fsim_layout_cosize(&l));
@@ -823,6 +831,18 @@ static fsim_status parse_swizzle(pstate *p, size_t at, fsim_layout_value *out) {
   if (out->kind == FSIM_LV_SWIZZLED || out->kind == FSIM_LV_TILER)
     return perr(p, lat, FSIM_EINVAL, "expected a layout after 'o', not a %s", fsim_layout_value_kind_name(out->kind));
   TRY(to_layout(p, lat, out, &l));
+  /* the offset plus the layout's values must stay well inside 64 bits (the swizzle works on
+   * them as bit patterns) */
+  int64_t lo = 0, hi = 0, part;
+  for (int k = 0; k < l.nleaf; k++) {
+    if (__builtin_mul_overflow(l.shape[k] - 1, l.stride[k], &part) ||
+        __builtin_add_overflow(part > 0 ? hi : lo, part, part > 0 ? &hi : &lo))
+      return perr(p, lat, FSIM_EINVAL, "the layout's values overflow 64 bits");
+  }
+  const int64_t limit = INT64_C(1) << 62;
+  if (offset > limit || offset < -limit || hi + offset > limit || lo + offset < -limit)
+    return perr(p, lat, FSIM_EINVAL, "offset %lld plus the layout's values (%lld to %lld) leave [-2^62, 2^62]",
+                (long long)offset, (long long)lo, (long long)hi);
   out->kind = FSIM_LV_SWIZZLED;
   fsim_composed_make(&out->u.c, &sw, offset, &l);
   return FSIM_OK;

@@ -201,6 +201,11 @@ START_TEST(test_golden_cute_docs) {
   expr_is("blocked_product((2,5):(5,1),(3,4):(1,3))", "(6,(5,4)):(5,(1,30))");
   expr_is("raked_product((2,5):(5,1),(3,4):(1,3))", "((3,2),(4,5)):((10,5),(30,1))");
   expr_is("block_product(4:1,2:1)", "(8):(1)");
+  /* rank 1: the one mode of complement(A) o B is all of it even when it is a tuple (it took
+   * only the first leaf, losing elements) */
+  expr_is("blocked_product(3:2,4:1)", "((3,2,2)):((2,1,6))");
+  expr_is("raked_product(3:2,4:1)", "((2,2,3)):((1,6,2))");
+  expr_is("blocked_product((2):(2),6:1)", "((2,2,3)):((2,1,4))");
   /* by-mode products treat each mode alone (why CuTe recommends blocked/raked instead) */
   expr_is("logical_product((2,2):(1,2),<3:1,2:1>)", "((2,3),(2,2)):((1,2),(2,1))");
   expr_is("zipped_product((2,2):(1,2),<3:1,2:1>)", "((2,2),(3,2)):((1,2),(2,1))");
@@ -433,6 +438,13 @@ START_TEST(test_expression_errors) {
              "expression 'group(8:1,1:1,2)': position 11: group: argument 2 must be an integer, not a layout");
   expr_fails("size(<1:1>)", FSIM_EINVAL,
              "expression 'size(<1:1>)': position 6: size: argument 1 must be a layout or a tuple, not a tiler");
+  expr_fails("S<1,0,1> o 9223372036854775807 o 2:1", FSIM_EINVAL,
+             "expression 'S<1,0,1> o 9223372036854775807 o 2:1': position 34: offset 9223372036854775807 plus the "
+             "layout's values (0 to 1) leave [-2^62, 2^62]");
+  expr_fails("cosize(S<3,3,3> o 1099511627776:1)", FSIM_EINVAL,
+             "expression 'cosize(S<3,3,3> o 1099511627776:1)': position 8: cosize: a swizzled layout of 1099511627776 "
+             "values (more than 2^26) is not evaluated");
+  expr_is("cosize(S<0,0,0> o 5 o 1099511627776:1)", "1099511627781");
   expr_fails("blocked_product(S<1,1,1> o 4:1,2:1)", FSIM_EINVAL,
              "expression 'blocked_product(S<1,1,1> o 4:1,2:1)': position 17: blocked_product: argument 1 must be a "
              "layout, not a swizzled layout");
