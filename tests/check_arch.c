@@ -110,6 +110,15 @@ START_TEST(test_overrides) {
   ck_assert_int_eq(a.lds.banks, 32);
   ck_assert_str_eq(a.overrides,
                    "device.clock_ghz=4.8 mfma.v_mfma_f32_16x16x32_bf16.passes=2 lds.banks=32");
+  /* --set overrides are checked together: raising an MFMA's passes above its latency is
+   * refused alone, accepted with the latency raised too, in either order */
+  fsim_arch s1;
+  load_ok(&s1, "mi355x");
+  const char *passes_first[] = {"mfma.v_mfma_f32_16x16x32_bf16.passes=8", "mfma.v_mfma_f32_16x16x32_bf16.latency=44"};
+  ck_assert_int_eq(fsim_arch_set_all(&s1, passes_first, 1, &e), FSIM_EINVAL);
+  load_ok(&s1, "mi355x");
+  ck_assert_int_eq(fsim_arch_set_all(&s1, passes_first, 2, &e), FSIM_OK);
+  ck_assert_int_eq(s1.mfma[fsim_arch_find_mfma(&s1, "v_mfma_f32_16x16x32_bf16") - s1.mfma].latency, 44);
   /* the part's identity: its values that differ from the shipped part's, in the loader's order,
    * however they were given */
   char name[256], changes[900];

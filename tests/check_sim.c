@@ -445,6 +445,21 @@ START_TEST(test_parse_errors) {
       {"kernel k\nremap xcd\nprogram\n", "t:2: remap: expected 'none' or 'xcd N [group_m G]' or 'group_m G'"},
       {"kernel k\naddr x global lanes=q\nprogram\n", "t:2: addr x: no lanes named 'q'"},
       {"kernel k\n", "t: no 'program' section"},
+      /* read strictly: no octal, no skipped fields, no silently defaulted waves */
+      {"kernel k\nprogram\n  loop 010\n  valu v\n  end\n", "t:3: loop: '010' is not an integer"},
+      {"kernel k\nlanes l = linear 4\naddr x global lanes=l iter=0::2\nprogram\n", "t:3: addr x: iter: '' is not an integer"},
+      {"kernel k\nlanes l = linear 4\naddr x global lanes=l iter=0:9223372036854775807\nprogram\n",
+       "t:3: addr x: iter stride 9223372036854775807 is out of range [-2^44, 2^44]"},
+      {"kernel k\nwaves 2\nprogram waves=0\n  valu v\n", "t: wave 1 is in no program ('program waves=LIST')"},
+      {"kernel k\nwaves 2\nprogram waves=0-1\nprogram waves=1\n", "t:4: program: wave 1 is already in program 0"},
+      {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 <- a b c\n", "t:3: mfma: expected 'DST <- A B C'"},
+      {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 tr v <- @x\n",
+       "t:5: load: 'tr' (a transposing read) goes with lds_read only"},
+      {"kernel k\nlanes l active=-1 = linear 4\nprogram\n", "t:2: active: '-1' is not a lane mask"},
+      {"kernel k\nprogram\n  mfma v_mfma_scale_f32_16x16x128_f8f6f4 c <- a b c\n",
+       "t:3: mfma: 'v_mfma_scale_f32_16x16x128_f8f6f4' names several MFMAs (by operand type); give one of "
+       "v_mfma_scale_f32_16x16x128_f8f6f4.fp8, v_mfma_scale_f32_16x16x128_f8f6f4.fp8_fp4, "
+       "v_mfma_scale_f32_16x16x128_f8f6f4.fp6, v_mfma_scale_f32_16x16x128_f8f6f4.fp4"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     fsim_wprog wp;
