@@ -219,5 +219,7 @@ fsim_status fsim_schedule_swizzle(const fsim_sched_operand *o, fsim_swizzle *out
       s > 10)
     return FSIM_ERR(e, FSIM_EINVAL, "[operand.%s] swizzle: '%s' is not 'none' or B,M,S with small integers", o->id,
                     o->swizzle);
-  return fsim_swizzle_make(out, b, m, s, e);
+  fsim_status st = fsim_swizzle_make(out, b, m, s, e);
+  if (st != FSIM_OK) fsim_err_prefix(e, "[operand.%s] swizzle", o->id);
+  return st;
 }

@@ -323,6 +323,9 @@ START_TEST(test_format_errors) {
       {{{"bm = 256", "bm = "}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '' is not an integer"},
       {{{"bk = 64\n", "bk = 64\nbm = 128\n"}}, FSIM_EINVAL, "t.sched:17: [tile] bm: given twice (first on line 14)"},
       {{{"bk = 64\n", "bk 64\n"}}, FSIM_EINVAL, "t.sched:16: syntax error: expected '[section]' or 'key = value'"},
+      /* inih would take "key: value" too, and ignore text after a header */
+      {{{"bk = 64\n", "bk: 64\n"}}, FSIM_EINVAL, "t.sched:16: syntax error: expected '[section]' or 'key = value'"},
+      {{{"[mma]\n", "[mma] junk\n"}}, FSIM_EINVAL, "t.sched:20: text after the section header"},
       /* an unclosed header is named on its own line, not as the next key in the section before */
       {{{"[mma]\n", "[mma\n"}}, FSIM_EINVAL, "t.sched:20: unclosed section header (no ']')"},
       {{{"[schedule]\n", "x = 1\n[schedule]\n"}}, FSIM_EINVAL, "t.sched:1: [] x: key outside any section"},
@@ -359,6 +362,13 @@ START_TEST(test_format_errors) {
     ck_assert_str_eq(e.msg, bad[i].msg);
     free(text);
   }
+
+  /* An indented key is that key (inih would read it as the value above continued) */
+  edit indent[] = {{"bk = 64\n", "  bk = 64\n"}};
+  char *ind = edited(BASE, indent, 1);
+  load_text(&s, ind);
+  ck_assert_int_eq(s.bk, 64);
+  free(ind);
 
   /* Four operands are fine (the limit is 4, not 3). */
   edit four[] = {{"lds_read = ds_read_b128\n\n[operand.B]",
@@ -479,6 +489,10 @@ START_TEST(test_legality_errors) {
        "[operand.A] swizzle: S<3,2,3> splits the 8-element accesses of this operand (M must be >= 3)"},
       {{{"swizzle = auto", "swizzle = 3,x"}},
        "[operand.A] swizzle: '3,x' is not 'none' or B,M,S with small integers"},
+      /* a negative S moves bits up: S<2,4,-10> sends the 16384-element stage's elements past it */
+      {{{"swizzle = auto", "swizzle = 2,4,-10"}},
+       "[operand.A] swizzle: S<2,4,-10> moves elements of the 16384-element stage up to 65535, outside it"},
+      {{{"swizzle = auto", "swizzle = 2,4,1"}}, "[operand.A] swizzle: swizzle S<2,4,1>: |S| must be at least B"},
       /* 2 waves of 128x256: 8 x 16 atoms x 4 accumulators = 512 */
       {{{"waves_n = 4", "waves_n = 1"}},
        "[tile] bm: a 256x256 tile on 2 waves needs 512 accumulator registers per wave, more than the 256 AGPRs"},

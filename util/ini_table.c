@@ -295,6 +295,13 @@ static void check_header(load_state *st, const char *line) {
   memcpy(name, line + 1, (size_t)(end - line - 1));
   name[end - line - 1] = '\0';
   const char *id;
+  /* nothing but a comment may follow the header ("[tile] junk", "[tile]]") */
+  const char *after = end + 1;
+  while (*after == ' ' || *after == '\t' || *after == '\r' || *after == '\n') after++;
+  if (*after != '\0' && *after != ';' && *after != '#') {
+    fail(st, FSIM_EINVAL, NULL, NULL, "text after the section header");
+    return;
+  }
   if (section_known(st->spec, name) || group_of_section(st->spec, name, &id)) return;
   char why[256];
   snprintf(why, sizeof why, "unknown section (known: %s)", st->spec->sections_hint);
@@ -306,7 +313,15 @@ static char *counting_reader(char *str, int num, void *stream) {
   char *r = fgets(str, num, st->fp);
   if (r == NULL) return NULL;
   st->line++;
+  /* an indented line is not a continuation of the one above (inih's multi-line values): the
+   * format has none, and reading "  bk = 64" into the key before named the wrong key */
+  size_t lead = strspn(str, " \t");
+  if (lead > 0) memmove(str, str + lead, strlen(str + lead) + 1);
   if (!st->failed) check_header(st, str);
+  /* key = value only: inih also takes "key: value" */
+  if (!st->failed && str[0] != '[' && str[0] != ';' && str[0] != '#' && strchr(str, '=') == NULL &&
+      strspn(str, " \t\r\n") != strlen(str))
+    fail(st, FSIM_EINVAL, NULL, NULL, "syntax error: expected '[section]' or 'key = value'");
   size_t len = strlen(str);
   if (len > 0 && str[len - 1] != '\n' && !feof(st->fp) && st->line_too_long == 0) {
     st->line_too_long = st->line;
