@@ -47,25 +47,51 @@ static void usage(FILE *f) {
 }
 
 /* Assembly: a .s/.S/.asm name, or text that ends a kernel with s_endpgm. */
+/* By the name (.s, .S, .asm; .wp), else by the text: a line whose first word is s_endpgm or
+ * .amdgcn_target (a comment mentioning s_endpgm in a wave program is not one). */
 static int is_assembly(const char *file) {
   const char *dot = strrchr(file, '.');
   if (dot && (strcmp(dot, ".s") == 0 || strcmp(dot, ".S") == 0 || strcmp(dot, ".asm") == 0)) return 1;
   if (dot && strcmp(dot, ".wp") == 0) return 0;
   char *text = fsim_file_read(file, NULL);
-  int yes = text != NULL && strstr(text, "s_endpgm") != NULL;
+  int yes = 0;
+  for (const char *l = text; l != NULL && *l && !yes; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    l += strspn(l, " \t");
+    yes = strncmp(l, "s_endpgm", 8) == 0 || strncmp(l, ".amdgcn_target", 14) == 0;
+  }
   free(text);
   return yes;
 }
 
+/* The gfx name a clang -S file says it was compiled for (.amdgcn_target "...--gfx950"), or "". */
+static void asm_target(const char *text, char *gfx, size_t n) {
+  gfx[0] = '\0';
+  const char *t = strstr(text, ".amdgcn_target");
+  if (t == NULL) return;
+  const char *g = strstr(t, "gfx");
+  const char *nl = strchr(t, '\n');
+  if (g == NULL || (nl && g > nl)) return;
+  size_t len = strspn(g, "gfx0123456789abcdef");
+  snprintf(gfx, n, "%.*s", (int)len, g);
+}
+
 static fsim_status load_assembly(const char *file, const char *kernel, const int64_t *trips, int ntrips,
-                                 const fsim_arch *a, fsim_wprog *wp, fsim_asm_wprog_info *info, fsim_err *e) {
+                                 const fsim_arch *a, fsim_wprog *wp, fsim_asm_wprog_info *info, int *unknown,
+                                 fsim_err *e) {
   char *text;
   fsim_status st = fsim_file_load(file, &text, NULL, e);
   if (st != FSIM_OK) return st;
+  char gfx[32];
+  asm_target(text, gfx, sizeof gfx);
+  if (gfx[0] && strcmp(gfx, a->device.gfx) != 0) {
+    free(text);
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: compiled for %s, not for %s (%s)", file, gfx, a->device.gfx, a->device.name);
+  }
   fsim_asm_kernel k;
   st = fsim_asm_parse(&k, text, file, kernel, e);
   free(text);
   if (st != FSIM_OK) return st;
+  *unknown = k.unknown;
   if (ntrips > 0 && ntrips != k.nloops)
     st = FSIM_ERR(e, FSIM_EINVAL, "--trips: %s has %d loop(s), %d trip count(s) given", file, k.nloops, ntrips);
   fsim_asm_wprog_opts o = {.tmpl = NULL, .trips = ntrips ? trips : NULL, .ntrips = ntrips,
@@ -142,10 +168,12 @@ int fsim_cmd_sim(int argc, char **argv) {
   fsim_err_clear(&e);
   fsim_wprog wp;
   fsim_asm_wprog_info ainfo;
+  int unknown = 0;
   int is_asm = is_assembly(file);
   if (!is_asm && (ntrips || kernel)) return fsim_cli_usage_error(CMD, "--trips and --kernel go with an assembly FILE");
   if (is_asm) {
-    if (load_assembly(file, kernel, trips, ntrips, &a, &wp, &ainfo, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+    if (load_assembly(file, kernel, trips, ntrips, &a, &wp, &ainfo, &unknown, &e) != FSIM_OK)
+      return fsim_cli_report(CMD, &e);
   } else if (fsim_wprog_parse_file(&wp, file, &a, &e) != FSIM_OK) {
     return fsim_cli_report(CMD, &e);
   }
@@ -177,6 +205,7 @@ int fsim_cmd_sim(int argc, char **argv) {
       json_t *ai = json_object();
       json_object_set_new(ai, "loops_without_trip", json_integer(ainfo.loops_without_trip));
       json_object_set_new(ai, "synthetic_addresses", json_integer(ainfo.synthetic));
+      json_object_set_new(ai, "unknown_mnemonics", json_integer(unknown));
       json_object_set_new(out, "assembly", ai);
     }
     json_t *res = fsim_cli_sim_json(&r);
@@ -195,10 +224,16 @@ int fsim_cmd_sim(int argc, char **argv) {
   fsim_cli_print_provenance(stdout, &a);
   printf("kernel       %s  (grid %dx%dx%d, %d waves per workgroup)  file %s\n", wp.name, wp.grid[0], wp.grid[1],
          wp.grid[2], wp.waves_per_wg, file);
-  if (is_asm)
-    printf("assembly     one wave of one workgroup; %d loop(s)%s; %d memory instruction(s) at synthetic addresses\n",
+  if (is_asm) {
+    char unk[96] = "";
+    if (unknown > 0) snprintf(unk, sizeof unk, "; %d mnemonic(s) not recognised, timed as VALU", unknown);
+    printf("assembly     one wave of one workgroup; %d loop(s)%s; %d memory instruction(s) at synthetic addresses%s\n",
            ainfo.loops_without_trip > 0 ? ainfo.loops_without_trip : ntrips,
-           ainfo.loops_without_trip > 0 ? " run once for want of --trips" : " at the given trip counts", ainfo.synthetic);
+           ainfo.loops_without_trip > 0 ? " run once for want of --trips"
+           : ntrips > 0                  ? " at the given trip counts"
+                                         : "",
+           ainfo.synthetic, unk);
+  }
   fsim_cli_sim_print(stdout, &r);
   if (waves) fsim_cli_sim_print_waves(stdout, &r);
   if (compare)

@@ -47,7 +47,12 @@ int fsim_host_threads(void) {
 }
 
 int fsim_sim_threads_for(const fsim_wprog *wp) {
-  return fsim_wprog_total_wave_instructions(wp) >= ((int64_t)1 << 22) ? fsim_host_threads() : 1;
+  /* threads split the XCDs and meet at every window's end (about a microsecond): worth it for
+   * a long run whose workgroups keep several XCDs busy, not for a few long-lived waves (one
+   * wave looping 10 million times ran 3x slower on two threads) */
+  return fsim_wprog_total_wave_instructions(wp) >= ((int64_t)1 << 22) && fsim_wprog_workgroups(wp) >= 64
+             ? fsim_host_threads()
+             : 1;
 }
 
 int fsim_sim_occupancy(const fsim_arch *a, const fsim_wprog *wp, int *waves_per_simd, const char **limit) {

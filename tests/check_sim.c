@@ -886,6 +886,32 @@ START_TEST(test_sim_assembly) {
   snprintf(want, sizeof want, "flysim sim: --trips: %s has 1 loop(s), 2 trip count(s) given\n", path);
   ck_assert_str_eq(t.err, want);
   tu_run_free(&t);
+  /* assembly for another target, a branch to a label nowhere, an unknown mnemonic (timed as
+   * VALU, and said) */
+  static const char other[] = "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx1201\"\n\t.text\n\t.globl o\no:\n\ts_endpgm\n";
+  static const char nolabel[] = "\t.text\n\t.globl n\nn:\n\ts_cbranch_scc1 .LBB0_99\n\ts_endpgm\n";
+  static const char odd[] = "\t.text\n\t.globl u\nu:\n\tfrobnicate_xyz v0, v1\n\ts_endpgm\n";
+  path = tu_write_temp(other, ".s");
+  snprintf(args, sizeof args, "sim %s --arch mi355x", path);
+  t = tu_flysim(args);
+  ck_assert_int_eq(t.status, 2);
+  snprintf(want, sizeof want, "flysim sim: %s: compiled for gfx1201, not for gfx950 (MI355X)\n", path);
+  ck_assert_str_eq(t.err, want);
+  tu_run_free(&t);
+  path = tu_write_temp(nolabel, ".s");
+  snprintf(args, sizeof args, "sim %s --arch mi355x", path);
+  t = tu_flysim(args);
+  ck_assert_int_eq(t.status, 2);
+  ck_assert_msg(strstr(t.err, ":4: a branch to a label the kernel does not define: .LBB0_99") != NULL, "%s", t.err);
+  tu_run_free(&t);
+  path = tu_write_temp(odd, ".s");
+  snprintf(args, sizeof args, "sim %s --arch mi355x --json", path);
+  t = tu_flysim(args);
+  ck_assert_msg(t.status == 0, "%s", t.err);
+  j = tu_json(&t);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "assembly"), "unknown_mnemonics")), 1);
+  json_decref(j);
+  tu_run_free(&t);
   /* LDS: the descriptor's allocation sets the occupancy (160 KiB a CU on gfx950, 64 KiB a
    * workgroup: two); without a descriptor (llvm-objdump -d) the synthetic LDS addresses are
    * still timed (they were refused as outside an LDS of 0 bytes) */

@@ -503,6 +503,7 @@ static fsim_status resolve(parser *p) {
     } else if (pd->label[0]) {
       for (int j = 0; j < p->nlabels && t < 0; j++)
         if (strcmp(p->labels[j].name, pd->label) == 0) t = p->labels[j].inst;
+      if (t < 0) return perr(p, k->inst[pd->inst].line, "a branch to a label the kernel does not define: ", pd->label);
     }
     k->inst[pd->inst].target = t <= k->n ? t : -1;
   }
@@ -525,7 +526,9 @@ static fsim_status resolve(parser *p) {
     }
     if (k->nloops == FSIM_ASM_MAX_LOOPS) {
       cfg_free(&g);
-      return perr(p, k->inst[i].line, "more loops than the reader keeps", NULL);
+      char why[96];
+      snprintf(why, sizeof why, "more than %d loops, the most the reader keeps", FSIM_ASM_MAX_LOOPS);
+      return perr(p, k->inst[i].line, why, NULL);
     }
     k->loops[k->nloops].begin = t;
     k->loops[k->nloops].end = i;
