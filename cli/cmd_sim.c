@@ -96,7 +96,15 @@ static fsim_status load_assembly(const char *file, const char *kernel, const int
     st = FSIM_ERR(e, FSIM_EINVAL, "--trips: %s has %d loop(s), %d trip count(s) given", file, k.nloops, ntrips);
   fsim_asm_wprog_opts o = {.tmpl = NULL, .trips = ntrips ? trips : NULL, .ntrips = ntrips,
                            .vgprs = -1, .agprs = -1, .sgprs = -1, .lds_bytes = -1};
-  if (st == FSIM_OK) st = fsim_asm_to_wprog(&k, a, &o, wp, info, e);
+  if (st == FSIM_OK) {
+    st = fsim_asm_to_wprog(&k, a, &o, wp, info, e);
+    /* "line N: ..." from the conversion: say which file */
+    if (st != FSIM_OK && e && strncmp(e->msg, "line ", 5) == 0) {
+      char msg[sizeof e->msg];
+      snprintf(msg, sizeof msg, "%s:%s", file, e->msg + 5);
+      snprintf(e->msg, sizeof e->msg, "%s", msg);
+    }
+  }
   fsim_asm_free(&k);
   return st;
 }
@@ -186,6 +194,7 @@ int fsim_cmd_sim(int argc, char **argv) {
   fsim_sim_result r, full;
   if (fsim_sim_run(&a, &wp, &o, &r, &e) != FSIM_OK) {
     fsim_wprog_free(&wp);
+    if (e.code == FSIM_EINVAL && strncmp(e.msg, file, strlen(file)) != 0) fsim_err_prefix(&e, "%s", file);
     return fsim_cli_report(CMD, &e);
   }
   if (compare) {

@@ -154,10 +154,31 @@ int fsim_schedule_interleave_valid(const char *text, char *why, size_t n) {
   return 1;
 }
 
+/* An operand section the operator does not read is a mistake (a typo'd ID, a section left
+ * from another operator), not something to ignore. */
+static fsim_status operands_used(const fsim_schedule *s, fsim_err *e) {
+  const char *ids = s->op == FSIM_KOP_ATTENTION                          ? "QKV"
+                    : s->op == FSIM_KOP_RMSNORM || s->op == FSIM_KOP_TOPK ? "X"
+                                                                          : "AB";
+  const char *names = s->op == FSIM_KOP_ATTENTION ? "Q, K and V" : ids[1] ? "A and B" : "X";
+  for (int i = 0; i < s->n_operands; i++) {
+    const char *id = s->operand[i].id;
+    if (strlen(id) != 1 || strchr(ids, id[0]) == NULL) {
+      char sec[24];
+      snprintf(sec, sizeof sec, "operand.%s", id);
+      return bad(e, sec, "global_copy", "%s has no operand %s (its operands: %s)", fsim_kop_name((fsim_kop)s->op), id,
+                 names);
+    }
+  }
+  return FSIM_OK;
+}
+
 fsim_status fsim_schedule_check(const fsim_schedule *s, const fsim_arch *a, fsim_sched_resources *r, fsim_err *e) {
   fsim_sched_resources tmp;
   if (r == NULL) r = &tmp;
   memset(r, 0, sizeof *r);
+  fsim_status ust = operands_used(s, e);
+  if (ust != FSIM_OK) return ust;
   char why[160];
   if (!fsim_schedule_interleave_valid(s->interleave, why, sizeof why))
     return bad(e, "pipeline", "interleave", "%s", why);

@@ -489,6 +489,9 @@ START_TEST(test_legality_errors) {
        "[operand.A] swizzle: S<3,2,3> splits the 8-element accesses of this operand (M must be >= 3)"},
       {{{"swizzle = auto", "swizzle = 3,x"}},
        "[operand.A] swizzle: '3,x' is not 'none' or B,M,S with small integers"},
+      /* an operand section the operator does not read */
+      {{{"lds_read = ds_read_b128\n\n[operand.B]", "lds_read = ds_read_b128\n[operand.C]\nglobal_copy = x\n[operand.B]"}},
+       "[operand.C] global_copy: gemm has no operand C (its operands: A and B)"},
       /* a negative S moves bits up: S<2,4,-10> sends the 16384-element stage's elements past it */
       {{{"swizzle = auto", "swizzle = 2,4,-10"}},
        "[operand.A] swizzle: S<2,4,-10> moves elements of the 16384-element stage up to 65535, outside it"},
@@ -510,7 +513,7 @@ START_TEST(test_legality_errors) {
        "buffer_load_lds_dwordx4"},
       {{{"swizzle = auto\n", "swizzle = auto\nlds_pad = 8\n"}},
        "[operand.A] lds_pad: direct-to-LDS copies write consecutive addresses; padding needs path registers"},
-      {{{"[operand.A]", "[operand.X]"}}, "[operand.A] global_copy: the schedule has no [operand.A] section"},
+      {{{"[operand.A]", "[operand.X]"}}, "[operand.X] global_copy: gemm has no operand X (its operands: A and B)"},
       /* 256 x 64 x 2 B = 32 KiB = 4 x 512 threads x 16 B; 12-byte copies do not divide it */
       {{{"buffer_load_lds_dwordx4", "global_load_lds_dwordx3"}},
        "[operand.A] global_copy: a 256x64 bf16 tile (32768 bytes) is not a whole number of 512 threads x 12-byte "

@@ -390,6 +390,9 @@ static fsim_status parse_line(parser *p) {
   if (strcmp(k, "kernel") == 0) {
     if (p->ntok != 2) return PERR(p, "kernel: expected 'kernel NAME'");
     if (strlen(p->tok[1]) >= sizeof wp->name) return PERR(p, "kernel: name too long");
+    /* printable ASCII: the name goes into JSON and traces, which take UTF-8 only */
+    for (const unsigned char *c = (const unsigned char *)p->tok[1]; *c; c++)
+      if (*c < 0x21 || *c > 0x7e) return PERR(p, "kernel: the name may hold printable ASCII characters only");
     strcpy(wp->name, p->tok[1]);
     return FSIM_OK;
   }
