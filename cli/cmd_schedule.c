@@ -40,10 +40,12 @@ static int print_json(const fsim_schedule *s, const char *file) {
   fsim_err_clear(&e);
   if (fsim_schedule_text(s, &text, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
   json_t *sections = json_object(), *cur = NULL;
+  char sec[64] = "";
   for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     if (*line == ';' || *line == '\0') continue;
     if (*line == '[') {
       line[strcspn(line, "]")] = '\0';
+      snprintf(sec, sizeof sec, "%s", line + 1);
       cur = json_object();
       json_object_set_new(sections, line + 1, cur);
       continue;
@@ -52,10 +54,18 @@ static int print_json(const fsim_schedule *s, const char *file) {
     if (cur == NULL || eq == NULL) continue;
     *eq = '\0';
     const char *v = eq + 3;
+    /* numbers for numeric keys only: a name of digits stays text ("0042") */
+    const fsim_ini_key *k = fsim_ini_find(fsim_schedule_spec(), sec, line);
+    if (k == NULL && strchr(sec, '.') != NULL) {
+      char prefix[64];
+      snprintf(prefix, sizeof prefix, "%.*s", (int)strcspn(sec, "."), sec);
+      k = fsim_ini_find(fsim_schedule_spec(), prefix, line);
+    }
+    int numeric = k != NULL && (k->type == FSIM_KEY_INT || k->type == FSIM_KEY_LLONG);
     char *end;
     errno = 0;
     long long n = strtoll(v, &end, 10);
-    json_object_set_new(cur, line, *v && *end == '\0' && errno == 0 ? json_integer(n) : json_string(v));
+    json_object_set_new(cur, line, numeric && *v && *end == '\0' && errno == 0 ? json_integer(n) : json_string(v));
   }
   free(text);
   json_t *o = json_object();

@@ -37,11 +37,16 @@ int fsim_cli_sets_add(fsim_cli_sets *s, const char *cmd, const char *value) {
 }
 
 int fsim_cli_load_arch(const char *cmd, const char *name, const fsim_cli_sets *sets, fsim_arch *out) {
+  return fsim_cli_load_arch_as(cmd, "--arch", name, sets, out);
+}
+
+int fsim_cli_load_arch_as(const char *cmd, const char *label, const char *name, const fsim_cli_sets *sets,
+                          fsim_arch *out) {
   fsim_err e;
   fsim_err_clear(&e);
   if (name == NULL) return fsim_cli_usage_error(cmd, "--arch NAME is required (see 'flysim arch list')");
   if (fsim_arch_load(out, name, &e) != FSIM_OK) {
-    if (e.code == FSIM_ENOENT) fsim_err_prefix(&e, "--arch");
+    if (e.code == FSIM_ENOENT) fsim_err_prefix(&e, "%s", label);
     return fsim_cli_report(cmd, &e);
   }
   /* all overrides first, then the relations between keys: their order does not matter */

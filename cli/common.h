@@ -29,6 +29,9 @@ int fsim_cli_sets_add(fsim_cli_sets *s, const char *cmd, const char *value);
 
 /* Loads the arch NAME and applies the overrides; on error prints and returns the exit code. */
 int fsim_cli_load_arch(const char *cmd, const char *name, const fsim_cli_sets *sets, fsim_arch *out);
+/* The same, naming the argument label ("NAME" for a positional part) in a not-found error. */
+int fsim_cli_load_arch_as(const char *cmd, const char *label, const char *name, const fsim_cli_sets *sets,
+                          fsim_arch *out);
 
 /* The getopt_long error for the option just rejected (argv[optind-1] or optopt). */
 int fsim_cli_bad_option(const char *cmd, int argc, char **argv);

@@ -520,7 +520,13 @@ static fsim_status fn_get(ecall *c) {
         v->kind = FSIM_LV_TUPLE, v->u.t = t;
     } else {
       fsim_layout *l = v->kind == FSIM_LV_SWIZZLED ? &v->u.c.layout : &v->u.l;
-      ALG(c, fsim_layout_get(l, l, (int)(i > 1000 ? 1000 : i < -1 ? -1 : i), c->p->e));
+      if (i < 0 || i >= fsim_layout_rank(l)) { /* said here: the index may not fit an int */
+        char fl[384];
+        fsim_layout_format(l, fl, sizeof fl);
+        return perr(c->p, c->at, FSIM_ERANGE, "get(%s, %lld): the layout has %d mode%s", fl, (long long)i,
+                    fsim_layout_rank(l), fsim_layout_rank(l) == 1 ? "" : "s");
+      }
+      ALG(c, fsim_layout_get(l, l, (int)i, c->p->e));
     }
   }
   *c->out = *v;

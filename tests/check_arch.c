@@ -393,7 +393,7 @@ START_TEST(test_cli_arch) {
 
   r = tu_flysim("arch show nosuch");
   ck_assert_int_eq(r.status, 2);
-  ck_assert_msg(strstr(r.err, "flysim arch: --arch: 'nosuch': no such part") != NULL, "%s", r.err);
+  ck_assert_msg(strstr(r.err, "flysim arch: NAME: 'nosuch': no such part") != NULL, "%s", r.err);
   tu_run_free(&r);
 
   r = tu_flysim("arch show mi355x --bogus");

@@ -197,6 +197,10 @@ static int parse_value(void *obj, const fsim_ini_key *k, const char *text, char 
       snprintf(why, wn, "longer than %zu characters", k->size - 1);
       return -1;
     }
+    if (text[0] == '\0' && !k->optional) { /* a required name given as nothing */
+      snprintf(why, wn, "empty");
+      return -1;
+    }
     strcpy((char *)p, text);
     return 0;
   case FSIM_KEY_DTYPE:
