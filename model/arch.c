@@ -235,9 +235,11 @@ static int check_relations(const void *base, const char **sec, const char **key,
   if (a->n_mfma == 0) BAD("mfma", "inst", "the part has no [mfma.ID] section");
   for (int i = 0; i < a->n_mfma; i++) {
     const fsim_mfma_entry *m = &a->mfma[i];
-    if (m->latency < m->passes * a->issue.mfma_pass_cycles)
-      BAD("mfma", "latency", "[mfma.%s] latency %d is shorter than its %d pipe cycles", m->name,
-          m->latency, m->passes * a->issue.mfma_pass_cycles);
+    if (m->latency < m->passes * a->issue.mfma_pass_cycles) {
+      static _Thread_local char msec[96]; /* the entry's own section, for the message and its line */
+      snprintf(msec, sizeof msec, "mfma.%s", m->name);
+      BAD(msec, "latency", "%d is shorter than its %d pipe cycles", m->latency, m->passes * a->issue.mfma_pass_cycles);
+    }
   }
   return 0;
 #undef BAD

@@ -423,6 +423,8 @@ static int handler(void *user, const char *section, const char *name, const char
   return 1;
 }
 
+static int key_line(const char *path, const char *section, const char *key);
+
 static fsim_status load_stream(const fsim_ini_spec *spec, void *base, FILE *fp, const char *path, fsim_err *e) {
   if (spec->nkeys > MAX_KEYS) return FSIM_ERR(e, FSIM_EINVAL, "internal: too many keys in an INI spec");
   load_state *st = calloc(1, sizeof *st);
@@ -483,6 +485,7 @@ static fsim_status load_stream(const fsim_ini_spec *spec, void *base, FILE *fp, 
     if (spec->check(base, &sec, &key, why, sizeof why) != 0) {
       const fsim_ini_key *k = fsim_ini_find(spec, sec, key);
       int line = k && !group_of(spec, sec) ? st->key_line[k - spec->keys] : 0;
+      if (line == 0) line = key_line(path, sec, key); /* a group's section ("mfma.ID"): found in the file */
       rc = line > 0 ? FSIM_ERR(e, FSIM_EINVAL, "%s:%d: [%s] %s: %s", path, line, sec, key, why)
                     : FSIM_ERR(e, FSIM_EINVAL, "%s: [%s] %s: %s", path, sec, key, why);
       goto done;
