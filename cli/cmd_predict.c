@@ -25,7 +25,8 @@ static void usage(FILE *f) {
           "\n" FSIM_CLI_GEMM_HELP
           "prediction:\n"
           "  --mode sim         the cycle-level simulator (default)\n"
-          "  --mode model       the analytical model (microseconds of host time)\n"
+          "  --mode model       the analytical model (microseconds per config; a config left to\n"
+          "                     choose is ranked by the model alone, over the whole space)\n"
           "  --sampled, --full  sim mode: simulate XCD 0's steady state and extrapolate, or the\n"
           "                     whole kernel (default: sampled above a million wave instructions);\n"
           "                     a config chosen now (none given or stored) is chosen as tune does\n"

@@ -194,7 +194,10 @@ int fsim_cmd_sim(int argc, char **argv) {
   fsim_sim_result r, full;
   if (fsim_sim_run(&a, &wp, &o, &r, &e) != FSIM_OK) {
     fsim_wprog_free(&wp);
-    if (e.code == FSIM_EINVAL && strncmp(e.msg, file, strlen(file)) != 0) fsim_err_prefix(&e, "%s", file);
+    /* about the program (an LDS fault, a workgroup too large): name the file; an argument's
+     * error ("--timeline: ...") names its argument already */
+    if (e.code == FSIM_EINVAL && strncmp(e.msg, file, strlen(file)) != 0 && strncmp(e.msg, "--", 2) != 0)
+      fsim_err_prefix(&e, "%s", file);
     return fsim_cli_report(CMD, &e);
   }
   if (compare) {

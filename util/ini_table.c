@@ -117,7 +117,11 @@ static int parse_lanes(fsim_lane_phases *out, const char *text, char *why, size_
         }
         p = end;
       }
-      if (lo < 0 || hi >= FSIM_MAX_WAVE || hi < lo) {
+      if (hi < lo) {
+        snprintf(why, wn, "lane range %ld-%ld runs backwards (write %ld-%ld)", lo, hi, hi, lo);
+        return -1;
+      }
+      if (lo < 0 || hi >= FSIM_MAX_WAVE) {
         snprintf(why, wn, "lane range %ld-%ld is out of [0, %d]", lo, hi, FSIM_MAX_WAVE - 1);
         return -1;
       }
