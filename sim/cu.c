@@ -616,21 +616,27 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
   w->ready_at = op == FSIM_OP_BRANCH ? slot_align(g, s, next) : next; /* else t + period, a slot of s */
 }
 
+/* A wait on the wave's counters (an s_waitcnt, or its end) decided at slot t: the wave is held
+ * until e (parked when e stands for a deferred op) and 1 returned, or 0 when e has come. */
+static inline int hold_until(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t, int64_t e, int reason) {
+  if (e <= t) return 0;
+  if (e >= FSIM__PEND)
+    park(g, cu, w, t, 0);
+  else
+    block(g, cu, w, t, slot_align(g, s, e), reason);
+  return 1;
+}
+
 /* Lets wave w act at its SIMD's slot t. */
 static void wave_step(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
   for (;;) {
+    int reason;
+    int64_t e; /* set before hold_until reads reason: argument order is unspecified */
     if (w->pc >= w->prog->ninst) {
       ring_retire(w->vm_done, 63, &w->vm_head, &w->vm_n, t);
       ring_retire(w->lgkm_done, 15, &w->lgkm_head, &w->lgkm_n, t);
-      int reason;
-      int64_t e = end_wait(g, w, &reason);
-      if (e > t) {
-        if (e >= FSIM__PEND)
-          park(g, cu, w, t, 0);
-        else
-          block(g, cu, w, t, slot_align(g, s, e), reason);
-        return;
-      }
+      e = end_wait(g, w, &reason);
+      if (hold_until(g, cu, s, w, t, e, reason)) return;
       wave_finish(g, cu, w, t);
       return;
     }
@@ -639,15 +645,8 @@ static void wave_step(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t 
     case FSIM_OP_WAITCNT: {
       ring_retire(w->vm_done, 63, &w->vm_head, &w->vm_n, t);
       ring_retire(w->lgkm_done, 15, &w->lgkm_head, &w->lgkm_n, t);
-      int reason;
-      int64_t e = waitcnt_wait(w, in, &reason);
-      if (e > t) {
-        if (e >= FSIM__PEND)
-          park(g, cu, w, t, 0);
-        else
-          block(g, cu, w, t, slot_align(g, s, e), reason);
-        return;
-      }
+      e = waitcnt_wait(w, in, &reason);
+      if (hold_until(g, cu, s, w, t, e, reason)) return;
       consume(g, w);
       continue;
     }

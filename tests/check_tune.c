@@ -43,6 +43,18 @@ static const char *db_path(void) {
   return p;
 }
 
+/* The first column of the first row sql gives on the database at path, as text. */
+static void sql_is(const char *path, const char *sql, const char *want) {
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  sqlite3_stmt *q;
+  ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &q, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), want);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+}
+
 /* ---- the model against the simulator ---------------------------------------------------------- */
 
 /* The threshold docs/validation.md states: over configs spread evenly across the model's
@@ -261,14 +273,7 @@ START_TEST(test_db_keep_faster) {
   /* no model estimate (a fallback) is stored as NULL and read as 0 */
   ck_assert(got.model_us == 0);
   fsim_db_close(db);
-  sqlite3 *h;
-  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
-  sqlite3_stmt *q;
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT model_us IS NULL FROM winners;", -1, &q, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-  ck_assert_int_eq(sqlite3_column_int(q, 0), 1);
-  sqlite3_finalize(q);
-  sqlite3_close(h);
+  sql_is(path, "SELECT model_us IS NULL FROM winners;", "1");
 }
 END_TEST
 
@@ -308,13 +313,7 @@ START_TEST(test_db_readers_write_nothing) {
   /* a writer takes it, and turns the WAL journal (flysim's before) into the rollback one */
   ck_assert(fsim_db_open(&db, wal, 1, &e) == FSIM_OK);
   fsim_db_close(db);
-  ck_assert_int_eq(sqlite3_open(wal, &h), SQLITE_OK);
-  sqlite3_stmt *q;
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA journal_mode;", -1, &q, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-  ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "delete");
-  sqlite3_finalize(q);
-  sqlite3_close(h);
+  sql_is(wal, "PRAGMA journal_mode;", "delete");
   const char *foreign = db_path();
   ck_assert_int_eq(sqlite3_open(foreign, &h), SQLITE_OK);
   ck_assert_int_eq(sqlite3_exec(h, "CREATE TABLE people (name); INSERT INTO people VALUES ('a');", NULL, NULL, NULL),
@@ -413,14 +412,7 @@ START_TEST(test_db_killed_writer) {
   ck_assert(WIFSIGNALED(status));
   close(ready[0]);
   close(ready[1]);
-  sqlite3 *h;
-  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
-  sqlite3_stmt *q;
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA integrity_check;", -1, &q, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-  ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "ok");
-  sqlite3_finalize(q);
-  sqlite3_close(h);
+  sql_is(path, "PRAGMA integrity_check;", "ok");
   ck_assert(fsim_db_open(&db, path, 0, &e) == FSIM_OK);
   fsim_db_entry *all;
   int n;
