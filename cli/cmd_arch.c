@@ -352,8 +352,8 @@ int fsim_cmd_arch(int argc, char **argv) {
   if (strcmp(verb, "diff") == 0) {
     if (npos != 2) return fsim_cli_usage_error(CMD, "diff: expected two names A and B");
     static fsim_arch a, b;
-    int rc = fsim_cli_load_arch_as(CMD, "NAME", pos[0], NULL, &a);
-    if (rc == 0) rc = fsim_cli_load_arch_as(CMD, "NAME", pos[1], &sets, &b);
+    int rc = fsim_cli_load_arch_as(CMD, "A", pos[0], NULL, &a);
+    if (rc == 0) rc = fsim_cli_load_arch_as(CMD, "B", pos[1], &sets, &b);
     if (rc) return rc;
     return cmd_diff(&a, &b, json);
   }

@@ -71,7 +71,7 @@ static void asm_target(const char *text, char *gfx, size_t n) {
   const char *g = strstr(t, "gfx");
   const char *nl = strchr(t, '\n');
   if (g == NULL || (nl && g > nl)) return;
-  size_t len = strspn(g, "gfx0123456789abcdef");
+  size_t len = strcspn(g, ":\"' \t\r\n"); /* gfx950, or a generic target: gfx9-4-generic */
   snprintf(gfx, n, "%.*s", (int)len, g);
 }
 

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,16 +65,6 @@ int main(int argc, char **argv) {
     return FSIM_EXIT_USAGE;
   }
   const char *cmd = argv[1];
-  /* a thread count that is not one is an input error, not a silent "use every CPU" */
-  const char *threads = getenv("FLYSIM_THREADS");
-  if (threads != NULL && *threads != '\0') {
-    char *end = NULL;
-    long n = strtol(threads, &end, 10);
-    if (*end != '\0' || n < 1 || n > 64 || threads[0] == ' ') {
-      fprintf(stderr, "flysim: FLYSIM_THREADS='%s': expected a whole number from 1 to 64\n", threads);
-      return FSIM_EXIT_USAGE;
-    }
-  }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     usage(stdout);
     return finish(FSIM_EXIT_OK);
@@ -81,6 +72,16 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "--version") == 0) {
     printf("flysim %s\n", PACKAGE_VERSION);
     return finish(FSIM_EXIT_OK);
+  }
+  /* a thread count that is not one is an input error, not a silent "use every CPU" */
+  const char *threads = getenv("FLYSIM_THREADS");
+  if (threads != NULL && *threads != '\0') {
+    char *end = NULL;
+    long n = strtol(threads, &end, 10);
+    if (*end != '\0' || n < 1 || n > 64 || isspace((unsigned char)threads[0])) {
+      fprintf(stderr, "flysim: FLYSIM_THREADS='%s': expected a whole number from 1 to 64\n", threads);
+      return FSIM_EXIT_USAGE;
+    }
   }
   for (size_t i = 0; i < N_COMMANDS; i++)
     if (strcmp(cmd, commands[i].name) == 0) return finish(commands[i].run(argc - 1, argv + 1));

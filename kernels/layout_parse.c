@@ -846,7 +846,8 @@ static fsim_status parse_swizzle(pstate *p, size_t at, fsim_layout_value *out) {
       return perr(p, lat, FSIM_EINVAL, "the layout's values overflow 64 bits");
   }
   const int64_t limit = INT64_C(1) << 62;
-  if (offset > limit || offset < -limit || hi + offset > limit || lo + offset < -limit)
+  /* |offset| <= limit first, then the sums compared without forming them (hi may be near 2^63) */
+  if (offset > limit || offset < -limit || hi > limit - offset || lo < -limit - offset)
     return perr(p, lat, FSIM_EINVAL, "offset %lld plus the layout's values (%lld to %lld) leave [-2^62, 2^62]",
                 (long long)offset, (long long)lo, (long long)hi);
   out->kind = FSIM_LV_SWIZZLED;

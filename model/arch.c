@@ -281,17 +281,24 @@ fsim_status fsim_arch_load_file(fsim_arch *out, const char *path, fsim_err *e) {
 }
 
 fsim_status fsim_arch_set_all(fsim_arch *a, const char *const *assignments, int n, fsim_err *e) {
-  for (int i = 0; i < n; i++) {
-    fsim_status st = fsim_ini_set_ex(&arch_spec, a, assignments[i], 0, e);
-    if (st != FSIM_OK) return st;
-    size_t used = strlen(a->overrides);
-    snprintf(a->overrides + used, sizeof a->overrides - used, "%s%s", used ? " " : "", assignments[i]);
+  /* on a copy: a failure leaves a as it was */
+  fsim_arch *t = malloc(sizeof *t);
+  if (t == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  *t = *a;
+  fsim_status st = FSIM_OK;
+  for (int i = 0; i < n && st == FSIM_OK; i++) {
+    st = fsim_ini_set_ex(&arch_spec, t, assignments[i], 0, e);
+    size_t used = strlen(t->overrides);
+    if (st == FSIM_OK)
+      snprintf(t->overrides + used, sizeof t->overrides - used, "%s%s", used ? " " : "", assignments[i]);
   }
   const char *sec = NULL, *key = NULL;
   char why[256];
-  if (n > 0 && check_relations(a, &sec, &key, why, sizeof why) != 0)
-    return FSIM_ERR(e, FSIM_EINVAL, "--set %s: [%s] %s: %s", a->overrides, sec, key, why);
-  return FSIM_OK;
+  if (st == FSIM_OK && n > 0 && check_relations(t, &sec, &key, why, sizeof why) != 0)
+    st = FSIM_ERR(e, FSIM_EINVAL, "--set: [%s] %s: %s (with the overrides %s)", sec, key, why, t->overrides);
+  if (st == FSIM_OK) *a = *t;
+  free(t);
+  return st;
 }
 
 fsim_status fsim_arch_set(fsim_arch *a, const char *assignment, fsim_err *e) {

@@ -148,7 +148,8 @@ fsim_status fsim_arch_load_file(fsim_arch *out, const char *path, fsim_err *e);
 /* Resolves NAME (a part name, a gfx alias, or a path to an .ini file) and loads it. */
 fsim_status fsim_arch_load(fsim_arch *out, const char *name, fsim_err *e);
 /* Applies n "SECTION.KEY=VALUE" overrides, then checks the relations between keys once, so
- * that their order does not matter (raising an MFMA's passes and its latency together). */
+ * that their order does not matter (raising an MFMA's passes and its latency together).  On
+ * failure a is unchanged. */
 fsim_status fsim_arch_set_all(fsim_arch *a, const char *const *assignments, int n, fsim_err *e);
 /* Applies one "section.key=value" override (the section may contain dots: mfma entries). */
 fsim_status fsim_arch_set(fsim_arch *a, const char *assignment, fsim_err *e);

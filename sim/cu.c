@@ -823,8 +823,9 @@ void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m) {
     const uint64_t *lines = &g->op_lines[o->lines_at];
     double d = o->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t)
                                       : fsim__vmem_load(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t);
-    /* the wave ended in the window and a new one took its slot: only the memory system sees
-     * the op (answering at issue, nothing of the new wave would be touched either) */
+    /* the wave slot changed hands since the op was queued: only the memory system sees the
+     * op.  Defended, not expected: a wave with ops outstanding waits for them at its end
+     * (end_wait), so its slot is not reused before they are drained. */
     if ((uint32_t)w->age != o->age) continue;
     int64_t done = ceil_cycle(d);
     if (o->prev >= 0 && w->vm_done[o->prev] > done) done = w->vm_done[o->prev]; /* in-order completion */

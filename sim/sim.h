@@ -48,8 +48,9 @@ const char *fsim_stall_name(fsim_stall s);
  * at most 64. */
 int fsim_host_threads(void);
 /* Host threads worth using for a full simulation of wp: fsim_host_threads() for a program of
- * millions of wave instructions, else 1 (the threads meet once per window, which costs more
- * than they save on a run of a few tenths of a second). */
+ * millions of wave instructions in at least 64 workgroups, else 1 (the threads meet once per
+ * window, which costs more than they save on a short run, or on a few long-lived waves that
+ * keep one XCD busy). */
 int fsim_sim_threads_for(const fsim_wprog *wp);
 
 /* Cycles each CU runs ahead of the others between turns (gpu.c explains). */

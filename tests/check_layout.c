@@ -445,6 +445,9 @@ START_TEST(test_expression_errors) {
              "expression 'cosize(S<3,3,3> o 1099511627776:1)': position 8: cosize: a swizzled layout of 1099511627776 "
              "values (more than 2^26) is not evaluated");
   expr_is("cosize(S<0,0,0> o 5 o 1099511627776:1)", "1099511627781");
+  expr_fails("S<1,0,1> o 1 o 2:9223372036854775807", FSIM_EINVAL,
+             "expression 'S<1,0,1> o 1 o 2:9223372036854775807': position 16: offset 1 plus the layout's values (0 to "
+             "9223372036854775807) leave [-2^62, 2^62]");
   expr_fails("blocked_product(S<1,1,1> o 4:1,2:1)", FSIM_EINVAL,
              "expression 'blocked_product(S<1,1,1> o 4:1,2:1)': position 17: blocked_product: argument 1 must be a "
              "layout, not a swizzled layout");

@@ -325,6 +325,8 @@ START_TEST(test_format_errors) {
       {{{"bk = 64\n", "bk 64\n"}}, FSIM_EINVAL, "t.sched:16: syntax error: expected '[section]' or 'key = value'"},
       /* inih would take "key: value" too, and ignore text after a header */
       {{{"bk = 64\n", "bk: 64\n"}}, FSIM_EINVAL, "t.sched:16: syntax error: expected '[section]' or 'key = value'"},
+      {{{"bk = 64\n", "bk: 64 ; was bk = 32\n"}}, FSIM_EINVAL,
+       "t.sched:16: syntax error: expected '[section]' or 'key = value'"},
       {{{"[mma]\n", "[mma] junk\n"}}, FSIM_EINVAL, "t.sched:20: text after the section header"},
       /* an unclosed header is named on its own line, not as the next key in the section before */
       {{{"[mma]\n", "[mma\n"}}, FSIM_EINVAL, "t.sched:20: unclosed section header (no ']')"},
@@ -362,6 +364,13 @@ START_TEST(test_format_errors) {
     ck_assert_str_eq(e.msg, bad[i].msg);
     free(text);
   }
+
+  /* A UTF-8 byte-order mark before the first line is not text */
+  char *bom = malloc(strlen(BASE) + 4);
+  memcpy(bom, "\xEF\xBB\xBF", 3);
+  strcpy(bom + 3, BASE);
+  load_text(&s, bom);
+  free(bom);
 
   /* An indented key is that key (inih would read it as the value above continued) */
   edit indent[] = {{"bk = 64\n", "  bk = 64\n"}};

@@ -290,6 +290,43 @@ END_TEST
 
 /* ---- programs ------------------------------------------------------------------------------ */
 
+/* A wave that runs out of instructions ends as s_endpgm does: after its stores are acknowledged
+ * and its results have landed (a 64-pass f64 MFMA of 4 x 16... its latency), the same with
+ * memory answered at issue or deferred; a barrier the other wave waits at waits for it. */
+START_TEST(test_wave_end_waits) {
+  fsim_arch a = arch_of("mi355x");
+  static const char store_only[] = "kernel s\ngrid 64\nwaves 1\nlanes l = linear 16\n"
+                                   "addr d global lanes=l wg=1024,0,0\nprogram\n  store b128 <- v @d\n";
+  static const char one_mfma[] = "kernel m\nwaves 1\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 c <- a b c\n";
+  static const char barrier[] = "kernel b\nwaves 2\nlanes l = linear 16\naddr d global lanes=l\n"
+                                "program waves=0\n  store b128 <- v @d\nprogram waves=1\n  barrier\n";
+  const fsim_mfma_entry *m = fsim_arch_find_mfma(&a, "v_mfma_f32_16x16x32_bf16");
+  fsim_wprog wp;
+  fsim_err e;
+  ck_assert(fsim_wprog_parse_string(&wp, store_only, "s", &a, &e) == FSIM_OK);
+  fsim_sim_opts imm = {.immediate_memory = 1};
+  fsim_sim_result r1 = sim_ok(&a, &wp, NULL), r2 = sim_ok(&a, &wp, &imm);
+  ck_assert_int_eq(r1.cycles, r2.cycles);
+  ck_assert_int_ge(r1.cycles, (int64_t)a.memory.l2_latency); /* not the 4 cycles of its issue */
+  fsim_wprog_free(&wp);
+  ck_assert(fsim_wprog_parse_string(&wp, one_mfma, "m", &a, &e) == FSIM_OK);
+  fsim_sim_result r3 = sim_ok(&a, &wp, NULL);
+  ck_assert_int_ge(r3.cycles, m->latency);
+  fsim_wprog_free(&wp);
+  ck_assert(fsim_wprog_parse_string(&wp, barrier, "b", &a, &e) == FSIM_OK);
+  fsim_sim_result r4 = sim_ok(&a, &wp, NULL);
+  ck_assert_int_ge(r4.stall[FSIM_STALL_BARRIER], (double)a.memory.l2_latency);
+  fsim_wprog_free(&wp);
+  /* hexadecimal reads (letters first included), octal does not */
+  static const char hex[] = "kernel h\nlanes l active=0xff = linear 4\naddr d global lanes=l base=0xA0\n"
+                            "program\n  load b32 v <- @d\n";
+  ck_assert_msg(fsim_wprog_parse_string(&wp, hex, "h", &a, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(wp.addrs[0].base, 160);
+  ck_assert(wp.lanes[0].active[0] == 0xff);
+  fsim_wprog_free(&wp);
+}
+END_TEST
+
 START_TEST(test_golden_cycles) {
   /* Exact cycle counts of the example programs: any change to the model that moves them
    * must update these numbers on purpose (and docs/simulator.md if the story changes). */
@@ -456,6 +493,10 @@ START_TEST(test_parse_errors) {
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 tr v <- @x\n",
        "t:5: load: 'tr' (a transposing read) goes with lds_read only"},
       {"kernel k\nlanes l active=-1 = linear 4\nprogram\n", "t:2: active: '-1' is not a lane mask"},
+      {"kernel k\nlanes l active=010 = linear 4\nprogram\n", "t:2: active: '010' is not a lane mask"},
+      {"kernel k\nlanes l = linear 4\naddr x global lanes=l iter=0:17592186044416:0:1073741824\nprogram\n  loop 2\n"
+       "  load b32 v <- @x\n  end\n",
+       "t: address 'x': its base and strides, over the waves, workgroups and loop trips that use it, reach past 2^62"},
       {"kernel k\nprogram\n  mfma v_mfma_scale_f32_16x16x128_f8f6f4 c <- a b c\n",
        "t:3: mfma: 'v_mfma_scale_f32_16x16x128_f8f6f4' names several MFMAs (by operand type); give one of "
        "v_mfma_scale_f32_16x16x128_f8f6f4.fp8, v_mfma_scale_f32_16x16x128_f8f6f4.fp8_fp4, "
@@ -1032,6 +1073,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_micro_latency);
   tcase_add_test(tc, test_micro_bandwidth);
   tcase_add_test(tc, test_golden_cycles);
+  tcase_add_test(tc, test_wave_end_waits);
   tcase_add_test(tc, test_huge_calloc);
   tcase_add_test(tc, test_lds_bounds);
   tcase_add_test(tc, test_physics_of_examples);

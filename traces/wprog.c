@@ -246,6 +246,29 @@ static fsim_status check_reg(const fsim_wprog *wp, const fsim_wp_reg *r, int pi,
   return FSIM_OK;
 }
 
+/* Whether address pattern ad, used inside loops of the given trip counts (trips[d] for loop
+ * level d, depth levels open), stays within +-2^62 for every wave, workgroup and iteration, so
+ * that the simulator's address arithmetic cannot overflow. */
+static int addr_bounded(const fsim_wprog *wp, const fsim_wp_addr *ad, const int64_t *trips, int depth) {
+  const int64_t limit = INT64_C(1) << 62;
+  int64_t m = ad->base < 0 ? -ad->base : ad->base, part;
+  int64_t extent[4] = {wp->waves_per_wg - 1, wp->grid[0] - 1, wp->grid[1] - 1, wp->grid[2] - 1};
+  int64_t stride[4] = {ad->wave_stride, ad->wg_stride[0], ad->wg_stride[1], ad->wg_stride[2]};
+  for (int k = 0; k < 4; k++) {
+    if (__builtin_mul_overflow(stride[k] < 0 ? -stride[k] : stride[k], extent[k], &part) ||
+        __builtin_add_overflow(m, part, &m))
+      return 0;
+  }
+  for (int t = 0; t < ad->nterms; t++) {
+    const int lv = ad->term[t].level;
+    if (lv >= depth) continue; /* not open here: the simulator adds nothing for it */
+    int64_t it = (ad->term[t].mod > 0 ? ad->term[t].mod - 1 : trips[lv] - 1) + ad->term[t].phase;
+    int64_t sd = ad->term[t].stride < 0 ? -ad->term[t].stride : ad->term[t].stride;
+    if (__builtin_mul_overflow(sd, it, &part) || __builtin_add_overflow(m, part, &m)) return 0;
+  }
+  return m <= limit;
+}
+
 fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_err *e) {
   if (wp->nprograms < 1) return FSIM_ERR(e, FSIM_EINVAL, "%s: no program", wp->name);
   for (int d = 0; d < 3; d++)
@@ -287,6 +310,7 @@ fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_e
   for (int pi = 0; pi < wp->nprograms; pi++) {
     const fsim_wp_program *p = &wp->programs[pi];
     int depth = 0;
+    int64_t trips[FSIM_WP_MAX_DEPTH + 1] = {0};
     for (int ii = 0; ii < p->ninst; ii++) {
       const fsim_wp_inst *in = &p->inst[ii];
       fsim_status st;
@@ -299,6 +323,7 @@ fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_e
           return FSIM_ERR(e, FSIM_EINVAL, "program %d: loops nest deeper than %d", pi, FSIM_WP_MAX_DEPTH);
         if (in->arg >= p->nloops || p->loops[in->arg].end < 0)
           return FSIM_ERR(e, FSIM_EINVAL, "program %d: loop at %d is not closed", pi, ii);
+        trips[depth - 1] = p->loops[in->arg].trip;
         break;
       case FSIM_OP_END: depth--; break;
       case FSIM_OP_MFMA:
@@ -322,6 +347,14 @@ fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_e
         if (in->width != 1 && in->width != 2 && in->width != 4 && in->width != 8 && in->width != 12 &&
             in->width != 16)
           return FSIM_ERR(e, FSIM_EINVAL, "program %d instruction %d: width %d bytes", pi, ii, in->width);
+        for (int q = 0; q < 2; q++) {
+          int ai = q == 0 ? in->addr : in->op == FSIM_OP_LOAD_LDS ? in->addr2 : -1;
+          if (ai >= 0 && !addr_bounded(wp, &wp->addrs[ai], trips, depth))
+            return FSIM_ERR(e, FSIM_EINVAL,
+                            "address '%s': its base and strides, over the waves, workgroups and loop trips that use "
+                            "it, reach past 2^62",
+                            wp->addrs[ai].name);
+        }
         break;
       }
       default: break;

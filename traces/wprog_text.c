@@ -65,7 +65,7 @@ static int parse_i64(const char *s, int64_t *out) {
   const char *d = s + (*s == '-' || *s == '+');
   int hex = d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
   if (!hex && d[0] == '0' && d[1] != '\0') return -1;
-  if (!isdigit((unsigned char)d[hex ? 2 : 0])) return -1;
+  if (!(hex ? isxdigit((unsigned char)d[2]) : isdigit((unsigned char)d[0]))) return -1;
   errno = 0;
   long long v = strtoll(s, &end, hex ? 16 : 10);
   if (*s == '\0' || *end != '\0' || errno == ERANGE) return -1;
@@ -249,8 +249,12 @@ static fsim_status parse_lanes(parser *p) {
     } else if ((val = kv(p->tok[i], "active")) != NULL) {
       char *end;
       errno = 0;
-      active = strtoull(val, &end, 0);
-      if (*val == '\0' || *val == '-' || *end != '\0' || errno) return PERR(p, "active: '%s' is not a lane mask", val);
+      /* hexadecimal after 0x, else decimal (no octal: "010" is ten) */
+      int hexmask = val[0] == '0' && (val[1] == 'x' || val[1] == 'X');
+      active = strtoull(val, &end, hexmask ? 16 : 10);
+      if (*val == '\0' || !isxdigit((unsigned char)val[hexmask ? 2 : 0]) || *end != '\0' || errno ||
+          (!hexmask && val[0] == '0' && val[1] != '\0'))
+        return PERR(p, "active: '%s' is not a lane mask", val);
     } else {
       return PERR(p, "lanes: unexpected '%s' before '='", p->tok[i]);
     }

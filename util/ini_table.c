@@ -316,19 +316,27 @@ static void check_header(load_state *st, const char *line) {
   fail(st, FSIM_EINVAL, name, NULL, why);
 }
 
+/* A line as the format reads it: without a UTF-8 byte-order mark on line 1 (inih drops it, but
+ * only after the reader's checks), and without indentation (an indented line is not a
+ * continuation of the one above, inih's multi-line values: the format has none, and reading
+ * "  bk = 64" into the key before named the wrong key). */
+static void strip_line_start(char *str, int line) {
+  if (line == 1 && (unsigned char)str[0] == 0xEF && (unsigned char)str[1] == 0xBB && (unsigned char)str[2] == 0xBF)
+    memmove(str, str + 3, strlen(str + 3) + 1);
+  size_t lead = strspn(str, " \t");
+  if (lead > 0) memmove(str, str + lead, strlen(str + lead) + 1);
+}
+
 static char *counting_reader(char *str, int num, void *stream) {
   load_state *st = stream;
   char *r = fgets(str, num, st->fp);
   if (r == NULL) return NULL;
   st->line++;
-  /* an indented line is not a continuation of the one above (inih's multi-line values): the
-   * format has none, and reading "  bk = 64" into the key before named the wrong key */
-  size_t lead = strspn(str, " \t");
-  if (lead > 0) memmove(str, str + lead, strlen(str + lead) + 1);
+  strip_line_start(str, st->line);
   if (!st->failed) check_header(st, str);
-  /* key = value only: inih also takes "key: value" */
-  if (!st->failed && str[0] != '[' && str[0] != ';' && str[0] != '#' && strchr(str, '=') == NULL &&
-      strspn(str, " \t\r\n") != strlen(str))
+  /* key = value only: inih also takes "key: value" (the first of '=' and ':' must be '=') */
+  if (!st->failed && str[0] != '[' && str[0] != ';' && str[0] != '#' && str[strcspn(str, "=:")] != '=' &&
+      strspn(str, " \t\r\n\f\v") != strlen(str))
     fail(st, FSIM_EINVAL, NULL, NULL, "syntax error: expected '[section]' or 'key = value'");
   size_t len = strlen(str);
   if (len > 0 && str[len - 1] != '\n' && !feof(st->fp) && st->line_too_long == 0) {
@@ -620,6 +628,7 @@ static char *locate_reader(char *str, int num, void *stream) {
   locate_state *l = stream;
   char *r = fgets(str, num, l->fp);
   if (r != NULL) l->line++;
+  if (r != NULL) strip_line_start(str, l->line); /* as the loader reads it */
   return r;
 }
 
