@@ -294,8 +294,18 @@ fsim_status fsim_arch_set_all(fsim_arch *a, const char *const *assignments, int 
   }
   const char *sec = NULL, *key = NULL;
   char why[256];
-  if (st == FSIM_OK && n > 0 && check_relations(t, &sec, &key, why, sizeof why) != 0)
-    st = FSIM_ERR(e, FSIM_EINVAL, "--set: [%s] %s: %s (with the overrides %s)", sec, key, why, t->overrides);
+  if (st == FSIM_OK && n > 0 && check_relations(t, &sec, &key, why, sizeof why) != 0) {
+    /* name the override that set the key, else all of them */
+    char prefix[160];
+    snprintf(prefix, sizeof prefix, "%s.%s=", sec, key);
+    const char *named = t->overrides;
+    for (int i = n - 1; i >= 0; i--)
+      if (strncmp(assignments[i], prefix, strlen(prefix)) == 0) {
+        named = assignments[i];
+        break;
+      }
+    st = FSIM_ERR(e, FSIM_EINVAL, "--set %s: [%s] %s: %s", named, sec, key, why);
+  }
   if (st == FSIM_OK) *a = *t;
   free(t);
   return st;
