@@ -41,6 +41,7 @@ int fsim_cmd_micro(int argc, char **argv) {
                                        {NULL, 0, NULL, 0}};
   const char *arch = NULL, *inst = NULL, *level = NULL;
   long wps = 1, stride = -1, width = -1;
+  int wps_given = 0;
   int json = 0, dependent = 0, c;
   fsim_cli_sets sets = {.n = 0};
   optind = 0;
@@ -55,6 +56,7 @@ int fsim_cmd_micro(int argc, char **argv) {
     case 'i': inst = optarg; break;
     case 'w':
       if (fsim_cli_parse_long(CMD, "--waves-per-simd", optarg, 1, 32, &wps)) return FSIM_EXIT_USAGE;
+      wps_given = 1;
       break;
     case 'd': dependent = 1; break;
     case 'S':
@@ -73,6 +75,11 @@ int fsim_cmd_micro(int argc, char **argv) {
   int kind = strcmp(what, "mfma") == 0 ? 0 : strcmp(what, "lds") == 0 ? 1 : strcmp(what, "latency") == 0 ? 2
            : strcmp(what, "bandwidth") == 0 ? 3 : -1;
   if (kind < 0) return fsim_cli_usage_error(CMD, "'%s' is not a benchmark (mfma, lds, latency, bandwidth)", what);
+  /* options of another benchmark are mistakes, not ignored */
+  if (kind != 0 && (inst || dependent || wps_given))
+    return fsim_cli_usage_error(CMD, "%s: --inst, --waves-per-simd and --dependent go with mfma", what);
+  if (kind != 1 && (stride >= 0 || width >= 0)) return fsim_cli_usage_error(CMD, "%s: --stride and --width go with lds", what);
+  if (kind < 2 && level) return fsim_cli_usage_error(CMD, "%s: --level goes with latency and bandwidth", what);
   if (kind == 0 && inst == NULL) return fsim_cli_usage_error(CMD, "mfma: --inst NAME is required");
   if (kind == 1 && (stride < 0 || width < 0)) return fsim_cli_usage_error(CMD, "lds: --stride and --width are required");
   if (kind >= 2 && level == NULL) return fsim_cli_usage_error(CMD, "%s: --level is required", what);

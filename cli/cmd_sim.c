@@ -146,8 +146,11 @@ int fsim_cmd_sim(int argc, char **argv) {
     case 'T': {
       char buf[256];
       snprintf(buf, sizeof buf, "%s", optarg);
-      char *save = NULL;
-      for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+      /* split at each ',' (an empty count, "3,,4" or "", is an error, not skipped) */
+      for (char *t = buf, *next; t != NULL; t = next) {
+        char *comma = strchr(t, ',');
+        next = comma ? comma + 1 : NULL;
+        if (comma) *comma = '\0';
         long v;
         if (ntrips == FSIM_ASM_MAX_LOOPS)
           return fsim_cli_usage_error(CMD, "--trips: at most %d loops", FSIM_ASM_MAX_LOOPS);
@@ -160,6 +163,9 @@ int fsim_cmd_sim(int argc, char **argv) {
     default: return fsim_cli_bad_option(CMD, argc, argv);
     }
   }
+  if (print && (json || timeline || sampled || compare || waves))
+    return fsim_cli_usage_error(CMD, "--print writes the program back and exits: it takes none of --json, --timeline, "
+                                     "--sampled, --compare-full, --waves");
   if (optind + 1 != argc) {
     if (optind >= argc) return fsim_cli_usage_error(CMD, "expected one FILE (see --help)");
     return fsim_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);

@@ -600,6 +600,14 @@ START_TEST(test_cli_errors) {
        "flysim tune: option '-1': not an option; a negative SHAPE or value? (they are whole numbers from 1)\n"},
       {"tune --suite --arch mi355x", "flysim tune: --suite: expected a suite name (default), not '--arch'\n"},
       {"predict gemm --m ' 1024' --n 64 --k 64 --arch mi355x", "flysim predict: --m: ' 1024' is not an integer\n"},
+      {"sim nofile.wp --arch mi355x --print --json",
+       "flysim sim: --print writes the program back and exits: it takes none of --json, --timeline, --sampled, "
+       "--compare-full, --waves\n"},
+      {"sim nofile.s --arch mi355x --trips 3,,4", "flysim sim: --trips: '' is not an integer\n"},
+      {"micro mfma --inst v_mfma_f32_16x16x32_bf16 --stride 4 --arch mi355x",
+       "flysim micro: mfma: --stride and --width go with lds\n"},
+      {"micro latency --level l1 --dependent --arch mi355x",
+       "flysim micro: latency: --inst, --waves-per-simd and --dependent go with mfma\n"},
       {"tune gemm 64x64x64 --arch mi355x --js", "flysim tune: option '--js': give the whole name (see --help)\n"},
   };
   expect_usage_errors(bad, sizeof bad / sizeof bad[0]);
