@@ -61,7 +61,7 @@ typedef struct outcome {
   const char *fallback_bound;
   fsim_tune_result r;
   double peak;
-  int stored;            /* 1: written to the database; 0: it kept a faster winner (below) */
+  int stored;            /* 1: written to the database; 0: it kept its winner, as fast or faster (below) */
   fsim_db_entry kept;    /* that winner, when stored is 0 */
 } outcome;
 
@@ -130,7 +130,7 @@ static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top, int n
   json_object_set_new(out, "evaluated", json_integer(o->fallback ? 0 : o->r.legal));
   json_object_set_new(out, "tried", json_integer(o->fallback ? 0 : o->r.tried));
   json_object_set_new(out, "host_seconds", json_real(o->r.host_seconds));
-  /* stored: whether the database took this winner (false: it kept a faster one, under kept) */
+  /* stored: whether the database took this winner (false: it kept one as fast or faster, under kept) */
   json_object_set_new(out, "stored", no_db ? json_null() : json_boolean(o->stored));
   if (!no_db && !o->stored) {
     json_t *k = json_object();
