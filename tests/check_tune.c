@@ -717,6 +717,14 @@ START_TEST(test_cli_tune_db) {
   ck_assert_str_eq(json_string_value(json_object_get(j, "version")), PACKAGE_VERSION);
   json_decref(j);
   tu_run_free(&r);
+  /* the same tune again stores the same winner: nothing "kept" to report */
+  snprintf(args, sizeof args, "tune gemm --m 512 --n 1024 --k 2048 --arch mi355x --db %s --json --top 5", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  ck_assert(json_is_true(json_object_get(j, "stored")));
+  json_decref(j);
+  tu_run_free(&r);
   /* a search of part of the space finds a slower winner: the stored one stays, and predict
    * goes on using it */
   snprintf(args, sizeof args, "tune gemm --m 512 --n 1024 --k 2048 --arch mi355x --db %s --json --refine 1 "
