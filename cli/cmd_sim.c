@@ -46,9 +46,8 @@ static void usage(FILE *f) {
           "host's CPUs); the results do not depend on it.\n");
 }
 
-/* Assembly: a .s/.S/.asm name, or text that ends a kernel with s_endpgm. */
-/* By the name (.s, .S, .asm; .wp), else by the text: a line whose first word is s_endpgm or
- * .amdgcn_target (a comment mentioning s_endpgm in a wave program is not one). */
+/* Assembly: by the name (.s, .S, .asm; .wp), else by the text: a line whose first word is
+ * s_endpgm or .amdgcn_target (a comment mentioning s_endpgm in a wave program is not one). */
 static int is_assembly(const char *file) {
   const char *dot = strrchr(file, '.');
   if (dot && (strcmp(dot, ".s") == 0 || strcmp(dot, ".S") == 0 || strcmp(dot, ".asm") == 0)) return 1;

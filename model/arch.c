@@ -295,10 +295,10 @@ fsim_status fsim_arch_set_all(fsim_arch *a, const char *const *assignments, int 
   const char *sec = NULL, *key = NULL;
   char why[256];
   if (st == FSIM_OK && n > 0 && check_relations(t, &sec, &key, why, sizeof why) != 0) {
-    /* name the override that set the key, else all of them */
+    /* name the override that set the key, else those of this call */
     char prefix[160];
     snprintf(prefix, sizeof prefix, "%s.%s=", sec, key);
-    const char *named = t->overrides;
+    const char *named = t->overrides + strlen(a->overrides) + (a->overrides[0] ? 1 : 0);
     for (int i = n - 1; i >= 0; i--)
       if (strncmp(assignments[i], prefix, strlen(prefix)) == 0) {
         named = assignments[i];
@@ -312,11 +312,7 @@ fsim_status fsim_arch_set_all(fsim_arch *a, const char *const *assignments, int 
 }
 
 fsim_status fsim_arch_set(fsim_arch *a, const char *assignment, fsim_err *e) {
-  fsim_status st = fsim_ini_set(&arch_spec, a, assignment, e);
-  if (st != FSIM_OK) return st;
-  size_t used = strlen(a->overrides);
-  snprintf(a->overrides + used, sizeof a->overrides - used, "%s%s", used ? " " : "", assignment);
-  return FSIM_OK;
+  return fsim_arch_set_all(a, &assignment, 1, e);
 }
 
 /* ---- identity --------------------------------------------------------------------------- */

@@ -58,16 +58,21 @@ static fsim_status perr_at(parser *p, const char *file, int line, const char *fm
   return fsim__err_set(p->e, FSIM_EINVAL, file, line, "%s:%d: %s", p->src, p->line, msg);
 }
 
-/* A decimal integer, or hexadecimal after 0x; a leading zero is refused rather than read as
- * octal ("loop 010" is not 8). */
+/* The base of the digits at d: 16 after 0x, 10 for a decimal without a leading zero, 0 when
+ * they are neither (a leading zero is refused rather than read as octal: "loop 010" is not 8). */
+static int number_base(const char *d) {
+  if (d[0] == '0' && (d[1] == 'x' || d[1] == 'X')) return isxdigit((unsigned char)d[2]) ? 16 : 0;
+  if (d[0] == '0' && d[1] != '\0') return 0;
+  return isdigit((unsigned char)d[0]) ? 10 : 0;
+}
+
+/* A decimal integer, or hexadecimal after 0x (number_base), with an optional sign. */
 static int parse_i64(const char *s, int64_t *out) {
   char *end;
-  const char *d = s + (*s == '-' || *s == '+');
-  int hex = d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
-  if (!hex && d[0] == '0' && d[1] != '\0') return -1;
-  if (!(hex ? isxdigit((unsigned char)d[2]) : isdigit((unsigned char)d[0]))) return -1;
+  int base = number_base(s + (*s == '-' || *s == '+'));
+  if (base == 0) return -1;
   errno = 0;
-  long long v = strtoll(s, &end, hex ? 16 : 10);
+  long long v = strtoll(s, &end, base);
   if (*s == '\0' || *end != '\0' || errno == ERANGE) return -1;
   *out = v;
   return 0;
@@ -249,12 +254,9 @@ static fsim_status parse_lanes(parser *p) {
     } else if ((val = kv(p->tok[i], "active")) != NULL) {
       char *end;
       errno = 0;
-      /* hexadecimal after 0x, else decimal (no octal: "010" is ten) */
-      int hexmask = val[0] == '0' && (val[1] == 'x' || val[1] == 'X');
-      active = strtoull(val, &end, hexmask ? 16 : 10);
-      if (*val == '\0' || !isxdigit((unsigned char)val[hexmask ? 2 : 0]) || *end != '\0' || errno ||
-          (!hexmask && val[0] == '0' && val[1] != '\0'))
-        return PERR(p, "active: '%s' is not a lane mask", val);
+      int base = number_base(val); /* no sign: a mask */
+      if (base != 0) active = strtoull(val, &end, base);
+      if (base == 0 || *end != '\0' || errno) return PERR(p, "active: '%s' is not a lane mask", val);
     } else {
       return PERR(p, "lanes: unexpected '%s' before '='", p->tok[i]);
     }

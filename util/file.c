@@ -165,29 +165,35 @@ static fsim_status check_target(const char *path, const char *target, fsim_err *
   if (stat(target, &sb) == 0 && !S_ISREG(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
   if (is_std_stream(target))
     return FSIM_ERR(e, FSIM_EINVAL, "%s: the file standard output or standard error goes to", path);
-  char *dir = strdup(target);
-  if (dir == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-  char *slash = strrchr(dir, '/');
-  const char *d = dir;
-  if (slash == NULL) d = ".";
-  else if (slash == dir) d = "/";
-  else *slash = '\0';
+  char d[4096];
+  dir_of(target, d, sizeof d);
   int err = 0;
   if (stat(d, &sb) != 0) err = errno;
   else if (!S_ISDIR(sb.st_mode)) err = ENOTDIR;
   else if (access(d, W_OK | X_OK) != 0) err = errno;
-  free(dir);
   if (err != 0 && strcmp(path, target) != 0)
     return FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write %s: %s", path, target, strerror(err));
   if (err != 0) return FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", path, strerror(err));
   return FSIM_OK;
 }
 
-fsim_status fsim_file_out_check(const char *path, fsim_err *e) {
-  if (*path == '\0') return FSIM_ERR(e, FSIM_EINVAL, "an empty file name");
+/* The checked target of a write to path (out_target, check_target); NULL with e set. */
+static char *checked_target(const char *path, fsim_err *e) {
+  if (*path == '\0') {
+    FSIM_ERR(e, FSIM_EINVAL, "an empty file name");
+    return NULL;
+  }
   char *target = out_target(path, e);
-  if (target == NULL) return e ? e->code : FSIM_EINVAL;
-  fsim_status st = check_target(path, target, e);
+  if (target != NULL && check_target(path, target, e) != FSIM_OK) {
+    free(target);
+    target = NULL;
+  }
+  return target;
+}
+
+fsim_status fsim_file_out_check(const char *path, fsim_err *e) {
+  char *target = checked_target(path, e);
+  fsim_status st = target != NULL ? FSIM_OK : e ? e->code : FSIM_EINVAL;
   free(target);
   return st;
 }
@@ -195,17 +201,10 @@ fsim_status fsim_file_out_check(const char *path, fsim_err *e) {
 fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) {
   o->f = NULL;
   o->tmp = NULL;
-  o->target = NULL;
   o->path = path;
-  if (*path == '\0') return FSIM_ERR(e, FSIM_EINVAL, "an empty file name");
-  o->target = out_target(path, e);
+  o->target = checked_target(path, e);
   if (o->target == NULL) return e ? e->code : FSIM_EINVAL;
-  fsim_status st = check_target(path, o->target, e);
-  if (st != FSIM_OK) {
-    free(o->target);
-    o->target = NULL;
-    return st;
-  }
+  fsim_status st = FSIM_OK;
   /* the new file keeps the permission bits of the one it replaces; a new one gets 0666 less
    * the umask, which open applies (mkstemp would make it 0600) */
   struct stat sb;
@@ -222,7 +221,8 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
   for (int tries = 0; tries < 100 && fd < 0; tries++) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    unsigned r = (unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u ^ __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED) * 40503u;
+    unsigned r = (unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u ^
+                 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED) * 40503u;
     snprintf(o->tmp, n, "%s.tmp%08x", o->target, r);
     fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) break;
