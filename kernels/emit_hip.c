@@ -4,9 +4,12 @@
  * walked instruction by instruction; each one becomes a statement: a copy (buffer load to
  * registers or straight to LDS), a staged ds_write, a fragment ds_read (plain or
  * transposing), an MFMA/WMMA, a wait and/or barrier (inline assembly with a memory clobber,
- * so the compiler neither moves memory operations across it nor drops it), s_setprio for
- * the first ping-pong group, and the epilogue's conversions, LDS writes, chunk reads and
- * stores.  Each stretch of copies, reads, writes and MFMAs between two waits or barriers is
+ * so the compiler neither moves memory operations across it nor drops it), s_setprio
+ * around ping-pong MFMA phases, and the epilogue's conversions, LDS writes, chunk reads and
+ * stores.  The emitter walks the first wave group's program; a ping-pong kernel's second
+ * group differs only by its extra barrier after the prologue, and the first group by its
+ * extra barrier before an epilogue through LDS, which become barriers under a test of the
+ * wave's group.  Each stretch of copies, reads, writes and MFMAs between two waits or barriers is
  * followed by __builtin_amdgcn_sched_group_barrier calls that ask the compiler's scheduler
  * for the same order; the compiler inserts the lgkmcnt waits that register dependences need.
  *
@@ -137,6 +140,7 @@ typedef struct em {
   int lines;
   int gfx12;            /* RDNA4: split barrier, s_wait_* counters, other buffer descriptor */
   int pingpong;
+  int nbuf;             /* fragment buffers: 2, or the K tile's atom K steps (ping-pong) */
   int masked_op[2];     /* operand needs bounds checks on its copies */
   int edge_c;           /* epilogue needs bounds checks */
   int atomic;           /* split-K: atomics */
@@ -389,7 +393,7 @@ static void emit_header(em *m, const fsim_emit_opts *o, const char *kname) {
       p->op[1].lread->name, s->c_path == FSIM_EPI_LDS ? "staged through LDS" : "stored from the accumulators",
       (long long)p->workgroups, p->k_tiles);
   out(m, "//   registers estimated %d VGPR + %d AGPR + %d SGPR per wave; pipeline %s.", p->vgprs, p->agprs, p->sgprs,
-      s->kind == FSIM_PIPE_PINGPONG ? "ping-pong (the first half of the waves raises its priority over its MFMAs)"
+      s->kind == FSIM_PIPE_PINGPONG ? "ping-pong (two wave groups a barrier apart; MFMA phases at s_setprio 1)"
                                     : "plain");
   out(m, "//");
   out(m, "// Device code only (no ROCm needed):");
@@ -793,7 +797,7 @@ static void emit_read(em *m, ctx *c, int o, int i, int kk, int r, int level, int
   char X = "AB"[o], x = "ab"[o], st[96], le[64];
   stage_expr(p, level, phase, st, sizeof st);
   lane_expr(m, o == 0 ? K_READ_A : K_READ_B, i, kk, r, le, sizeof le);
-  int bytes = op->lread->bytes, frag_bytes = op->frag_regs * 4, buf = kk % 2;
+  int bytes = op->lread->bytes, frag_bytes = op->frag_regs * 4, buf = kk % m->nbuf;
   char addr[200];
   snprintf(addr, sizeof addr, "lds + LDS_%c + %s + %s", X, st, le);
   if (op->lread->transpose) {
@@ -912,6 +916,16 @@ static void emit_body(em *m) {
   ctx c = {0};
   set_indent(&c);
   int loop_level = -1, lds_c = p->s.c_path == FSIM_EPI_LDS, outv_ready = 0;
+  /* ping-pong: the first group's program has a barrier of its own right after its last loop
+   * when the epilogue goes through LDS (gemm_wprog.c) */
+  int staggered = 0, balance_at = -1;
+  if (m->pingpong) {
+    int last_end = -1;
+    for (int i = 0; i < prog->ninst; i++)
+      if (prog->inst[i].op == FSIM_OP_END) last_end = i;
+    if (last_end >= 0 && last_end + 1 < prog->ninst && prog->inst[last_end + 1].op == FSIM_OP_BARRIER)
+      balance_at = last_end + 1;
+  }
   for (int ii = 0; ii < prog->ninst && m->st == FSIM_OK; ii++) {
     const fsim_wp_inst *in = &prog->inst[ii];
     const char *an = in->addr >= 0 && in->addr < wp->naddrs ? wp->addrs[in->addr].name : "";
@@ -928,9 +942,13 @@ static void emit_body(em *m) {
       c.depth++;
       c.in_loop = 1;
       set_indent(&c);
-      out(m, "%sfrag_a fa[2][RM]; // fragments of K steps kk (even, odd): the next is read while this one multiplies",
-          c.ind);
-      out(m, "%sfrag_b fb[2][RN];", c.ind);
+      if (!m->pingpong)
+        out(m, "%sfrag_a fa[2][RM]; // fragments of K steps kk (even, odd): the next is read while this one multiplies",
+            c.ind);
+      else
+        out(m, "%sfrag_a fa[%d][RM]; // fragments of every K step of the tile: a phase reads them before its MFMAs",
+            c.ind, m->nbuf);
+      out(m, "%sfrag_b fb[%d][RN];", c.ind, m->nbuf);
       break;
     }
     case FSIM_OP_END:
@@ -948,6 +966,14 @@ static void emit_body(em *m) {
         group_flush(m, c.ind, c.in_loop);
         emit_wait(m, c.ind, vm, lg, 1);
         ii++;
+        if (m->pingpong && !staggered && loop_level < 0) {
+          /* the prologue's barrier: the second group meets one more */
+          char ind2[sizeof c.ind + 2];
+          snprintf(ind2, sizeof ind2, "%s  ", c.ind);
+          out(m, "%sif (wave >= WAVES_M * WAVES_N / 2) // ping-pong: the second group falls one barrier behind", c.ind);
+          emit_wait(m, ind2, -1, -1, 1);
+          staggered = 1;
+        }
       } else if (vm >= 0 && ii + 1 < prog->ninst) {
         group_flush(m, c.ind, c.in_loop);
         emit_wait(m, c.ind, vm, -1, 0);
@@ -956,12 +982,19 @@ static void emit_body(em *m) {
     }
     case FSIM_OP_BARRIER:
       group_flush(m, c.ind, c.in_loop);
-      emit_wait(m, c.ind, -1, -1, 1);
+      if (ii == balance_at) {
+        char ind2[sizeof c.ind + 2];
+        snprintf(ind2, sizeof ind2, "%s  ", c.ind);
+        out(m, "%sif (wave < WAVES_M * WAVES_N / 2) // ping-pong: the first group meets one more, so "
+               "that the epilogue's barriers pair", c.ind);
+        emit_wait(m, ind2, -1, -1, 1);
+      } else {
+        emit_wait(m, c.ind, -1, -1, 1);
+      }
       break;
     case FSIM_OP_SETPRIO:
       group_flush(m, c.ind, c.in_loop);
-      out(m, "%sif (wave < WAVES_M * WAVES_N / 2) __builtin_amdgcn_s_setprio(%d); // ping-pong: first group", c.ind,
-          in->arg);
+      out(m, "%s__builtin_amdgcn_s_setprio(%d);%s", c.ind, in->arg, in->arg ? " // ping-pong: an MFMA phase" : "");
       break;
     case FSIM_OP_LOAD:
     case FSIM_OP_LOAD_LDS:
@@ -1290,6 +1323,7 @@ fsim_status fsim_emit_hip(const fsim_gemm_plan *p, const fsim_emit_opts *o, FILE
   m->e = e;
   m->gfx12 = p->a->device.isa == FSIM_ISA_RDNA4;
   m->pingpong = p->s.kind == FSIM_PIPE_PINGPONG;
+  m->nbuf = m->pingpong ? p->ki : 2;
   m->masked_op[0] = needs_mask(p, 0);
   m->masked_op[1] = needs_mask(p, 1);
   m->edge_c = c_edges(p);

@@ -133,6 +133,11 @@ typedef struct fsim_gemm_check {
 fsim_status fsim_gemm_functional(const fsim_gemm_plan *p, uint64_t seed, unsigned faults, fsim_gemm_check *out,
                                  fsim_err *e);
 
+/* Ping-pong: the phases a K tile is cut into, by halves of the wave's C tile along M (*sa)
+ * and N (*sb), each 2 where the wave tile has two or more atoms that way, else 1; returns
+ * *sa x *sb (gemm_wprog.c says how the phases run). */
+int fsim_gemm_pp_slices(const fsim_gemm_plan *p, int *sa, int *sb);
+
 /* The wave programs of the plan, for the simulator. */
 fsim_status fsim_gemm_wave_program(const fsim_gemm_plan *p, fsim_wprog *wp, fsim_err *e);
 

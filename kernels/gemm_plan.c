@@ -625,6 +625,18 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
   p->rm = p->wave_tm / p->atom->m;
   p->rn = p->wave_tn / p->atom->n;
   p->ki = s->bk / p->atom->k;
+  if (s->kind == FSIM_PIPE_PINGPONG) {
+    int sa, sb, phases = fsim_gemm_pp_slices(p, &sa, &sb);
+    if (s->stages < 2)
+      return PERR(e, "pipeline", "stages", "ping-pong needs two or more stages: one group copies the next tile while "
+                  "the other still reads this one");
+    if (phases < 2)
+      return PERR(e, "pipeline", "kind", "ping-pong cuts a K tile into phases by halves of the wave's %dx%d tile, which "
+                  "is one atom", p->wave_tm, p->wave_tn);
+    if (strcmp(s->interleave, "none") != 0 && s->interleave[0] != '\0')
+      return PERR(e, "pipeline", "interleave", "'%s': interleave hints order a plain K step; ping-pong runs its K "
+                  "step in phases of reads and MFMAs", s->interleave);
+  }
   for (int o = 0; o < 2; o++) {
     fsim_status st = setup_operand(p, o, memo, e);
     if (st != FSIM_OK) return st;
@@ -646,7 +658,8 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
    * staging for copies through registers, addressing.
    *
    * Fragments, CDNA (wave64 MFMA): one K step's, two buffers when the step has two or more
-   * atom K steps, as the wave program reads kk+1 while kk multiplies.
+   * atom K steps, as the wave program reads kk+1 while kk multiplies; ping-pong holds every
+   * atom K step's fragments of the tile (its phases read them before their MFMAs).
    *
    * Fragments, RDNA (wave32 WMMA): the fragments of every atom K step of the tile plus one
    * step more.  clang does not keep the wave program's two buffers there: it merges the
@@ -669,7 +682,7 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
   int acc = p->rm * p->rn * fsim_mma_atom_values(p->atom, 'C');
   int frag_step = p->rm * p->op[0].frag_regs + p->rn * p->op[1].frag_regs;
   int wmma = p->atom->wave_size == 32;
-  int frag = (wmma ? p->ki + 1 : p->ki >= 2 ? 2 : 1) * frag_step;
+  int frag = (wmma ? p->ki + 1 : s->kind == FSIM_PIPE_PINGPONG ? p->ki : p->ki >= 2 ? 2 : 1) * frag_step;
   int staging = 0;
   for (int o = 0; o < 2; o++)
     if (p->op[o].lwrite) staging += p->op[o].copies * p->op[o].gcopy->bytes / 4;
@@ -737,4 +750,10 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
                 "values (an odd number) puts the next group's first value in the middle of a pair; use split_k = 1 "
                 "or an even M x N", s->split_k, fsim_dtype_name(s->c_type), s->m, s->n);
   return FSIM_OK;
+}
+
+int fsim_gemm_pp_slices(const fsim_gemm_plan *p, int *sa, int *sb) {
+  *sa = p->rm >= 2 ? 2 : 1;
+  *sb = p->rn >= 2 ? 2 : 1;
+  return *sa * *sb;
 }

@@ -35,7 +35,8 @@ typedef struct gen {
   /* lds read bookkeeping for waitcnt: per fragment buffer/index, the sequence number of its
    * last read; reads issued so far; the highest sequence known complete */
   int lgkm_issued, lgkm_done;
-  int frag_seq[2][2][64]; /* [operand][buffer][index] */
+  int frag_seq[2][2][64]; /* [operand][k step parity][index] */
+  int nbuf;              /* fragment buffers: 2 (k step kk in buffer kk mod 2), or every k step's (ping-pong) */
   int vm_outstanding;
   int lds_dma_pending;   /* a direct-to-LDS copy may be outstanding (no vmcnt(0) since) */
 } gen;
@@ -234,16 +235,16 @@ static void emit_read(gen *g, const kstep_item *it, const char *loop_name, int f
   fsim_wp_inst in = {.op = FSIM_OP_LDS_READ, .width = (uint8_t)op->lread->bytes, .addr2 = -1};
   in.flags = op->lread->transpose ? FSIM_IF_TRANSPOSE : 0;
   in.addr = read_addr(g, it->o, it->i, it->kk, it->r, loop_name, first, level);
-  in.dst = R(reg(g, "%c%d_%d", "ab"[it->o], it->kk % 2, it->i));
+  in.dst = R(reg(g, "%c%d_%d", "ab"[it->o], it->kk % g->nbuf, it->i));
   emit(g, in);
   g->frag_seq[it->o][it->kk % 2][it->i] = ++g->lgkm_issued;
 }
 
 static void emit_mfma(gen *g, const kstep_item *it) {
   const fsim_gemm_plan *p = g->p;
-  int buf = it->kk % 2;
-  int need = g->frag_seq[0][buf][it->i];
-  if (g->frag_seq[1][buf][it->j] > need) need = g->frag_seq[1][buf][it->j];
+  int buf = it->kk % g->nbuf, par = it->kk % 2;
+  int need = g->frag_seq[0][par][it->i];
+  if (g->frag_seq[1][par][it->j] > need) need = g->frag_seq[1][par][it->j];
   if (need > g->lgkm_done) {
     int allow = g->lgkm_issued - need;
     waitcnt(g, -1, allow > 15 ? 15 : allow);
@@ -497,13 +498,14 @@ static void emit_epilogue(gen *g) {
 
 /* ---- the program ------------------------------------------------------------------------------- */
 
-static void gen_wave_program(gen *g, int pingpong_group) {
+static void gen_wave_program(gen *g) {
   const fsim_gemm_plan *p = g->p;
   int S = p->s.stages, T = p->k_tiles;
   int pre = S - 1 < T ? S - 1 : T;
   int copies_per_tile = p->op[0].copies + p->op[1].copies;
   g->lgkm_issued = g->lgkm_done = 0;
   g->lds_dma_pending = 0;
+  g->nbuf = 2;
   memset(g->frag_seq, 0, sizeof g->frag_seq);
   /* prologue: tiles 0 .. pre-1 */
   for (int t = 0; t < pre; t++) {
@@ -520,9 +522,7 @@ static void gen_wave_program(gen *g, int pingpong_group) {
     if (p->op[0].lwrite || p->op[1].lwrite) vm_allow = 0;
     waitcnt(g, vm_allow < 0 ? 0 : (vm_allow > 63 ? 63 : vm_allow), p->op[0].lwrite || p->op[1].lwrite ? 0 : -1);
     barrier(g);
-    if (pingpong_group == 0) emit(g, (fsim_wp_inst){.op = FSIM_OP_SETPRIO, .arg = 1, .addr = -1, .addr2 = -1});
     emit_kstep(g, 1, "main", 0, 0);
-    if (pingpong_group == 0) emit(g, (fsim_wp_inst){.op = FSIM_OP_SETPRIO, .arg = 0, .addr = -1, .addr2 = -1});
     emit_staged_writes(g, "main", S - 1, 0);
     fsim_wp_program_loop_end(g->prog, g->e);
   }
@@ -537,12 +537,112 @@ static void gen_wave_program(gen *g, int pingpong_group) {
       waitcnt(g, 0, 0);
       barrier(g);
     }
-    if (pingpong_group == 0) emit(g, (fsim_wp_inst){.op = FSIM_OP_SETPRIO, .arg = 1, .addr = -1, .addr2 = -1});
     emit_kstep(g, 0, "drain", S == 1 ? 0 : main_trips, 0);
-    if (pingpong_group == 0) emit(g, (fsim_wp_inst){.op = FSIM_OP_SETPRIO, .arg = 0, .addr = -1, .addr2 = -1});
     if (S == 1) barrier(g);
     fsim_wp_program_loop_end(g->prog, g->e);
   }
+  emit_epilogue(g);
+}
+
+/* ---- ping-pong ---------------------------------------------------------------------------------
+ * FlyDSL's 8-wave GEMMs (after HipKittens' 8-wave kernels) run two groups of waves, one of
+ * each on every SIMD, half a phase apart.  A K tile is cut into phases by the halves of the
+ * wave's C tile (fsim_gemm_pp_slices: (A half, B half) = (0,0), (0,1), (1,0), (1,1) when both
+ * halve, two phases when one does); a phase reads the fragments its slice needs that earlier
+ * phases of the tile have not (with two phases, the first reads them all), phase 0 issues the
+ * copies of the tile S-1 ahead, and each phase waits for its LDS reads and meets the
+ * workgroup at a barrier, then runs its slice's MFMAs at s_setprio 1.  The second group meets one extra barrier after the prologue, so each
+ * barrier pairs a group's memory phase with the other's, and the two groups' MFMA runs
+ * alternate on the matrix pipe while the other group reads and copies.  The first group meets
+ * one barrier more at the end when the epilogue goes through LDS (its barriers must pair
+ * again); otherwise its end releases the other's last barrier, as on the hardware.
+ *
+ * The lag is one barrier, so a phase's LDS reads and copies must be safe against the other
+ * group's neighbouring phase:
+ *   - the copies of tile t+S-1 in phase 0 of tile t overwrite the stage of tile t-1, which
+ *     the second group reads until its phase P-2 of tile t-1 at the latest (the last phase
+ *     reads nothing), and the barrier before the first group's phase 0 is the one the second
+ *     group meets after that phase;
+ *   - the first group reads tile t+1 in phase 0 of t+1, after a barrier the second group meets
+ *     at the end of its phase P-2 of tile t: every wave waits for its copies of tile t+1
+ *     there (vmcnt); with two phases and two stages that is the phase that issued them.
+ * So a K tile needs two phases or more (fsim_gemm_plan refuses a one-atom wave tile).  Copies
+ * through registers are written to their stage at that wait. */
+static void pp_reads(gen *g, int o, int half, int halves, const char *loop_name, int first, int level) {
+  const fsim_gemm_plan *p = g->p;
+  int n = o == 0 ? p->rm : p->rn, lo = half * n / halves, hi = (half + 1) * n / halves;
+  for (int kk = 0; kk < p->ki; kk++)
+    for (int i = lo; i < hi; i++)
+      for (int r = 0; r < p->op[o].reads_per_frag; r++) {
+        kstep_item it = {'r', o, i, 0, kk, r, 0};
+        emit_read(g, &it, loop_name, first, level);
+      }
+}
+
+static void pp_kstep(gen *g, int copies, const char *loop_name, int first, int level) {
+  const fsim_gemm_plan *p = g->p;
+  int S = p->s.stages, cpt = p->op[0].copies + p->op[1].copies, sa, sb;
+  int P = fsim_gemm_pp_slices(p, &sa, &sb);
+  int wait_phase = P - 2;
+  int staged = p->op[0].lwrite || p->op[1].lwrite;
+  int a_read[2] = {0, 0}, b_read[2] = {0, 0};
+  for (int q = 0; q < P && g->st == FSIM_OK; q++) {
+    int qa = q / sb, qb = q % sb;
+    for (int h = 0; h < sa; h++)
+      if (!a_read[h] && (h == qa || P == 2)) pp_reads(g, 0, h, sa, loop_name, first, level), a_read[h] = 1;
+    for (int h = 0; h < sb; h++)
+      if (!b_read[h] && (h == qb || P == 2)) pp_reads(g, 1, h, sb, loop_name, first, level), b_read[h] = 1;
+    if (copies && q == 0) emit_copies(g, loop_name, first + S - 1, level);
+    if (q == wait_phase) {
+      if (copies) emit_staged_writes(g, loop_name, first + S - 1, level);
+      int allow = copies && !staged ? (S - 2) * cpt : 0;
+      waitcnt(g, allow > 63 ? 63 : allow, 0);
+    } else {
+      waitcnt(g, -1, 0);
+    }
+    barrier(g);
+    emit(g, (fsim_wp_inst){.op = FSIM_OP_SETPRIO, .arg = 1, .addr = -1, .addr2 = -1});
+    for (int kk = 0; kk < p->ki; kk++)
+      for (int i = qa * p->rm / sa; i < (qa + 1) * p->rm / sa; i++)
+        for (int j = qb * p->rn / sb; j < (qb + 1) * p->rn / sb; j++) {
+          kstep_item it = {'m', 0, i, j, kk, 0, 0};
+          emit_mfma(g, &it);
+        }
+    emit(g, (fsim_wp_inst){.op = FSIM_OP_SETPRIO, .arg = 0, .addr = -1, .addr2 = -1});
+  }
+}
+
+static void gen_pingpong_program(gen *g, int group) {
+  const fsim_gemm_plan *p = g->p;
+  int S = p->s.stages, T = p->k_tiles, cpt = p->op[0].copies + p->op[1].copies;
+  int pre = S - 1 < T ? S - 1 : T;
+  g->lgkm_issued = g->lgkm_done = 0;
+  g->lds_dma_pending = 0;
+  g->nbuf = p->ki;
+  memset(g->frag_seq, 0, sizeof g->frag_seq);
+  for (int t = 0; t < pre; t++) {
+    char nm[16];
+    snprintf(nm, sizeof nm, "pro%d", t);
+    emit_copies(g, nm, t, -1);
+    emit_staged_writes(g, nm, t, -1);
+  }
+  /* tile 0 in LDS for every wave; then the second group falls one barrier behind */
+  int allow = p->op[0].lwrite || p->op[1].lwrite ? 0 : (pre - 1) * cpt;
+  waitcnt(g, allow > 63 ? 63 : allow, 0);
+  barrier(g);
+  if (group == 1) barrier(g);
+  int main_trips = T - pre;
+  if (main_trips > 0) {
+    fsim_wp_program_loop_begin(g->prog, main_trips, g->e);
+    pp_kstep(g, 1, "main", 0, 0);
+    fsim_wp_program_loop_end(g->prog, g->e);
+  }
+  if (pre > 0) {
+    fsim_wp_program_loop_begin(g->prog, pre, g->e);
+    pp_kstep(g, 0, "drain", main_trips, 0);
+    fsim_wp_program_loop_end(g->prog, g->e);
+  }
+  if (group == 0 && p->s.c_path == FSIM_EPI_LDS) barrier(g);
   emit_epilogue(g);
 }
 
@@ -578,7 +678,8 @@ fsim_status fsim_gemm_wave_program(const fsim_gemm_plan *p, fsim_wprog *wp, fsim
   gen g = {.p = p, .wp = wp, .e = e, .st = FSIM_OK};
   for (int gi = 0; gi < groups && g.st == FSIM_OK; gi++) {
     g.prog = &wp->programs[gi];
-    gen_wave_program(&g, groups == 2 ? gi : -1);
+    if (groups == 2) gen_pingpong_program(&g, gi);
+    else gen_wave_program(&g);
   }
   if (g.st != FSIM_OK) {
     fsim_wprog_free(wp);
