@@ -36,7 +36,7 @@ cases='
 17|mi355x|gemm|bf16|TN|8192|50016|6144|3931.1|-|-
 20|mi355x|gemm|bf16|TN|8192|8192|8192|925|-|-
 23|mi355x|gemm|fp8|TN|4096|4096|16384|159.93|-|-
-24|mi355x|gemm|fp8|TN|4096|4096|4096|46.42|tile=256x256x128,waves=2x4,mfma=16x16x128|-
+24|mi355x|gemm|fp8|TN|4096|4096|4096|46.42|tile=256x256x128,waves=2x4,mfma=16x16x128,kind=pingpong|-
 27|mi300x|gemm|bf16|NN|4096|4864|32896|1848.09|-|device.sustained_clock_ghz=1.207
 29|mi300x|gemm|bf16|TN|4096|4096|4096|243.73|tile=256x224x64|-
 30|mi300x|gemm|bf16|TN|1|4096|4096|13.72|tile=16x16x512|-

@@ -661,6 +661,8 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   s->barriers_per_iter = sc->stages == 1 ? 2 : 1;
   s->ksteps = p->ki;
   s->wave_groups = sc->kind == FSIM_PIPE_PINGPONG ? 2 : 1;
+  int sa, sb;
+  s->phases = sc->kind == FSIM_PIPE_PINGPONG ? fsim_gemm_pp_slices(p, &sa, &sb) : 1;
   s->mfma_per_wave = p->rm * p->rn * p->ki;
   s->mfma_cycles = fsim_mfma_cycles(a, p->mfma);
   s->mfma_latency = p->mfma->latency;

@@ -32,7 +32,8 @@ typedef struct fsim_plan_summary {
   int lds_bank_cycles_per_wave; /* reads (and register-path writes), from the conflict law */
   int vmem_per_wave;         /* copy instructions */
   int ksteps;                /* atom steps per iteration (reads of one overlap MFMAs of the previous) */
-  int wave_groups;           /* 2 for ping-pong: one group's MFMAs cover the other's memory work */
+  int wave_groups;           /* 2 for ping-pong: two groups a barrier apart */
+  int phases;                /* ping-pong: phases of a K tile, each ending at a barrier (else 1) */
   /* per iteration and workgroup */
   int64_t load_bytes_per_wg; /* global bytes the copies move */
   int64_t lds_write_bytes_per_wg;
