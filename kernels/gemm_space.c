@@ -663,6 +663,33 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   s->wave_groups = sc->kind == FSIM_PIPE_PINGPONG ? 2 : 1;
   int sa, sb;
   s->phases = sc->kind == FSIM_PIPE_PINGPONG ? fsim_gemm_pp_slices(p, &sa, &sb) : 1;
+  /* How far ahead the wave program (gemm_wprog.c) issues a tile's copies of the first wait
+   * for them, in iterations.  Plain: stages - 1 tiles; a copy through registers is written to
+   * LDS, after vmcnt(0), at the end of the iteration that loaded it (1).  Ping-pong: the next
+   * tile's copies are waited for at phase P - 2, stages - 2 tiles and (P - 2) / P of one after
+   * phase 0 issued them; (P - 2) / P through registers.  A transposing read after direct
+   * copies waits for all of them (vmcnt(0), as clang compiles it): in the plain K step at
+   * once, the copies going first; in ping-pong at the first phase after 0 that reads a
+   * transposed operand (B's half 1 in phase 1, A's half 1 in phase 2, with four phases), or
+   * the next tile's phase 0 with two. */
+  {
+    int regs = p->op[0].lwrite != NULL || p->op[1].lwrite != NULL;
+    int direct = p->op[0].gcopy->op == FSIM_OP_LOAD_LDS || p->op[1].gcopy->op == FSIM_OP_LOAD_LDS;
+    int tr_a = p->op[0].lread->transpose, tr_b = p->op[1].lread->transpose;
+    double lead;
+    if (sc->kind == FSIM_PIPE_PINGPONG) {
+      int P = s->phases;
+      lead = (regs ? 0.0 : sc->stages - 2.0) + (P - 2.0) / P;
+      if (direct && (tr_a || tr_b)) {
+        double tr = P == 4 ? (tr_b ? 1.0 : 2.0) / P : 1.0;
+        if (tr < lead) lead = tr;
+      }
+    } else {
+      lead = regs ? 1.0 : sc->stages - 1.0;
+      if (direct && (tr_a || tr_b)) lead = 0;
+    }
+    s->copy_lead = lead < 0 ? 0 : lead;
+  }
   s->mfma_per_wave = p->rm * p->rn * p->ki;
   s->mfma_cycles = fsim_mfma_cycles(a, p->mfma);
   s->mfma_latency = p->mfma->latency;

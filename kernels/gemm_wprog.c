@@ -15,9 +15,8 @@
  * buffers).  Interleave hints ("vmem:2 dsrd:4 mfma:8") emit the step's copies, reads and
  * MFMAs in rounds of those group sizes, as sched_group_barrier does; a read waits until
  * the MFMAs that last used its buffer are out, an MFMA until its fragments' reads are in
- * (s_waitcnt lgkmcnt computed from the order).  Ping-pong splits the waves into two groups
- * and raises the first group's priority over its MFMAs (s_setprio), as FlyDSL's 8-wave
- * kernels do, so one group's memory work fills the other's matrix-pipe time. */
+ * (s_waitcnt lgkmcnt computed from the order).  Ping-pong (two wave groups a barrier apart,
+ * each K tile in phases) has a program of its own: see "ping-pong" below. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -35,7 +34,8 @@ typedef struct gen {
   /* lds read bookkeeping for waitcnt: per fragment buffer/index, the sequence number of its
    * last read; reads issued so far; the highest sequence known complete */
   int lgkm_issued, lgkm_done;
-  int frag_seq[2][2][64]; /* [operand][k step parity][index] */
+  int frag_seq[2][2][64]; /* [operand][k step parity][index]: the plain K step's two buffers
+                            (ping-pong waits for all its reads before its MFMAs instead) */
   int nbuf;              /* fragment buffers: 2 (k step kk in buffer kk mod 2), or every k step's (ping-pong) */
   int vm_outstanding;
   int lds_dma_pending;   /* a direct-to-LDS copy may be outstanding (no vmcnt(0) since) */
@@ -546,7 +546,8 @@ static void gen_wave_program(gen *g) {
 
 /* ---- ping-pong ---------------------------------------------------------------------------------
  * FlyDSL's 8-wave GEMMs (after HipKittens' 8-wave kernels) run two groups of waves, one of
- * each on every SIMD, half a phase apart.  A K tile is cut into phases by the halves of the
+ * each on every SIMD when the wave count is a multiple of twice the SIMDs, one phase (one
+ * barrier) apart.  A K tile is cut into phases by the halves of the
  * wave's C tile (fsim_gemm_pp_slices: (A half, B half) = (0,0), (0,1), (1,0), (1,1) when both
  * halve, two phases when one does); a phase reads the fragments its slice needs that earlier
  * phases of the tile have not (with two phases, the first reads them all), phase 0 issues the

@@ -13,7 +13,8 @@
  *          measured by `flysim micro bandwidth --level l2`]
  *   MALL   xcds * the XCD's distinct tile bytes per iteration / MALL bytes per clock
  * plus what the pipeline does not hide: the barrier and the first LDS read of each iteration,
- * and the global-load latency beyond (stages - 1) iterations of that work, shared among the
+ * and the global-load latency beyond the iterations of that work between issuing a tile's
+ * copies and waiting for them (stages - 1 in the plain case: fsim_plan_summary.copy_lead), shared among the
  * c workgroups (a ping-pong pays a barrier and a phase's reads at each of its phases).  A workgroup adds a prologue (first tile's latency) and an epilogue (C
  * stores).  DRAM bounds the whole kernel: the unique bytes when they fit the Infinity Cache,
  * every L2 miss otherwise, at the achievable bandwidth. */
@@ -89,17 +90,16 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
     return o->t_iter;
   }
   double work = dmax(compute, memory);
-  double exposed = a->issue.barrier_latency + first_reads + dmax(0, mem_latency - (s->stages - 1) * work);
+  double exposed = a->issue.barrier_latency + first_reads + dmax(0, mem_latency - s->copy_lead * work);
   if (s->wave_groups > 1) {
     /* ping-pong (kernels/gemm_wprog.c): each of the tile's P phases ends at a barrier that
      * pairs one group's MFMAs with the other's reads; the group that runs its MFMAs second
      * then reads its next phase's fragments with nothing beside it: a barrier, the LDS
-     * latency and that group's share of a phase's LDS work at every phase.  The next tile's
-     * copies go out in phase 0 of the tile stages - 2 before and are waited for at phase P - 2:
-     * (stages - 2 + (P - 2) / P) iterations of work hide their latency. */
+     * latency and that group's share of a phase's LDS work at every phase.  The copies'
+     * latency is hidden as far as the summary's copy_lead says. */
     int P = s->phases > 1 ? s->phases : 2;
     double per_phase = a->issue.barrier_latency + a->lds.latency + o->t_lds / (2.0 * P);
-    exposed = P * per_phase + dmax(0, mem_latency - (s->stages - 2 + (P - 2.0) / P) * work);
+    exposed = P * per_phase + dmax(0, mem_latency - s->copy_lead * work);
   }
   o->t_exposed = exposed / fillers;
   o->t_iter = work + o->t_exposed;

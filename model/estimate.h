@@ -34,6 +34,8 @@ typedef struct fsim_plan_summary {
   int ksteps;                /* atom steps per iteration (reads of one overlap MFMAs of the previous) */
   int wave_groups;           /* 2 for ping-pong: two groups a barrier apart */
   int phases;                /* ping-pong: phases of a K tile, each ending at a barrier (else 1) */
+  double copy_lead;          /* iterations of work between issuing a tile's copies and the first
+                                wait for them: what hides their latency (stages >= 2) */
   /* per iteration and workgroup */
   int64_t load_bytes_per_wg; /* global bytes the copies move */
   int64_t lds_write_bytes_per_wg;
