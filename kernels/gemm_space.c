@@ -658,11 +658,11 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   s->lds_bytes = p->lds_bytes;
   s->iters = p->k_tiles;
   s->stages = sc->stages;
-  s->barriers_per_iter = sc->stages == 1 ? 2 : 1;
   s->ksteps = p->ki;
   s->wave_groups = sc->kind == FSIM_PIPE_PINGPONG ? 2 : 1;
   int sa, sb;
   s->phases = sc->kind == FSIM_PIPE_PINGPONG ? fsim_gemm_pp_slices(p, &sa, &sb) : 1;
+  s->barriers_per_iter = sc->kind == FSIM_PIPE_PINGPONG ? s->phases : sc->stages == 1 ? 2 : 1;
   /* How far ahead the wave program (gemm_wprog.c) issues a tile's copies of the first wait
    * for them, in iterations.  Plain: stages - 1 tiles; a copy through registers is written to
    * LDS, after vmcnt(0), at the end of the iteration that loaded it (1).  Ping-pong: the next
