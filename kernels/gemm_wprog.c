@@ -498,22 +498,30 @@ static void emit_epilogue(gen *g) {
 
 /* ---- the program ------------------------------------------------------------------------------- */
 
-static void gen_wave_program(gen *g) {
+/* Starts a program with nbuf fragment buffers: its bookkeeping, and the prologue's copies of
+ * tiles 0 .. pre-1 (pre = S-1, at most the tiles there are); returns pre. */
+static int begin_program(gen *g, int nbuf) {
   const fsim_gemm_plan *p = g->p;
   int S = p->s.stages, T = p->k_tiles;
   int pre = S - 1 < T ? S - 1 : T;
-  int copies_per_tile = p->op[0].copies + p->op[1].copies;
   g->lgkm_issued = g->lgkm_done = 0;
   g->lds_dma_pending = 0;
-  g->nbuf = 2;
+  g->nbuf = nbuf;
   memset(g->frag_seq, 0, sizeof g->frag_seq);
-  /* prologue: tiles 0 .. pre-1 */
   for (int t = 0; t < pre; t++) {
     char nm[16];
     snprintf(nm, sizeof nm, "pro%d", t);
     emit_copies(g, nm, t, -1);
     emit_staged_writes(g, nm, t, -1);
   }
+  return pre;
+}
+
+static void gen_wave_program(gen *g) {
+  const fsim_gemm_plan *p = g->p;
+  int S = p->s.stages, T = p->k_tiles;
+  int copies_per_tile = p->op[0].copies + p->op[1].copies;
+  int pre = begin_program(g, 2);
   int main_trips = T - pre, drain = pre;
   if (S == 1) main_trips = 0, drain = T;
   if (main_trips > 0) {
@@ -615,18 +623,8 @@ static void pp_kstep(gen *g, int copies, const char *loop_name, int first, int l
 
 static void gen_pingpong_program(gen *g, int group) {
   const fsim_gemm_plan *p = g->p;
-  int S = p->s.stages, T = p->k_tiles, cpt = p->op[0].copies + p->op[1].copies;
-  int pre = S - 1 < T ? S - 1 : T;
-  g->lgkm_issued = g->lgkm_done = 0;
-  g->lds_dma_pending = 0;
-  g->nbuf = p->ki;
-  memset(g->frag_seq, 0, sizeof g->frag_seq);
-  for (int t = 0; t < pre; t++) {
-    char nm[16];
-    snprintf(nm, sizeof nm, "pro%d", t);
-    emit_copies(g, nm, t, -1);
-    emit_staged_writes(g, nm, t, -1);
-  }
+  int T = p->k_tiles, cpt = p->op[0].copies + p->op[1].copies;
+  int pre = begin_program(g, p->ki);
   /* tile 0 in LDS for every wave; then the second group falls one barrier behind */
   int allow = p->op[0].lwrite || p->op[1].lwrite ? 0 : (pre - 1) * cpt;
   waitcnt(g, allow > 63 ? 63 : allow, 0);

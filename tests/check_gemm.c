@@ -42,6 +42,15 @@ static void plan_of(fsim_gemm_plan *p, const fsim_arch *a, const fsim_gemm_probl
   ck_assert_msg(fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK, "%s: %s", cfg, e.msg);
 }
 
+/* The plan of a schedule file (source tree) on an M x N x K problem; s keeps the schedule. */
+static void plan_of_file(fsim_gemm_plan *p, fsim_schedule *s, const fsim_arch *a, const char *file, long long m,
+                         long long n, long long k) {
+  fsim_err e;
+  ck_assert_msg(fsim_schedule_load(s, tu_src_path(file), &e) == FSIM_OK, "%s", e.msg);
+  s->m = m, s->n = n, s->k = k;
+  ck_assert_msg(fsim_gemm_plan_make(p, s, a, &e) == FSIM_OK, "%s: %s", file, e.msg);
+}
+
 static fsim_gemm_check functional(const fsim_gemm_plan *p, unsigned faults) {
   fsim_gemm_check c;
   fsim_err e;
@@ -382,9 +391,7 @@ START_TEST(test_wave_program_structure) {
   fsim_schedule s;
   fsim_err e;
   static fsim_gemm_plan p;
-  ck_assert(fsim_schedule_load(&s, tu_src_path("kernels/schedules/flydsl_bf16_gemm_gfx950.sched"), &e) == FSIM_OK);
-  s.m = s.n = 4096, s.k = 4096;
-  ck_assert_msg(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK, "%s", e.msg);
+  plan_of_file(&p, &s, &a, "kernels/schedules/flydsl_bf16_gemm_gfx950.sched", 4096, 4096, 4096);
   ck_assert_int_eq(p.rm, 8);
   ck_assert_int_eq(p.rn, 4);
   ck_assert_int_eq(p.ki, 2);
@@ -455,9 +462,7 @@ START_TEST(test_pingpong_structure) {
   fsim_schedule s;
   fsim_err e;
   static fsim_gemm_plan p;
-  ck_assert(fsim_schedule_load(&s, tu_src_path("kernels/schedules/fp8_gemm_8wave_pingpong.sched"), &e) == FSIM_OK);
-  s.m = s.n = 1024, s.k = 1024;
-  ck_assert_msg(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK, "%s", e.msg);
+  plan_of_file(&p, &s, &a, "kernels/schedules/fp8_gemm_8wave_pingpong.sched", 1024, 1024, 1024);
   int sa, sb;
   ck_assert_int_eq(fsim_gemm_pp_slices(&p, &sa, &sb), 4);
   fsim_wprog wp;
