@@ -9,9 +9,10 @@
  * stores.  The emitter walks the first wave group's program; a ping-pong kernel's second
  * group differs only by its extra barrier after the prologue, and the first group by its
  * extra barrier before an epilogue through LDS, which become barriers under a test of the
- * wave's group.  Each stretch of copies, reads, writes and MFMAs between two waits or barriers is
- * followed by __builtin_amdgcn_sched_group_barrier calls that ask the compiler's scheduler
- * for the same order; the compiler inserts the lgkmcnt waits that register dependences need.
+ * wave's group.  Each stretch of copies, reads, writes and MFMAs between two waits or
+ * barriers is followed by __builtin_amdgcn_sched_group_barrier calls that ask the
+ * compiler's scheduler for the same order; the compiler inserts the lgkmcnt waits that
+ * register dependences need.
  *
  * Per-lane offsets.  For each kind of access (fragment reads of A, copies of B, ...) the
  * emitter evaluates the plan's lane function for every wave and lane, and splits the

@@ -555,16 +555,17 @@ static void gen_wave_program(gen *g) {
 /* ---- ping-pong ---------------------------------------------------------------------------------
  * FlyDSL's 8-wave GEMMs (after HipKittens' 8-wave kernels) run two groups of waves, one of
  * each on every SIMD when the wave count is a multiple of twice the SIMDs, one phase (one
- * barrier) apart.  A K tile is cut into phases by the halves of the
- * wave's C tile (fsim_gemm_pp_slices: (A half, B half) = (0,0), (0,1), (1,0), (1,1) when both
- * halve, two phases when one does); a phase reads the fragments its slice needs that earlier
- * phases of the tile have not (with two phases, the first reads them all), phase 0 issues the
- * copies of the tile S-1 ahead, and each phase waits for its LDS reads and meets the
- * workgroup at a barrier, then runs its slice's MFMAs at s_setprio 1.  The second group meets one extra barrier after the prologue, so each
- * barrier pairs a group's memory phase with the other's, and the two groups' MFMA runs
- * alternate on the matrix pipe while the other group reads and copies.  The first group meets
- * one barrier more at the end when the epilogue goes through LDS (its barriers must pair
- * again); otherwise its end releases the other's last barrier, as on the hardware.
+ * barrier) apart.  A K tile is cut into phases by the halves of the wave's C tile
+ * (fsim_gemm_pp_slices: (A half, B half) = (0,0), (0,1), (1,0), (1,1) when both halve, two
+ * phases when one does); a phase reads the fragments its slice needs that earlier phases of
+ * the tile have not (with two phases, the first reads them all), phase 0 issues the copies of
+ * the tile S-1 ahead, and each phase waits for its LDS reads and meets the workgroup at a
+ * barrier, then runs its slice's MFMAs at s_setprio 1.  The second group meets one extra
+ * barrier after the prologue, so each barrier pairs a group's memory phase with the other's,
+ * and the two groups' MFMA runs alternate on the matrix pipe while the other group reads and
+ * copies.  The first group meets one barrier more at the end when the epilogue goes through
+ * LDS (its barriers must pair again); otherwise its end releases the other's last barrier, as
+ * on the hardware.
  *
  * The lag is one barrier, so a phase's LDS reads and copies must be safe against the other
  * group's neighbouring phase:

@@ -14,8 +14,9 @@
  *   MALL   xcds * the XCD's distinct tile bytes per iteration / MALL bytes per clock
  * plus what the pipeline does not hide: the barrier and the first LDS read of each iteration,
  * and the global-load latency beyond the iterations of that work between issuing a tile's
- * copies and waiting for them (stages - 1 in the plain case: fsim_plan_summary.copy_lead), shared among the
- * c workgroups (a ping-pong pays a barrier and a phase's reads at each of its phases).  A workgroup adds a prologue (first tile's latency) and an epilogue (C
+ * copies and waiting for them (fsim_plan_summary.copy_lead: stages - 1 in the plain case),
+ * shared among the c workgroups (a ping-pong pays a barrier and a phase's reads at each of
+ * its phases).  A workgroup adds a prologue (first tile's latency) and an epilogue (C
  * stores).  DRAM bounds the whole kernel: the unique bytes when they fit the Infinity Cache,
  * every L2 miss otherwise, at the achievable bandwidth. */
 #include "config.h"
