@@ -662,7 +662,7 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   s->wave_groups = sc->kind == FSIM_PIPE_PINGPONG ? 2 : 1;
   int sa, sb;
   s->phases = sc->kind == FSIM_PIPE_PINGPONG ? fsim_gemm_pp_slices(p, &sa, &sb) : 1;
-  s->barriers_per_iter = sc->kind == FSIM_PIPE_PINGPONG ? s->phases : sc->stages == 1 ? 2 : 1;
+  s->barriers_per_iter = sc->kind == FSIM_PIPE_PINGPONG ? s->phases : sc->stages == 1 ? 3 : 1;
   /* How far ahead the wave program (gemm_wprog.c) issues a tile's copies of the first wait
    * for them, in iterations.  Plain: stages - 1 tiles; a copy through registers is written to
    * LDS, after vmcnt(0), at the end of the iteration that loaded it (1).  Ping-pong: the next
@@ -688,6 +688,11 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
       lead = regs ? 1.0 : sc->stages - 1.0;
       if (direct && (tr_a || tr_b)) lead = 0;
     }
+    /* a wave has at most 63 vector-memory operations outstanding (the 6-bit vmcnt: the
+     * generator's waits stop there and the simulator stops issuing), so at most 63 / copies
+     * tiles of copies are ahead whatever the stages */
+    int cpt = p->op[0].copies + p->op[1].copies;
+    if (cpt > 0 && lead > 63 / cpt) lead = 63 / cpt;
     s->copy_lead = lead < 0 ? 0 : lead;
   }
   s->mfma_per_wave = p->rm * p->rn * p->ki;

@@ -536,6 +536,8 @@ END_TEST
  * the first violation, or "" when there is none. */
 typedef struct hz_ev {
   int o, stage, tile, write, issued, done;
+  int64_t base;           /* the access's base address; its lanes add their offsets */
+  int lanes, row, width;
 } hz_ev;
 
 typedef struct hz {
@@ -602,7 +604,8 @@ static int hz_access(hz *h, const fsim_gemm_plan *p, const fsim_wprog *wp, const
     h->ev = realloc(h->ev, (size_t)h->cap * sizeof *h->ev);
     ck_assert_ptr_nonnull(h->ev);
   }
-  h->ev[h->n] = (hz_ev){.o = o, .stage = stage, .tile = tile, .write = write, .issued = seg, .done = -1};
+  h->ev[h->n] = (hz_ev){.o = o, .stage = stage, .tile = tile, .write = write, .issued = seg, .done = -1,
+                        .base = base, .lanes = ad->lanes, .row = row, .width = width};
   return h->n++;
 }
 
@@ -634,6 +637,7 @@ static void lds_hazards(const fsim_gemm_plan *p, const fsim_wprog *wp, char *why
         break;
       case FSIM_OP_LOAD:
       case FSIM_OP_STORE: vq[nv++] = -1; break;
+      case FSIM_OP_SMEM: lq[nl++] = -1; break; /* counted by lgkmcnt too */
       case FSIM_OP_LOAD_LDS:
         vq[nv++] = hz_access(&h, p, wp, &wp->addrs[in->addr2], ad->name[0] == 'B', hz_tile(ad, iter), 1, in->width, w,
                              iter, depth, seg);
@@ -700,17 +704,82 @@ static void lds_hazards(const fsim_gemm_plan *p, const fsim_wprog *wp, char *why
         return;
       }
     }
+  /* bytes: every tile of each operand is written into one stage and read, and its reads touch
+   * only bytes its writes wrote */
+  ck_assert_int_le(p->k_tiles, 64);
+  for (int o = 0; o < 2; o++) {
+    int64_t nbytes = p->op[o].stage_bytes, first = o == 0 ? p->lds_stage_a : p->lds_stage_b;
+    uint8_t *bits = calloc((size_t)(nbytes + 7) / 8, 1);
+    ck_assert_ptr_nonnull(bits);
+    for (int u = 0; u < p->k_tiles && !why[0]; u++) {
+      memset(bits, 0, (size_t)(nbytes + 7) / 8);
+      int stage = -1, reads = 0;
+      for (int k = 0; k < nw && !why[0]; k++) {
+        const hz_ev *W = &h.ev[wr[k]];
+        if (W->o != o || W->tile != u) continue;
+        if (stage >= 0 && W->stage != stage)
+          snprintf(why, n, "%c tile %d written into stages %d and %d", "AB"[o], u, stage, W->stage);
+        stage = W->stage;
+        const fsim_wp_lanes *l = &wp->lanes[W->lanes];
+        int64_t s0 = first + (int64_t)stage * p->lds_stride;
+        for (int lane = 0; lane < wp->wave_size; lane++)
+          if ((l->active[W->row] >> lane) & 1)
+            for (int b = 0; b < W->width; b++) {
+              int64_t x = W->base + l->offset[W->row * wp->wave_size + lane] + b - s0;
+              if (x >= 0 && x < nbytes) bits[x / 8] |= (uint8_t)(1u << (x % 8));
+            }
+      }
+      for (int r = 0; r < h.n && !why[0]; r++) {
+        const hz_ev *R = &h.ev[r];
+        if (R->write || R->o != o || R->tile != u) continue;
+        reads++;
+        const fsim_wp_lanes *l = &wp->lanes[R->lanes];
+        int64_t s0 = first + (int64_t)R->stage * p->lds_stride;
+        for (int lane = 0; lane < wp->wave_size && !why[0]; lane++)
+          if ((l->active[R->row] >> lane) & 1)
+            for (int b = 0; b < R->width; b++) {
+              int64_t x = R->base + l->offset[R->row * wp->wave_size + lane] + b - s0;
+              if (R->stage != stage || x < 0 || x >= nbytes || !(bits[x / 8] >> (x % 8) & 1)) {
+                snprintf(why, n, "%c tile %d: a read in stage %d touches byte %lld, which no copy of the tile wrote",
+                         "AB"[o], u, R->stage, (long long)x);
+                break;
+              }
+            }
+      }
+      if (!why[0] && (stage < 0 || reads == 0))
+        snprintf(why, n, "%c tile %d: %s", "AB"[o], u, stage < 0 ? "never written" : "never read");
+    }
+    free(bits);
+    if (why[0]) return;
+  }
   if (h.cw_issue < INT32_MAX && h.cw_issue <= h.stage_done)
     snprintf(why, n, "C written in stretch %d, the stages in use until stretch %d", h.cw_issue, h.stage_done);
   else if (h.cr_issue < INT32_MAX && h.cr_issue <= h.cw_done)
     snprintf(why, n, "C read in stretch %d, written until stretch %d", h.cr_issue, h.cw_done);
 }
 
-/* Planted faults, each a race: 1 the loops' barriers taken away; 2 the loops' waits; 3 the
- * wait that lets the next tile be read moved one phase later (ping-pong); 4 the first group's
- * barrier before an epilogue through LDS; 5 every main-loop copy into stage 0. */
+/* Planted faults, each a race or a hole: 1 the loops' barriers taken away; 2 the loops'
+ * waits; 3 the wait that lets the next tile be read moved one phase later (ping-pong); 4 the
+ * first group's barrier before an epilogue through LDS; 5 every main-loop copy into stage 0;
+ * 6 wave 1's LDS side of A's first copy made wave 0's (part of A never written); 7 the last
+ * loop one trip short (the last tile never read). */
 static int plant(const fsim_gemm_plan *p, fsim_wprog *wp, int fault) {
   int planted = 0;
+  if (fault == 6) {
+    int li = fsim_wprog_find_lanes(wp, "A_copy0_l");
+    if (li < 0 || wp->lanes[li].rows < 2) return 0;
+    fsim_wp_lanes *l = &wp->lanes[li];
+    memcpy(&l->offset[wp->wave_size], &l->offset[0], (size_t)wp->wave_size * sizeof *l->offset);
+    l->active[1] = l->active[0];
+    return 1;
+  }
+  if (fault == 7) {
+    for (int g = 0; g < wp->nprograms; g++) {
+      fsim_wp_program *pg = &wp->programs[g];
+      if (pg->nloops > 0 && pg->loops[pg->nloops - 1].trip > 1) pg->loops[pg->nloops - 1].trip--, planted = 1;
+    }
+    return planted;
+  }
   if (fault == 5) {
     for (int i = 0; i < wp->naddrs; i++)
       if (strstr(wp->addrs[i].name, "_l_main") && wp->addrs[i].nterms > 0) wp->addrs[i].term[0].mod = 1, planted = 1;
@@ -796,7 +865,7 @@ START_TEST(test_lds_hazards) {
   static const fsim_gemm_layout lay[] = {FSIM_LAYOUT_TN, FSIM_LAYOUT_NT};
   static fsim_gemm_plan p;
   char why[240];
-  int caught[6] = {0};
+  int caught[8] = {0};
   for (size_t i = 0; i < sizeof cfg / sizeof cfg[0]; i++)
     for (int l = 0; l < 2; l++) {
       fsim_gemm_problem pr = problem(512, 512, 6 * 64, FSIM_DT_BF16, lay[l]);
@@ -804,7 +873,7 @@ START_TEST(test_lds_hazards) {
       char what[300];
       snprintf(what, sizeof what, "%s %s", cfg[i], l ? "NT" : "TN");
       expect_hazard_free(&p, what);
-      for (int f = 1; f <= 5; f++) {
+      for (int f = 1; f <= 7; f++) {
         fsim_wprog wp;
         fsim_err e;
         ck_assert(fsim_gemm_wave_program(&p, &wp, &e) == FSIM_OK);
@@ -824,7 +893,7 @@ START_TEST(test_lds_hazards) {
         fsim_wprog_free(&wp);
       }
     }
-  for (int f = 1; f <= 5; f++) ck_assert_msg(caught[f] > 0, "planted fault %d was never planted", f);
+  for (int f = 1; f <= 7; f++) ck_assert_msg(caught[f] > 0, "planted fault %d was never planted", f);
   /* a sample of the legal space: short problems, so that some have fewer K tiles than stages */
   static const struct {
     const char *arch;
