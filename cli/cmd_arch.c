@@ -225,53 +225,35 @@ static void diff_row(json_t *rows, const char *where, const char *va, const char
   }
 }
 
+typedef struct diff_rows {
+  json_t *rows; /* NULL: text */
+  int n;
+} diff_rows;
+
+/* One differing key of the parts (fsim_arch_each_difference): [section] key, [mfma.NAME] key,
+ * or [mfma.NAME] for an entry one side lacks. */
+static int key_row(void *ctx, const char *sec, const char *mfma, const char *key, const char *va, const char *vb) {
+  diff_rows *d = ctx;
+  char where[160];
+  if (mfma == NULL) snprintf(where, sizeof where, "[%s] %s", sec, key);
+  else if (key != NULL) snprintf(where, sizeof where, "[mfma.%s] %s", mfma, key);
+  else snprintf(where, sizeof where, "[mfma.%s]", mfma);
+  diff_row(d->rows, where, va, vb);
+  d->n++;
+  return 0;
+}
+
 static int cmd_diff(const fsim_arch *a, const fsim_arch *b, int json) {
   json_t *rows = json ? json_array() : NULL;
   if (!json) {
     printf("# flysim %s  diff  A %s (%s)  B %s (%s)  B overrides %s\n", PACKAGE_VERSION, a->device.name, a->file,
            b->device.name, b->file, b->overrides[0] ? b->overrides : "none");
   }
-  int nk, ndiff = 0;
-  const fsim_arch_key *keys = fsim_arch_keys(&nk);
-  char va[128], vb[128], where[160];
-  for (int i = 0; i < nk; i++) {
-    if (strcmp(keys[i].section, "mfma") == 0) continue;
-    fsim_arch_format_value(a, NULL, &keys[i], va, sizeof va);
-    fsim_arch_format_value(b, NULL, &keys[i], vb, sizeof vb);
-    if (strcmp(va, vb) == 0) continue;
-    snprintf(where, sizeof where, "[%s] %s", keys[i].section, keys[i].key);
-    diff_row(rows, where, va, vb);
-    ndiff++;
-  }
   /* MFMA entries are matched by id; entries present on one side only are listed. */
-  for (int j = 0; j < a->n_mfma; j++) {
-    const fsim_mfma_entry *ma = &a->mfma[j], *mb = fsim_arch_find_mfma(b, ma->name);
-    if (mb != NULL && strcmp(mb->name, ma->name) != 0) mb = NULL;
-    if (mb == NULL) {
-      snprintf(where, sizeof where, "[mfma.%s]", ma->name);
-      diff_row(rows, where, "present", NULL);
-      ndiff++;
-      continue;
-    }
-    for (int i = 0; i < nk; i++) {
-      if (strcmp(keys[i].section, "mfma") != 0) continue;
-      fsim_arch_format_value(a, ma, &keys[i], va, sizeof va);
-      fsim_arch_format_value(b, mb, &keys[i], vb, sizeof vb);
-      if (strcmp(va, vb) == 0) continue;
-      snprintf(where, sizeof where, "[mfma.%s] %s", ma->name, keys[i].key);
-      diff_row(rows, where, va, vb);
-      ndiff++;
-    }
-  }
-  for (int j = 0; j < b->n_mfma; j++) {
-    const fsim_mfma_entry *mb = &b->mfma[j];
-    int found = 0;
-    for (int i = 0; i < a->n_mfma; i++) found |= strcmp(a->mfma[i].name, mb->name) == 0;
-    if (found) continue;
-    snprintf(where, sizeof where, "[mfma.%s]", mb->name);
-    diff_row(rows, where, NULL, "present");
-    ndiff++;
-  }
+  diff_rows d = {rows, 0};
+  fsim_arch_each_difference(a, b, key_row, &d);
+  int ndiff = d.n;
+  char va[64], vb[64], where[160];
   fsim_arch_derived da, db;
   fsim_arch_derive(a, &da);
   fsim_arch_derive(b, &db);

@@ -329,51 +329,69 @@ static void base_name(const fsim_arch *a, char *buf, size_t n) {
     if (*c == ' ' || *c == '\t' || *c == '[' || *c == ']' || *c == '#' || *c == '=') *c = '_';
 }
 
-/* Appends " section.key=value" (the first without the space) to buf at *used; -1 when full. */
-static int append_item(char *buf, size_t n, size_t *used, const char *sec, const char *key, const char *val) {
-  int w = snprintf(buf + *used, n - *used, "%s%s.%s=%s", *used ? " " : "", sec, key, val);
-  if (w < 0 || (size_t)w >= n - *used) return -1;
-  *used += (size_t)w;
-  return 0;
+/* The entry of part a named exactly name, or NULL. */
+static const fsim_mfma_entry *entry_named(const fsim_arch *a, const char *name) {
+  for (int k = 0; k < a->n_mfma; k++)
+    if (strcmp(a->mfma[k].name, name) == 0) return &a->mfma[k];
+  return NULL;
 }
 
-/* The values of a that differ from ref's, in the loader table's order (MFMA entries as
- * mfma.NAME.key, an entry one side lacks as mfma.NAME=absent or =present); -1 if they do not
- * fit in buf. */
-static int diff_text(const fsim_arch *a, const fsim_arch *ref, char *buf, size_t n) {
-  size_t used = 0;
-  buf[0] = '\0';
-  int nk;
+int fsim_arch_each_difference(const fsim_arch *a, const fsim_arch *b, fsim_arch_diff_fn f, void *ctx) {
+  int nk, rc;
   const fsim_arch_key *keys = fsim_arch_keys(&nk);
-  char va[128], vb[128], sec[96];
+  char va[128], vb[128];
   for (int i = 0; i < nk; i++) {
     if (strcmp(keys[i].section, "mfma") == 0) continue;
     fsim_arch_format_value(a, NULL, &keys[i], va, sizeof va);
-    fsim_arch_format_value(ref, NULL, &keys[i], vb, sizeof vb);
-    if (strcmp(va, vb) != 0 && append_item(buf, n, &used, keys[i].section, keys[i].key, va) != 0) return -1;
+    fsim_arch_format_value(b, NULL, &keys[i], vb, sizeof vb);
+    if (strcmp(va, vb) != 0 && (rc = f(ctx, keys[i].section, NULL, keys[i].key, va, vb)) != 0) return rc;
   }
   for (int j = 0; j < a->n_mfma; j++) {
-    const fsim_mfma_entry *ma = &a->mfma[j], *mb = NULL;
-    for (int k = 0; k < ref->n_mfma && mb == NULL; k++)
-      if (strcmp(ref->mfma[k].name, ma->name) == 0) mb = &ref->mfma[k];
-    snprintf(sec, sizeof sec, "mfma.%s", ma->name);
+    const fsim_mfma_entry *ma = &a->mfma[j], *mb = entry_named(b, ma->name);
     if (mb == NULL) {
-      if (append_item(buf, n, &used, "mfma", ma->name, "present") != 0) return -1;
+      if ((rc = f(ctx, "mfma", ma->name, NULL, "present", NULL)) != 0) return rc;
       continue;
     }
     for (int i = 0; i < nk; i++) {
       if (strcmp(keys[i].section, "mfma") != 0) continue;
       fsim_arch_format_value(a, ma, &keys[i], va, sizeof va);
-      fsim_arch_format_value(ref, mb, &keys[i], vb, sizeof vb);
-      if (strcmp(va, vb) != 0 && append_item(buf, n, &used, sec, keys[i].key, va) != 0) return -1;
+      fsim_arch_format_value(b, mb, &keys[i], vb, sizeof vb);
+      if (strcmp(va, vb) != 0 && (rc = f(ctx, "mfma", ma->name, keys[i].key, va, vb)) != 0) return rc;
     }
   }
-  for (int k = 0; k < ref->n_mfma; k++) {
-    int found = 0;
-    for (int j = 0; j < a->n_mfma; j++) found |= strcmp(a->mfma[j].name, ref->mfma[k].name) == 0;
-    if (!found && append_item(buf, n, &used, "mfma", ref->mfma[k].name, "absent") != 0) return -1;
-  }
+  for (int k = 0; k < b->n_mfma; k++)
+    if (entry_named(a, b->mfma[k].name) == NULL && (rc = f(ctx, "mfma", b->mfma[k].name, NULL, NULL, "present")) != 0)
+      return rc;
   return 0;
+}
+
+typedef struct diff_buf {
+  char *buf;
+  size_t n, used;
+} diff_buf;
+
+/* Appends " section.key=value" (the first without the space): an MFMA entry's key as
+ * mfma.NAME.key, an entry one side lacks as mfma.NAME=present or =absent; -1 when full. */
+static int append_item(void *ctx, const char *sec, const char *mfma, const char *key, const char *va,
+                       const char *vb) {
+  (void)vb;
+  diff_buf *d = ctx;
+  const char *sp = d->used ? " " : "";
+  int w;
+  if (mfma == NULL) w = snprintf(d->buf + d->used, d->n - d->used, "%s%s.%s=%s", sp, sec, key, va);
+  else if (key != NULL) w = snprintf(d->buf + d->used, d->n - d->used, "%smfma.%s.%s=%s", sp, mfma, key, va);
+  else w = snprintf(d->buf + d->used, d->n - d->used, "%smfma.%s=%s", sp, mfma, va ? "present" : "absent");
+  if (w < 0 || (size_t)w >= d->n - d->used) return -1;
+  d->used += (size_t)w;
+  return 0;
+}
+
+/* The values of a that differ from ref's (append_item's form), in the loader table's order;
+ * -1 if they do not fit in buf. */
+static int diff_text(const fsim_arch *a, const fsim_arch *ref, char *buf, size_t n) {
+  diff_buf d = {buf, n, 0};
+  buf[0] = '\0';
+  return fsim_arch_each_difference(a, ref, append_item, &d);
 }
 
 /* FNV-1a over every value of a (the loader's formatting), for parts no shipped file names. */

@@ -192,6 +192,14 @@ const fsim_arch_key *fsim_arch_keys(int *n);
 /* Formats one key's value of a (entry may be NULL except for section "mfma"). */
 void fsim_arch_format_value(const fsim_arch *a, const fsim_mfma_entry *entry,
                             const fsim_arch_key *k, char *buf, size_t n);
+/* Calls f once for each value that differs between parts a and b, in the loader table's
+ * order: the scalar keys (mfma NULL), then a's MFMA entries (by name) with the keys that differ
+ * from b's entry of that name, or, when b lacks it, once with key NULL and vb NULL; then b's
+ * entries that a lacks (key NULL, va NULL).  Values are formatted as the loader formats them.
+ * Stops at the first nonzero f returns and returns it; 0 when f never did. */
+typedef int (*fsim_arch_diff_fn)(void *ctx, const char *section, const char *mfma, const char *key, const char *va,
+                                 const char *vb);
+int fsim_arch_each_difference(const fsim_arch *a, const fsim_arch *b, fsim_arch_diff_fn f, void *ctx);
 /* A key's value as a double, for numeric keys. */
 double fsim_arch_numeric_value(const fsim_arch *a, const fsim_mfma_entry *entry,
                                const fsim_arch_key *k);

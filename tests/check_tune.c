@@ -862,6 +862,19 @@ START_TEST(test_cli_config_errors) {
 }
 END_TEST
 
+/* predict --timeline onto link, a symbolic link to target: refused (status 2) with want in
+ * the message; the link is removed. */
+static void timeline_link_refused(const char *link, const char *target, const char *want) {
+  char args[1300];
+  ck_assert_int_eq(symlink(target, link), 0);
+  snprintf(args, sizeof args, "predict gemm 64x64x64 --arch mi355x --timeline %s", link);
+  tu_run r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_msg(strstr(r.err, want) != NULL, "%s", r.err);
+  tu_run_free(&r);
+  unlink(link);
+}
+
 /* Invalid input creates no database; outputs never overwrite inputs; other databases are refused. */
 START_TEST(test_cli_db_safety) {
   char args[1500];
@@ -1008,25 +1021,14 @@ START_TEST(test_cli_db_safety) {
   free(trace);
   unlink(link);
   unlink(real);
-  ck_assert_int_eq(symlink("/nonexistent/dir/t.json", link), 0);
-  snprintf(args, sizeof args, "predict gemm 64x64x64 --arch mi355x --timeline %s", link);
-  r = tu_flysim(args);
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_ptr_nonnull(strstr(r.err, "a symbolic link to /nonexistent/dir/t.json: No such file or directory"));
-  tu_run_free(&r);
-  unlink(link);
+  timeline_link_refused(link, "/nonexistent/dir/t.json",
+                        "a symbolic link to /nonexistent/dir/t.json: No such file or directory");
   r = tu_flysim("predict gemm 64x64x64 --arch mi355x --timeline /dev/stdout");
   ck_assert_int_eq(r.status, 2);
   ck_assert_str_eq(r.err, "flysim predict: --timeline: /dev/stdout: not a regular file\n");
   tu_run_free(&r);
   /* nor a link elsewhere that leads there, nor the file standard output goes to */
-  ck_assert_int_eq(symlink("/dev/stdout", link), 0);
-  snprintf(args, sizeof args, "predict gemm 64x64x64 --arch mi355x --timeline %s", link);
-  r = tu_flysim(args);
-  ck_assert_int_eq(r.status, 2);
-  ck_assert_ptr_nonnull(strstr(r.err, ": not a regular file"));
-  tu_run_free(&r);
-  unlink(link);
+  timeline_link_refused(link, "/dev/stdout", ": not a regular file");
   const char *report = tu_write_temp("", ".txt");
   snprintf(args, sizeof args, "predict gemm 64x64x64 --arch mi355x --timeline %s >%s", report, report);
   r = tu_flysim(args);
