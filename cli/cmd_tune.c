@@ -106,6 +106,13 @@ static json_t *best_json(const fsim_arch *a, const outcome *o) {
   if (o->fallback) json_object_set_new(b, "fallback_reason", json_string(o->why));
   json_object_set_new(b, "tflops", json_real(tf));
   json_object_set_new(b, "percent_of_peak", json_real(o->peak > 0 ? 100.0 * tf / o->peak : 0));
+  json_object_set_new(b, "peak_tflops", json_real(o->peak));
+  /* predict's keys for the winner: it was simulated (mode sim) unless the tune was the
+   * model's alone or the problem fell back */
+  int simulated = !o->fallback && o->r.cand[o->r.best].sim_us > 0;
+  json_object_set_new(b, "mode", json_string(o->fallback ? "roofline" : simulated ? "sim" : "model"));
+  json_object_set_new(b, "config_source", json_string(o->fallback ? "roofline" : "tuned"));
+  json_object_set_new(b, "wave_instructions", simulated ? json_integer(o->r.sim.wave_instructions) : json_null());
   json_object_set_new(b, "model_us", o->fallback ? json_null() : json_real(o->r.cand[o->r.best].model_us));
   json_object_set_new(b, "host_seconds", json_real(o->fallback ? 0 : o->r.host_seconds));
   return b;
@@ -182,14 +189,21 @@ static void progress(int done, int total, const char *what) {
 /* Stores the outcome's winner, unless the database holds a winner as fast or faster found by
  * this flysim version for this part (another search, perhaps of more of the space: --refine
  * 64, or keys --config fixed differently).  The key is the part's identity, so a changed arch
- * file or --set is another key; another version's winner is always replaced. */
+ * file or --set is another key; another version's winner is always replaced, and so is one
+ * whose config is not a legal plan now (predict would not use it). */
 static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *e) {
-  fsim_db_entry en;
+  fsim_db_entry en, old;
   double t = best_us(o);
   fsim_predict_db_entry(a, &o->pr, o->fallback ? "" : o->r.cand[o->r.best].config, o->fallback ? "fallback" : "flydsl",
                         t, fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12, o->fallback ? 0 : o->r.cand[o->r.best].model_us, &en);
-  fsim_status st = fsim_db_put(db, &en, 1, &o->stored, e);
-  int found = 0;
+  int found = 0, keep_faster = 1;
+  fsim_status st = fsim_db_get(db, &en, &old, &found, e);
+  if (st != FSIM_OK) return st;
+  fsim_err why;
+  if (found && strcmp(old.backend, "fallback") != 0 && !fsim_predict_stored_legal(a, &o->pr, old.config, NULL, &why))
+    keep_faster = 0;
+  st = fsim_db_put(db, &en, keep_faster, &o->stored, e);
+  found = 0;
   if (st == FSIM_OK && !o->stored) st = fsim_db_get(db, &en, &o->kept, &found, e);
   /* removed since, or the same winner again (a repeated tune): nothing to report */
   if (st == FSIM_OK && !o->stored && (!found || strcmp(o->kept.config, en.config) == 0)) o->stored = 1;

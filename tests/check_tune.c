@@ -22,6 +22,7 @@
 #include "tune/db.h"
 #include "tune/predict.h"
 #include "tune/suite.h"
+#include "util/file.h"
 
 static fsim_arch arch_of(const char *name) {
   fsim_arch a;
@@ -240,6 +241,36 @@ START_TEST(test_db_round_trip) {
   sqlite3_close(h);
   ck_assert_int_eq(fsim_db_open(&db, foreign, 1, &e), FSIM_EINVAL);
   ck_assert_str_eq(strstr(e.msg, "not a flysim"), "not a flysim tuning database (it holds other tables)");
+  /* a flysim database damaged inside the winners table's page: refused when opened, to read
+   * or to write (before a tune spends its time), in one line, and left as it was */
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_close(db);
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  sqlite3_stmt *q;
+  ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT rootpage FROM sqlite_master WHERE name = 'winners';", -1, &q, NULL),
+                   SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  long page = sqlite3_column_int(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  FILE *f = fopen(path, "r+b");
+  ck_assert_ptr_nonnull(f);
+  unsigned char junk[40]; /* over the page's cell pointers, past its 8-byte header */
+  memset(junk, 0xff, sizeof junk);
+  ck_assert_int_eq(fseek(f, (page - 1) * 4096 + 8, SEEK_SET), 0);
+  ck_assert_int_eq((int)fwrite(junk, 1, sizeof junk, f), (int)sizeof junk);
+  fclose(f);
+  size_t nbefore, nafter;
+  char *before = fsim_file_read(path, &nbefore);
+  for (int create = 0; create < 2; create++) {
+    ck_assert_int_eq(fsim_db_open(&db, path, create, &e), FSIM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "the database is damaged (SQLite's quick_check: "));
+    ck_assert_ptr_null(strchr(e.msg, '\n'));
+  }
+  char *after = fsim_file_read(path, &nafter);
+  ck_assert(nbefore == nafter && memcmp(before, after, nafter) == 0);
+  free(before);
+  free(after);
 }
 END_TEST
 
@@ -736,8 +767,30 @@ START_TEST(test_cli_tune_db) {
   ck_assert(json_is_false(json_object_get(j, "stored")));
   ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "kept"), "config")), best);
   ck_assert(json_real_value(json_object_get(json_object_get(j, "best"), "host_seconds")) > 0);
+  char slower[200];
+  snprintf(slower, sizeof slower, "%s", json_string_value(json_object_get(json_object_get(j, "best"), "config")));
   json_decref(j);
   tu_run_free(&r);
+  /* a stored winner that is not a legal config now (edited by hand here) is replaced even by a
+   * slower one, which predict then uses; the best stays the database's winner afterwards */
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "UPDATE winners SET config = 'garbage!!';", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+  snprintf(args, sizeof args, "tune gemm --m 512 --n 1024 --k 2048 --arch mi355x --db %s --json --refine 1 "
+           "--config tile=16x16x64", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  ck_assert(json_is_true(json_object_get(j, "stored")));
+  json_decref(j);
+  tu_run_free(&r);
+  sql_is(db, "SELECT config FROM winners;", slower);
+  snprintf(args, sizeof args, "tune gemm --m 512 --n 1024 --k 2048 --arch mi355x --db %s --json --top 5", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  sql_is(db, "SELECT config FROM winners;", best);
   snprintf(args, sizeof args, "db show gemm --m 7 --n 1024 --k 2048 --arch mi355x --db %s", db);
   r = tu_flysim(args);
   ck_assert_int_eq(r.status, 1);

@@ -22,8 +22,43 @@ struct fsim_db {
   int empty; /* a reader of an SQLite file with no tables yet: no entries */
 };
 
+static void copy_text(char *dst, size_t n, const unsigned char *src) {
+  snprintf(dst, n, "%s", src ? (const char *)src : "");
+}
+
 static fsim_status db_err(fsim_db *db, fsim_err *e, const char *what) {
-  return FSIM_ERR(e, FSIM_EDB, "--db %s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+  /* a damaged file is a bad --db (exit 2), like one that is not a database at all */
+  int rc = sqlite3_errcode(db->h);
+  fsim_status code = rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB ? FSIM_EINVAL : FSIM_EDB;
+  return FSIM_ERR(e, code, "--db %s: %s: %s", db->path, what, sqlite3_errmsg(db->h));
+}
+
+/* SQLite's quick_check of the whole file (its b-trees and records, not the indexes' contents):
+ * a database damaged inside its pages is refused when it is opened, before a tune spends its
+ * time, rather than when its winner is written.  A tuning database is small; this reads it
+ * once. */
+static fsim_status check_intact(fsim_db *db, fsim_err *e) {
+  sqlite3_stmt *q = NULL;
+  char first[200] = "";
+  int rc = sqlite3_prepare_v2(db->h, "PRAGMA quick_check(1);", -1, &q, NULL);
+  if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) copy_text(first, sizeof first, sqlite3_column_text(q, 0));
+  sqlite3_finalize(q);
+  if (rc != SQLITE_ROW) {
+    rc = sqlite3_errcode(db->h);
+    if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_IOERR || rc == SQLITE_NOMEM)
+      return FSIM_ERR(e, FSIM_EDB, "--db %s: cannot read: %s", db->path, sqlite3_errmsg(db->h)); /* the file may be fine */
+    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: the database is damaged (%s); restore it or tune into another file",
+                    db->path, sqlite3_errmsg(db->h));
+  }
+  /* its report is lines ("*** in database main ***", then one per fault): one line here */
+  const char *head = "*** in database main ***\n";
+  char *text = strncmp(first, head, strlen(head)) == 0 ? first + strlen(head) : first;
+  for (char *c = text; *c; c++)
+    if (*c == '\n') *c = ';';
+  if (strcmp(first, "ok") != 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: the database is damaged (SQLite's quick_check: %s); restore it or tune "
+                    "into another file", db->path, text);
+  return FSIM_OK;
 }
 
 static const char *schema =
@@ -48,10 +83,6 @@ static int foreign(sqlite3 *h) {
     }
   sqlite3_finalize(q);
   return tables > 0 && !meta;
-}
-
-static void copy_text(char *dst, size_t n, const unsigned char *src) {
-  snprintf(dst, n, "%s", src ? (const char *)src : "");
 }
 
 /* The text of a one-value query, or "" when the query fails or has no row. */
@@ -127,7 +158,12 @@ static int count_tables(fsim_db *db, fsim_err *e) {
  * readers) or all of them. */
 static fsim_status prepare_for_writing(fsim_db *db, fsim_err *e) {
   char *msg = NULL;
-  if (count_tables(db, e) < 0) return e ? e->code : FSIM_EINVAL; /* not SQLite: before trying to write it */
+  int before = count_tables(db, e);
+  if (before < 0) return e ? e->code : FSIM_EINVAL; /* not SQLite: before trying to write it */
+  if (before > 0) {
+    fsim_status st = check_intact(db, e);
+    if (st != FSIM_OK) return st;
+  }
   if (sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, &msg) != SQLITE_OK) {
     /* a file or folder this user may not write is a bad --db (exit 2); a lock held past the
      * busy timeout, a failing disk, the work failing (1) */
@@ -189,7 +225,7 @@ fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *
       int tables = count_tables(db, e);
       if (tables < 0) st = e ? e->code : FSIM_EINVAL;
       else if (tables == 0) db->empty = 1;
-      else st = check_flysim(db, 1, e);
+      else if ((st = check_intact(db, e)) == FSIM_OK) st = check_flysim(db, 1, e);
     }
   }
   if (st != FSIM_OK) {

@@ -67,6 +67,29 @@ static fsim_status stored_config(const fsim_arch *a, const fsim_gemm_problem *pr
   return st;
 }
 
+int fsim_predict_stored_legal(const fsim_arch *a, const fsim_gemm_problem *pr, const char *config, fsim_schedule *out,
+                              fsim_err *why) {
+  fsim_err_clear(why);
+  fsim_gemm_config c;
+  fsim_gemm_config_free_all(&c);
+  fsim_schedule s;
+  if (out == NULL) out = &s;
+  if (fsim_gemm_config_parse(config, &c, why) != FSIM_OK) return 0;
+  if (!fsim_gemm_config_complete(&c)) {
+    snprintf(why->msg, sizeof why->msg, "incomplete");
+    return 0;
+  }
+  if (fsim_gemm_schedule_from(pr, &c, a, out, why) != FSIM_OK) return 0;
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  if (p == NULL) {
+    snprintf(why->msg, sizeof why->msg, "out of memory");
+    return 0;
+  }
+  fsim_status st = fsim_gemm_plan_make(p, out, a, why);
+  free(p);
+  return st == FSIM_OK;
+}
+
 fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req, fsim_schedule *out,
                                 const char **source, char *note, size_t note_n, fsim_err *e) {
   if (note && note_n) note[0] = '\0';
@@ -102,24 +125,13 @@ fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req,
     if (st != FSIM_OK) return st;
     if (!found && note) snprintf(note, note_n, "nothing stored for this problem");
     if (found) {
-      fsim_err ignore;
-      fsim_err_clear(&ignore);
       /* a winner stored by another flysim version may no longer be legal: tune instead */
-      if (fsim_gemm_config_parse(stored, &c, &ignore) == FSIM_OK && fsim_gemm_config_complete(&c) &&
-          fsim_gemm_schedule_from(&req->pr, &c, a, out, &ignore) == FSIM_OK) {
-        fsim_gemm_plan *p = malloc(sizeof *p);
-        if (p == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-        st = fsim_gemm_plan_make(p, out, a, &ignore);
-        free(p);
-        if (st == FSIM_OK) {
-          *source = "database";
-          return FSIM_OK;
-        }
+      fsim_err why;
+      if (fsim_predict_stored_legal(a, &req->pr, stored, out, &why)) {
+        *source = "database";
+        return FSIM_OK;
       }
-      if (note)
-        snprintf(note, note_n, "the stored winner '%s' is not a legal config now: %s", stored,
-                 ignore.msg[0] ? ignore.msg : "incomplete");
-      fsim_gemm_config_free_all(&c);
+      if (note) snprintf(note, note_n, "the stored winner '%s' is not a legal config now: %s", stored, why.msg);
     }
   }
   if (req->config != NULL && note) snprintf(note, note_n, "over the keys --config leaves free");
