@@ -95,6 +95,7 @@ int fsim_cmd_predict(int argc, char **argv) {
                                        {NULL, 0, NULL, 0}};
   fsim_cli_gemm g;
   fsim_cli_gemm_init(&g, CMD);
+  g.falls_back = 1;
   fsim_predict_req req = {.mode = FSIM_MODE_SIM, .sampled = -1};
   int json = 0, waves = 0, c;
   long v;

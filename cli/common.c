@@ -129,8 +129,11 @@ int fsim_cli_parse_long(const char *cmd, const char *flag, const char *text, lon
   errno = 0;
   long v = strtol(text, &end, 10);
   /* strtol skips leading white space; a number here has none (nor trailing: *end) */
-  if (*text == '\0' || isspace((unsigned char)*text) || *end != '\0' || errno == ERANGE)
+  if (*text == '\0' || isspace((unsigned char)*text) || *end != '\0' || errno == ERANGE) {
+    if (text[0] == '-' && text[1] == '-') /* `--k --arch mi355x`: the value was left out */
+      return fsim_cli_usage_error(cmd, "%s: missing its value (the next argument is the flag %s)", flag, text);
     return fsim_cli_usage_error(cmd, "%s: '%s' is not an integer", flag, text);
+  }
   if (v < lo || v > hi) return fsim_cli_usage_error(cmd, "%s: %ld is out of range [%ld, %ld]", flag, v, lo, hi);
   *out = v;
   return 0;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +42,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "\n"
           "options:\n"
-          "  --help     this text\n"
+          "  --help     this text ('flysim help COMMAND': a command's)\n"
           "  --version  the version\n"
           "\n"
           "exit status: 0 success, 1 the work failed, 2 invalid input\n");
@@ -60,12 +61,29 @@ static int finish(int rc) {
 }
 
 int main(int argc, char **argv) {
+  /* a closed pipe makes writes fail (EPIPE), reported by finish(), rather than killing the
+   * process without a word */
+  signal(SIGPIPE, SIG_IGN);
   if (argc < 2) {
     fprintf(stderr, "flysim: expected a command (see flysim --help)\n");
     return FSIM_EXIT_USAGE;
   }
   const char *cmd = argv[1];
-  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+  if (strcmp(cmd, "help") == 0 && argc >= 3) {
+    /* `flysim help COMMAND` is `flysim COMMAND --help` */
+    if (argc > 3) {
+      fprintf(stderr, "flysim: help '%s': expected one command, not more\n", argv[3]);
+      return FSIM_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++)
+      if (strcmp(argv[2], commands[i].name) == 0) {
+        char *args[] = {argv[2], "--help", NULL};
+        return finish(commands[i].run(2, args));
+      }
+    fprintf(stderr, "flysim: help '%s': not a command (see 'flysim --help')\n", argv[2]);
+    return FSIM_EXIT_USAGE;
+  }
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || (strcmp(cmd, "help") == 0 && argc == 2)) {
     usage(stdout);
     return finish(FSIM_EXIT_OK);
   }

@@ -36,8 +36,15 @@ int fsim_cli_gemm_option(fsim_cli_gemm *g, int c, const char *arg) {
     g->groups = (int)v;
     g->groups_given = 1;
     return 1;
-  case FSIM_OPT_CONFIG: g->config = arg; return 1;
-  case FSIM_OPT_SCHEDULE: g->schedule_path = arg; return 1;
+  case FSIM_OPT_CONFIG:
+    if (*arg == '\0')
+      return fsim_cli_usage_error(g->cmd, "--config: empty (give key=value pairs, or leave it out to tune every key)");
+    g->config = arg;
+    return 1;
+  case FSIM_OPT_SCHEDULE:
+    if (*arg == '\0') return fsim_cli_usage_error(g->cmd, "--schedule: an empty file name");
+    g->schedule_path = arg;
+    return 1;
   case FSIM_OPT_ARCH: g->arch = arg; return 1;
   case FSIM_OPT_DB:
     if (*arg == '\0') return fsim_cli_usage_error(g->cmd, "--db: an empty file name");
@@ -150,9 +157,11 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   if (g->n > 0) pr->n = g->n;
   if (g->k > 0) pr->k = g->k;
   if (g->groups_given) pr->groups = g->groups; /* overrides the file's, 1 included */
-  if (pr->m < 0) return fsim_cli_usage_error(g->cmd, "--m is required (or a --schedule file's [problem])");
-  if (pr->n < 0) return fsim_cli_usage_error(g->cmd, "--n is required (or a --schedule file's [problem])");
-  if (pr->k < 0) return fsim_cli_usage_error(g->cmd, "--k is required (or a --schedule file's [problem])");
+  /* tune takes no schedule file */
+  const char *or_file = strcmp(g->cmd, "tune") == 0 ? "" : ", or a --schedule file's [problem]";
+  if (pr->m < 0) return fsim_cli_usage_error(g->cmd, "--m is required (or the shape MxNxK after OP%s)", or_file);
+  if (pr->n < 0) return fsim_cli_usage_error(g->cmd, "--n is required (or the shape MxNxK after OP%s)", or_file);
+  if (pr->k < 0) return fsim_cli_usage_error(g->cmd, "--k is required (or the shape MxNxK after OP%s)", or_file);
   if (g->dtype) {
     if (type_flag(g, "--dtype", g->dtype, &pr->a)) return FSIM_EXIT_USAGE;
     pr->b = pr->a;
@@ -160,11 +169,11 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   if (g->b_dtype && type_flag(g, "--b-dtype", g->b_dtype, &pr->b)) return FSIM_EXIT_USAGE;
   if (g->c_dtype && type_flag(g, "--c-dtype", g->c_dtype, &pr->c)) return FSIM_EXIT_USAGE;
   if (pr->c != FSIM_DT_BF16 && pr->c != FSIM_DT_F16 && pr->c != FSIM_DT_F32)
-    return fsim_cli_usage_error(g->cmd, "--c-dtype %s: the output is bf16, fp16 or f32", fsim_dtype_name(pr->c));
+    return fsim_cli_usage_error(g->cmd, "--c-dtype %s: the output is bf16, fp16 or f32", g->c_dtype);
   if (g->layout) {
     fsim_gemm_layout l;
-    if (fsim_gemm_layout_parse(g->layout, &l) != 0 || l == FSIM_LAYOUT_TT)
-      return fsim_cli_usage_error(g->cmd, "--layout '%s': expected TN, NN or NT", g->layout);
+    if (fsim_gemm_layout_parse(g->layout, &l) != 0)
+      return fsim_cli_usage_error(g->cmd, "--layout '%s': expected TN, NN, NT or TT", g->layout);
     pr->layout = l;
   }
   if (g->groups > 1 && g->op != FSIM_KOP_GROUPED_GEMM)
@@ -176,6 +185,8 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
     g->schedule.a_type = pr->a, g->schedule.b_type = pr->b, g->schedule.c_type = pr->c;
     g->schedule.layout = pr->layout;
     fsim_sched_resources r;
+    char why[300];
+    if (g->falls_back && !fsim_gemm_supported(pr, &g->a, why, sizeof why)) return 0;
     if (fsim_schedule_check(&g->schedule, &g->a, &r, &e) != FSIM_OK) {
       fsim_ini_err_locate(&e, g->schedule_path);
       return fsim_cli_report(g->cmd, &e);

@@ -45,7 +45,7 @@ enum {
   "  --dtype T          operand type: bf16 (default), fp16, fp8; scaled-gemm: fp8 or fp4\n"                          \
   "  --b-dtype T        B's type when it differs (scaled-gemm: fp8 x fp4)\n"                                          \
   "  --c-dtype T        output type (default bf16)\n"                                                                 \
-  "  --layout L         TN (default: both K-contiguous), NN or NT\n"                                                  \
+  "  --layout L         TN (default: both K-contiguous), NN, NT or TT\n"                                             \
   "  --groups G         grouped-gemm: independent problems of MxNxK (default 1)\n"
 #define FSIM_CLI_GEMM_HELP_CONFIG                                                                                      \
   "schedule:\n"                                                                                                        \
@@ -72,6 +72,8 @@ typedef struct fsim_cli_gemm {
   int groups, groups_given;
   const char *dtype, *b_dtype, *c_dtype, *layout;
   const char *config, *schedule_path, *arch, *db;
+  int falls_back;       /* 1 (predict): a problem FlyDSL's path does not take falls back, so a
+                         * --schedule file is not checked against it (its syntax still is) */
   fsim_cli_sets sets;
   /* filled by fsim_cli_gemm_finish */
   fsim_arch a;

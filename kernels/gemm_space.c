@@ -360,8 +360,11 @@ static int64_t next_pow2(int64_t v) {
   return p;
 }
 
-fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
-                                fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *e) {
+/* fsim_gemm_enumerate; with first_reject, also why the first candidate that was built was
+ * refused (for fsim_gemm_config_explain: "e.g. CONFIG: REASON"). */
+static fsim_status enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
+                             fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *first_reject,
+                             char *first_config, size_t first_n, fsim_err *e) {
   static const int tiles[] = {16, 32, 64, 128, 256}, depths[] = {32, 64, 128, 256, 512}, waves[] = {1, 2, 4, 8},
                    splits[] = {1, 2, 4, 8, 16}, stage_list[] = {1, 2, 3, 4};
   /* a fixed key is the only value of its dimension (so 224 or split-K 6 can be asked for) */
@@ -442,8 +445,12 @@ fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_con
                         c.split_k = sk, c.path = path, c.c_path = cp, c.kind = kind;
                         snprintf(c.atom, sizeof c.atom, "%s", at->name);
                         ntried++;
-                        if (fsim_gemm_schedule_from(pr, &c, a, s, NULL) != FSIM_OK) continue;
-                        if (fsim_gemm_plan_make_memo(p, s, a, memo, NULL) != FSIM_OK) continue;
+                        fsim_err *why = first_reject && !first_reject->msg[0] ? first_reject : NULL;
+                        if (fsim_gemm_schedule_from(pr, &c, a, s, why) != FSIM_OK ||
+                            fsim_gemm_plan_make_memo(p, s, a, memo, why) != FSIM_OK) {
+                          if (why && why->msg[0]) fsim_gemm_config_fixed_text(&c, first_config, first_n);
+                          continue;
+                        }
                         nlegal++;
                         if (visit(ctx, p)) stop = 1;
                       }
@@ -460,6 +467,11 @@ fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_con
   if (tried) *tried = ntried;
   if (legal) *legal = nlegal;
   return st;
+}
+
+fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
+                                fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *e) {
+  return enumerate(pr, fixed, a, visit, ctx, tried, legal, NULL, NULL, 0, e);
 }
 
 /* ---- why no config is legal ------------------------------------------------------------------ */
@@ -626,22 +638,33 @@ fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gem
                       text, stages, stages, fixed->bm, bk, fixed->bn, bk, (long long)(stage * stages),
                       a->lds.max_bytes_per_wg, a->device.name);
   }
-  /* otherwise the first key that no legal config has on its own */
+  /* otherwise the first key that no legal config has on its own, with why the first config
+   * the search built with it was refused */
+  fsim_err why;
+  char eg[300];
   for (int k = 0; k < KEY_COUNT; k++) {
     if (!only_key(fixed, k, &one, text, sizeof text)) continue;
     int64_t legal = 0;
-    fsim_status st = fsim_gemm_enumerate(pr, &one, a, stop_at_first, NULL, NULL, &legal, e);
+    fsim_err_clear(&why);
+    eg[0] = '\0';
+    fsim_status st = enumerate(pr, &one, a, stop_at_first, NULL, NULL, &legal, &why, eg, sizeof eg, e);
     if (st != FSIM_OK) return st;
     if (legal == 0)
-      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has it", text,
-                      fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name);
+      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has it%s%s%s%s",
+                      text, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, why.msg[0] ? "; e.g. " : "",
+                      why.msg[0] ? eg : "", why.msg[0] ? ": " : "", why.msg);
   }
   char all[400];
   fsim_gemm_config_fixed_text(fixed, all, sizeof all);
+  fsim_err_clear(&why);
+  eg[0] = '\0';
+  fsim_status st = enumerate(pr, fixed, a, stop_at_first, NULL, NULL, NULL, &why, eg, sizeof eg, e);
+  if (st != FSIM_OK) return st;
   return FSIM_ERR(e, FSIM_EINVAL,
                   "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has these keys together (each "
-                  "alone is possible)",
-                  all, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name);
+                  "alone is possible)%s%s%s%s",
+                  all, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, why.msg[0] ? "; e.g. " : "",
+                  why.msg[0] ? eg : "", why.msg[0] ? ": " : "", why.msg);
 }
 
 /* ---- the summary ------------------------------------------------------------------------------ */

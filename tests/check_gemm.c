@@ -153,7 +153,7 @@ START_TEST(test_functional_random_configs) {
   for (int pi = 0; pi < 3; pi++) {
     fsim_arch a = arch_of(parts[pi]);
     for (int ti = 0; ti < 3; ti++)
-      for (int l = 0; l < 3; l++) {
+      for (int l = 0; l < 4; l++) {
         fsim_gemm_problem pr = problem(200, 136, 264, types[ti], (fsim_gemm_layout)l);
         char why[200];
         if (!fsim_gemm_supported(&pr, &a, why, sizeof why)) continue;

@@ -558,6 +558,24 @@ START_TEST(test_cli_op_from_schedule) {
     tu_run_free(&r);
   }
   ck_assert(t[0] > 0 && t[0] == t[1]);
+  /* a shape the family does not take falls back with a schedule file as with a config (K not
+   * a multiple of 128 for a scaled GEMM), rather than failing the schedule's copies */
+  snprintf(args, sizeof args, "predict --schedule '%s' --k 1000 --arch mi355x --db /nonexistent --json", mx);
+  tu_run fb = tu_flysim(args);
+  ck_assert_msg(fb.status == 0, "%s: %s", args, fb.err);
+  json_t *fj = tu_json(&fb);
+  ck_assert_str_eq(json_string_value(json_object_get(fj, "backend")), "fallback");
+  ck_assert_str_eq(json_string_value(json_object_get(fj, "config_source")), "roofline");
+  json_decref(fj);
+  tu_run_free(&fb);
+  /* TT (A K-contiguous, B N-contiguous) is a layout of the family too */
+  fb = tu_flysim("predict gemm 256x256x512 --layout TT --arch mi355x --mode model --db /nonexistent --json");
+  ck_assert_msg(fb.status == 0, "%s", fb.err);
+  fj = tu_json(&fb);
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(fj, "problem"), "layout")), "TT");
+  ck_assert_str_eq(json_string_value(json_object_get(fj, "backend")), "flydsl");
+  json_decref(fj);
+  tu_run_free(&fb);
   const char *rms = tu_src_path("kernels/schedules/rmsnorm.sched");
   snprintf(args, sizeof args, "predict --schedule '%s' --arch mi355x", rms);
   tu_run r = tu_flysim(args);
@@ -578,12 +596,20 @@ END_TEST
 
 START_TEST(test_cli_errors) {
   static const cli_error bad[] = {
-      {"predict gemm --m 64 --n 64 --arch mi355x", "flysim predict: --k is required (or a --schedule file's [problem])\n"},
+      {"predict gemm --m 64 --n 64 --arch mi355x",
+       "flysim predict: --k is required (or the shape MxNxK after OP, or a --schedule file's [problem])\n"},
+      {"tune gemm --arch mi355x", "flysim tune: --m is required (or the shape MxNxK after OP)\n"},
+      {"predict gemm --m 64 --n 64 --k --arch mi355x",
+       "flysim predict: --k: missing its value (the next argument is the flag --arch)\n"},
+      {"predict gemm 64x64x64 --arch mi355x --config ''",
+       "flysim predict: --config: empty (give key=value pairs, or leave it out to tune every key)\n"},
+      {"help frob", "flysim: help 'frob': not a command (see 'flysim --help')\n"},
       {"predict gemm --m 0 --n 64 --k 64 --arch mi355x", "flysim predict: --m: 0 is out of range [1, 16777216]\n"},
       {"predict gemm --m 64 --n 64 --k 64", "flysim predict: --arch NAME is required (see 'flysim arch list')\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --dtype int3",
        "flysim predict: --dtype 'int3': expected bf16, fp16, fp8 or fp4 (or f32 for --c-dtype)\n"},
-      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --layout TX", "flysim predict: --layout 'TX': expected TN, NN or NT\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --layout TX",
+       "flysim predict: --layout 'TX': expected TN, NN, NT or TT\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --config tile=1x2x3x4",
        "flysim predict: --config tile=1x2x3x4: expected BMxBNxBK or BMxBN, e.g. 256x256x64\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --frobnicate",
@@ -857,7 +883,13 @@ START_TEST(test_cli_config_errors) {
        "16x16x32, 32x32x16, 16x16x16, 32x32x8)\n"},
       {"predict gemm 256x256x256 --arch mi355x --db /nonexistent --config waves=1x1,kind=pingpong",
        "flysim predict: --config waves=1x1,kind=pingpong: no legal configuration of gemm 256x256x256 bf16 on MI355X "
-       "has these keys together (each alone is possible)\n"},
+       "has these keys together (each alone is possible); e.g. tile=16x16x32,waves=1x1,stages=1,"
+       "mfma=v_mfma_f32_16x16x32_bf16,splitk=1,path=direct,c=lds,kind=pingpong: [pipeline] kind: a two-group pipeline "
+       "needs an even number of waves, not 1\n"},
+      {"predict gemm 1024x1024x1024 --arch mi355x --db /nonexistent --config tile=128x128x63",
+       "flysim predict: --config tile=128x128x63: no legal configuration of gemm 1024x1024x1024 bf16 on MI355X has it; "
+       "e.g. tile=128x128x63,waves=1x1,stages=1,mfma=v_mfma_f32_16x16x32_bf16,splitk=1,path=direct,c=lds,kind=plain: "
+       "[operand.A] global_copy: no direct-to-LDS copy divides a 128x63 tile on 64 threads\n"},
       {"predict gemm 64x64x64 --arch mi355x --b-dtype fp8",
        "flysim predict: --b-dtype fp8: a gemm takes A and B of one type (A is bf16; scaled-gemm mixes fp8 and fp4)\n"},
       {"predict gemm 64x64x64 --arch mi355x --dtype fp16 --b-dtype bf16",
