@@ -132,8 +132,19 @@ int fsim_cmd_predict(int argc, char **argv) {
   if (req.mode == FSIM_MODE_MODEL && req.sampled >= 0)
     return fsim_cli_usage_error(CMD, "--%s: a mode of the simulator; --mode model does not simulate",
                                 req.sampled ? "sampled" : "full");
+  if (req.mode == FSIM_MODE_MODEL && waves)
+    return fsim_cli_usage_error(CMD, "--waves: the simulator's wave records; --mode model does not simulate");
   int rc = fsim_cli_gemm_finish(&g);
   if (rc) return rc;
+  if (req.refine > 0) {
+    /* --refine shapes a tuning run; a schedule file or a complete config leaves nothing to tune */
+    fsim_gemm_config fixed;
+    fsim_err ignore;
+    if (g.schedule_path || (g.config && fsim_gemm_config_parse(g.config, &fixed, &ignore) == FSIM_OK &&
+                            fsim_gemm_config_complete(&fixed)))
+      return fsim_cli_usage_error(CMD, "--refine: only when predict tunes; %s fixes the kernel",
+                                  g.schedule_path ? "--schedule" : "a complete --config");
+  }
   const char *db = fsim_cli_db_path(g.db);
   if ((rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--db", db)) != 0 ||
       (rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--schedule", g.schedule_path)) != 0 ||
@@ -171,6 +182,8 @@ int fsim_cmd_predict(int argc, char **argv) {
     json_object_set_new(out, "peak_tflops", json_real(p->peak_tflops));
     json_object_set_new(out, "mode", json_string(fallback ? "roofline" : req.mode == FSIM_MODE_SIM ? "sim" : "model"));
     json_object_set_new(out, "config_source", json_string(p->source));
+    if (!fallback) /* the schedule's hints, which config does not hold (a schedule file's) */
+      json_object_set_new(out, "interleave", json_string(p->schedule.interleave[0] ? p->schedule.interleave : "none"));
     if (!fallback) json_object_set_new(out, "model", estimate_json(&p->est));
     if (p->simulated) {
       json_object_set_new(out, "wave_instructions", json_integer(p->sim.wave_instructions));
@@ -195,6 +208,10 @@ int fsim_cmd_predict(int argc, char **argv) {
   } else {
     printf("backend      flydsl, config from %s\n", source_text(p, db));
     printf("config       %s\n", p->config);
+    /* a schedule file's interleave hints are not config keys: the config alone is another kernel */
+    const char *hints = p->schedule.interleave;
+    if (strcmp(p->source, "schedule") == 0 && hints[0] && strcmp(hints, "none") != 0)
+      printf("             and the file's interleave hints '%s', which --config cannot give\n", hints);
     printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
            "timed at %.4g GHz; bound %s\n",
            p->time_us, p->tflops, pct, p->peak_tflops, fsim_dtype_peak_class(g.pr.a), g.a.device.clock_ghz,

@@ -568,6 +568,14 @@ START_TEST(test_cli_op_from_schedule) {
   ck_assert_str_eq(json_string_value(json_object_get(fj, "config_source")), "roofline");
   json_decref(fj);
   tu_run_free(&fb);
+  /* the file's interleave hints, which the config string does not carry, are reported */
+  snprintf(args, sizeof args, "predict --schedule '%s' --arch mi355x --mode model --db /nonexistent --json", mx);
+  fb = tu_flysim(args);
+  ck_assert_msg(fb.status == 0, "%s: %s", args, fb.err);
+  fj = tu_json(&fb);
+  ck_assert_str_eq(json_string_value(json_object_get(fj, "interleave")), "mfma:4 dsrd:2 vmem:1");
+  json_decref(fj);
+  tu_run_free(&fb);
   /* TT (A K-contiguous, B N-contiguous) is a layout of the family too */
   fb = tu_flysim("predict gemm 256x256x512 --layout TT --arch mi355x --mode model --db /nonexistent --json");
   ck_assert_msg(fb.status == 0, "%s", fb.err);
@@ -604,6 +612,12 @@ START_TEST(test_cli_errors) {
       {"predict gemm 64x64x64 --arch mi355x --config ''",
        "flysim predict: --config: empty (give key=value pairs, or leave it out to tune every key)\n"},
       {"help frob", "flysim: help 'frob': not a command (see 'flysim --help')\n"},
+      {"predict gemm 64x64x64 --arch mi355x --mode model --waves",
+       "flysim predict: --waves: the simulator's wave records; --mode model does not simulate\n"},
+      {"predict gemm 64x64x64 --arch mi355x --refine 3 "
+       "--config tile=64x64x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain",
+       "flysim predict: --refine: only when predict tunes; a complete --config fixes the kernel\n"},
+      {"db export --json", "flysim db: export always writes JSON; --json goes with list and show\n"},
       {"predict gemm --m 0 --n 64 --k 64 --arch mi355x", "flysim predict: --m: 0 is out of range [1, 16777216]\n"},
       {"predict gemm --m 64 --n 64 --k 64", "flysim predict: --arch NAME is required (see 'flysim arch list')\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --dtype int3",
