@@ -15,7 +15,10 @@ json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
   json_object_set_new(o, "simulated_wave_instructions", json_integer(r->simulated_wave_instructions));
   json_object_set_new(o, "workgroups", json_integer(r->workgroups));
   json_object_set_new(o, "sampled", json_boolean(r->sampled));
-  if (r->sampled) json_object_set_new(o, "sample_period_cycles", json_real(r->sample_period_cycles));
+  if (r->sampled) {
+    json_object_set_new(o, "sample_period_cycles", json_real(r->sample_period_cycles));
+    json_object_set_new(o, "sample_unseen_writeback_us", json_real(r->sample_unseen_writeback_us));
+  }
   json_t *occ = json_object();
   json_object_set_new(occ, "workgroups_per_cu", json_integer(r->wgs_per_cu));
   json_object_set_new(occ, "waves_per_simd", json_integer(r->waves_per_simd));
@@ -39,6 +42,7 @@ json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
   json_object_set_new(m, "mall_misses", json_integer(r->mall_misses));
   json_object_set_new(m, "hbm_read_bytes", json_integer(r->dram_read_bytes));
   json_object_set_new(m, "hbm_write_bytes", json_integer(r->dram_write_bytes));
+  json_object_set_new(m, "store_bytes", json_integer(r->store_bytes));
   json_object_set_new(m, "lds_accesses", json_integer(r->lds_accesses));
   json_object_set_new(m, "lds_bank_cycles", json_integer(r->lds_bank_cycles));
   json_object_set_new(o, "memory", m);
@@ -92,6 +96,11 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
   if (r->sampled)
     fprintf(f, "             [sampled: XCD 0's counts times the XCDs; its MALL share does not see lines other XCDs "
                "bring in, so MALL hits read low and HBM bytes high]\n");
+  /* a share of the time worth a warning: the short runs may leave out that much write-back */
+  if (r->sampled && r->sample_unseen_writeback_us > 0.05 * r->kernel_us)
+    fprintf(f, "warning      [sampled: the kernel stores %.3g MB, more than the MALL holds; a full run writes back up to "
+               "%.3g us more of it to HBM (%.0f%% of the kernel's time) than the short runs saw: use --full]\n",
+            r->store_bytes / 1e6, r->sample_unseen_writeback_us, 100.0 * r->sample_unseen_writeback_us / r->kernel_us);
   double life = r->wave_cycles > 0 ? r->wave_cycles : 1;
   fprintf(f, "stalls       per wave, share of its lifetime (%.0f cycles): issued %s", r->waves ? life / r->waves : 0,
           pct(r->issue_cycles / life, a, sizeof a));

@@ -586,6 +586,8 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
     int n;
     const uint64_t *lines = global_lines(g, ad, w, in->width, base, &n);
     int64_t done;
+    if (op == FSIM_OP_STORE)
+      cu->store_bytes += (int64_t)g->row_active[g->row_base[ad->lanes] + lane_row(g, ad, w)] * in->width;
     /* deferred, unless it touches no line and follows no deferred op (then it completes now) */
     if (g->defer && (n > 0 || (w->vm_n > 0 && w->vm_done[(w->vm_head + w->vm_n - 1) & 63] >= FSIM__PEND))) {
       done = defer_op(g, cu, w, in, op, lines, n, t);

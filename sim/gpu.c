@@ -376,6 +376,7 @@ static void reset_stats(fsim__gpu *g) {
     memset(&cu->lds.stats, 0, sizeof cu->lds.stats);
     memset(&cu->vmem.stats, 0, sizeof cu->vmem.stats);
     memset(&cu->vmem.l1.stats, 0, sizeof cu->vmem.l1.stats);
+    cu->store_bytes = 0;
   }
   for (int x = 0; x < g->xcds; x++) memset(&g->mem.l2[x].stats, 0, sizeof g->mem.l2[x].stats);
   memset(&g->mem.mall.stats, 0, sizeof g->mem.mall.stats);
@@ -613,6 +614,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     r->util_l1 += (double)cu->vmem.stats.lines * cu->vmem.l1_service;
     r->l1_hits += cu->vmem.stats.l1_hits;
     r->l1_misses += cu->vmem.stats.l1_misses;
+    r->store_bytes += cu->store_bytes;
   }
   double lanes = cyc * g.ncus * a->cu.simds;
   r->util_mfma = mfma_busy / lanes;
@@ -632,6 +634,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   r->util_dram = g.mem.dram.stats.busy / (cyc * g.mem.dram.channels);
   r->dram_read_bytes = g.mem.dram.stats.read_lines * ((int64_t)1 << g.mem.line_shift);
   r->dram_write_bytes = g.mem.dram.stats.write_lines * ((int64_t)1 << g.mem.line_shift);
+  r->store_line_bytes = g.mem.stats.l2_writes * ((int64_t)1 << g.mem.line_shift);
   if (g.timeline && timeline) {
     *timeline = g.timeline; /* handed to the caller */
     g.timeline = NULL;
@@ -745,10 +748,22 @@ static void extrapolate(fsim_sim_result *r, const fsim_sim_result *r1, double k)
   EXTRAP(mall_misses);
   EXTRAP(dram_read_bytes);
   EXTRAP(dram_write_bytes);
+  EXTRAP(store_bytes);
+  EXTRAP(store_line_bytes);
   EXTRAP(lds_bank_cycles);
   EXTRAP(lds_accesses);
 #undef EXTRAP
   r->simulated_wave_instructions += r1->simulated_wave_instructions;
+}
+
+/* Sampled: the HBM time of the stores a full run would write back beyond what the short runs
+ * did (sim.h, sample_unseen_writeback_us): the bytes stored past the MALL's capacity, less the
+ * write-back they saw, at the HBM's sustained bandwidth. */
+static double unseen_writeback_us(const fsim_arch *a, const fsim_sim_result *r) {
+  if (a->memory.mall_bytes <= 0) return 0; /* without one, the L2s' write-back is seen */
+  double unseen = (double)r->store_bytes - a->memory.mall_bytes - (double)r->dram_write_bytes;
+  double bytes_per_us = a->memory.dram_bus_bits * a->memory.dram_gbps_per_pin / 8.0 * a->memory.dram_efficiency * 1e3;
+  return unseen > 0 && bytes_per_us > 0 ? unseen / bytes_per_us : 0;
 }
 
 /* What the sampled mode simulates: XCD 0 alone (when every XCD has work), the main loop at two
@@ -873,11 +888,17 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
       r->waves *= x;
       r->l1_hits *= x, r->l1_misses *= x, r->l2_hits *= x, r->l2_misses *= x;
       r->mall_hits *= x, r->mall_misses *= x, r->dram_read_bytes *= x, r->dram_write_bytes *= x;
+      r->store_bytes *= x, r->store_line_bytes *= x;
       r->lds_bank_cycles *= x, r->lds_accesses *= x;
     }
     if (st == FSIM_OK) {
       r->sampled = 1;
       r->wave_instructions = fsim_wprog_total_wave_instructions(wp);
+      /* only stored lines are ever written back; the short runs' write-back need not grow
+       * with the trip count (a GEMM's C is written once), so its linear extrapolation is
+       * held to that */
+      if (r->dram_write_bytes > r->store_line_bytes) r->dram_write_bytes = r->store_line_bytes;
+      r->sample_unseen_writeback_us = unseen_writeback_us(a, r);
     }
   }
   if (st == FSIM_OK && opts->timeline_path != NULL && tl != NULL) {

@@ -106,6 +106,7 @@ typedef struct fsim__cu {
   int next_simd;           /* rotating start for placing a workgroup's waves */
   unsigned sorts;          /* times a SIMD's arbitration order was re-sorted (cu.c) */
   int ph_any;              /* 1: some SIMD may have phantom wake-ups left (cu.c) */
+  int64_t store_bytes;     /* bytes its vector stores wrote (active lanes x width) */
   int64_t *phantoms;       /* the SIMDs' phantom wake-up buffers */
   fsim__lds lds;
   fsim__vmem vmem;

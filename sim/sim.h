@@ -108,6 +108,14 @@ typedef struct fsim_sim_result {
   /* memory */
   int64_t l1_hits, l1_misses, l2_hits, l2_misses, mall_hits, mall_misses;
   int64_t dram_read_bytes, dram_write_bytes;
+  int64_t store_bytes;       /* what the vector stores wrote (active lanes x width) */
+  int64_t store_line_bytes;  /* the lines they wrote, whole (a line per store that touches it) */
+  /* sampled, on a part with a MALL: the time HBM needs for the stored bytes a full run would
+   * write back but the short runs did not (the stores beyond the MALL's capacity, less the
+   * write-back the runs saw), at the HBM's sustained bandwidth; 0 when none.  The short runs
+   * never fill the MALL with dirty lines, so a kernel whose steady state is that write-back is
+   * not seen in it: this says how much time that may leave out (docs/simulator.md). */
+  double sample_unseen_writeback_us;
   int64_t lds_bank_cycles, lds_accesses;
 
   /* stalls: cycles summed over all waves, by reason, plus issue cycles and lifetimes */
