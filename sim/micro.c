@@ -51,12 +51,12 @@ fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, int waves_per_
   char variants[400];
   if (strcmp(m->name, inst) != 0 && fsim_arch_mfma_variants(a, inst, variants, sizeof variants) > 1)
     return FSIM_ERR(e, FSIM_EINVAL, "--inst %s: names several MFMAs (by operand type); give one of %s", inst, variants);
-  /* the benchmark is one workgroup: at most 1024 work-items over the CU's SIMDs */
-  int most = (1024 / a->cu.wave_size) / a->cu.simds;
+  /* the benchmark is one workgroup: at most cu.max_workgroup_size work-items over the CU's SIMDs */
+  int most = (a->cu.max_workgroup_size / a->cu.wave_size) / a->cu.simds;
   if (most > a->cu.waves_per_simd) most = a->cu.waves_per_simd;
   if (waves_per_simd < 1 || waves_per_simd > most)
-    return FSIM_ERR(e, FSIM_EINVAL, "--waves-per-simd %d: out of range [1, %d] (one workgroup of at most 1024 work-items)",
-                    waves_per_simd, most);
+    return FSIM_ERR(e, FSIM_EINVAL, "--waves-per-simd %d: out of range [1, %d] (one workgroup of at most %d work-items)",
+                    waves_per_simd, most, a->cu.max_workgroup_size);
   const int per_wave = 512, chains = 4;
   fsim_wprog wp;
   fsim_status st = setup(&wp, a, "micro_mfma", 1, waves_per_simd * a->cu.simds, 0, e);
