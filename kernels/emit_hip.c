@@ -228,15 +228,15 @@ static int basis_access(em *m, int k, const int *args) {
   return a;
 }
 
-/* "a_rd3 + 4096" for access (k, args). */
+/* "a_rd3 + a_rd_d[17]" for access (k, args): its base plus its constant, which the kernel
+ * and the address self-test both read from the kind's table (emit_constants), so that a
+ * constant changed in the file changes what the self-test prints. */
 static const char *lane_expr(em *m, int k, int a0, int a1, int a2, char *buf, size_t n) {
   int args[3] = {a0, a1, a2};
   int a = basis_access(m, k, args);
   if (a < 0) return "0";
   const basis *b = m->b[k];
-  int32_t d = b->acc_d[a];
-  if (d == 0) snprintf(buf, n, "%s%d", kinds[k].var, b->acc_base[a]);
-  else snprintf(buf, n, "%s%d %c %ld", kinds[k].var, b->acc_base[a], d < 0 ? '-' : '+', labs((long)d));
+  snprintf(buf, n, "%s%d + %s_d[%d]", kinds[k].var, b->acc_base[a], kinds[k].var, a);
   return buf;
 }
 
@@ -734,11 +734,14 @@ static void emit_copy(em *m, ctx *c, int o, int cp, int level, int phase) {
   if (ga < 0) return;
   const basis *gb = m->b[o == 0 ? K_COPYG_A : K_COPYG_B];
   int32_t d = gb->acc_d[ga];
+  /* the constant (from the table, as lane_expr) goes to the scalar offset, which is unsigned,
+   * when it is positive, else to the lane's offset */
+  const char *gv = kinds[o == 0 ? K_COPYG_A : K_COPYG_B].var;
   char voff[512], soff[200];
-  if (d < 0) snprintf(voff, sizeof voff, "%s%d - %d", kinds[o == 0 ? K_COPYG_A : K_COPYG_B].var, gb->acc_base[ga], -d);
-  else snprintf(voff, sizeof voff, "%s%d", kinds[o == 0 ? K_COPYG_A : K_COPYG_B].var, gb->acc_base[ga]);
+  if (d < 0) snprintf(voff, sizeof voff, "%s%d + %s_d[%d]", gv, gb->acc_base[ga], gv, ga);
+  else snprintf(voff, sizeof voff, "%s%d", gv, gb->acc_base[ga]);
   snprintf(soff, sizeof soff, "(%s) * %lld", kt, kstride);
-  if (d > 0) snprintf(soff + strlen(soff), sizeof soff - strlen(soff), " + %d", d);
+  if (d > 0) snprintf(soff + strlen(soff), sizeof soff - strlen(soff), " + %s_d[%d]", gv, ga);
   if (m->masked_op[o]) {
     char cond[300];
     if (op->k_contig)
@@ -1192,6 +1195,25 @@ static void emit_bases(em *m, const char *ind) {
   }
 }
 
+/* Per kind, the constants of its accesses (access a adds x_d[a] to its base). */
+static void emit_constants(em *m) {
+  out(m, "// ---- each access's constant, added to its base (the kernel and the address self-test both read these) ----");
+  for (int k = 0; k < N_KINDS; k++) {
+    const basis *b = m->b[k];
+    if (b == NULL || !b->used) continue;
+    out(m, "static constexpr int %s_d[%d] = {", kinds[k].var, b->nacc);
+    for (int a = 0; a < b->nacc; a += 16) {
+      char line[16 * 13 + 8];
+      int len = 0;
+      for (int i = a; i < b->nacc && i < a + 16; i++)
+        len += snprintf(line + len, sizeof line - (size_t)len, "%s%d,", i > a ? " " : "", b->acc_d[i]);
+      out(m, "    %s", line);
+    }
+    out(m, "};");
+  }
+  blank(m);
+}
+
 static void emit_kernel(em *m, const char *kname, const char *body) {
   const fsim_gemm_plan *p = m->p;
   const fsim_schedule *s = &p->s;
@@ -1273,8 +1295,8 @@ static void emit_selftest(em *m) {
     if (b == NULL || !b->used) continue;
     for (int a = 0; a < b->nacc; a++, n++) {
       const int *r = b->rep[b->acc_base[a]];
-      out(m, "    {%d, %d, %d, %d, %d, %d, %d, %d},", k, b->acc_args[a][0], b->acc_args[a][1], b->acc_args[a][2], r[0], r[1],
-          r[2], b->acc_d[a]);
+      out(m, "    {%d, %d, %d, %d, %d, %d, %d, %s_d[%d]},", k, b->acc_args[a][0], b->acc_args[a][1], b->acc_args[a][2],
+          r[0], r[1], r[2], kinds[k].var, a);
     }
   }
   if (n == 0) out(m, "    {-1, 0, 0, 0, 0, 0, 0, 0},");
@@ -1356,6 +1378,7 @@ fsim_status fsim_emit_hip(const fsim_gemm_plan *p, const fsim_emit_opts *o, FILE
   if (m->st == FSIM_OK) {
     emit_header(m, o, kname);
     emit_prelude(m);
+    emit_constants(m); /* outside the device code: the host self-test reads them too */
     emit_types(m);
     emit_kernel(m, kname, body ? body : "");
     m->lines += fsim__emit_host(m->f, p, kname);
