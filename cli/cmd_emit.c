@@ -76,6 +76,7 @@ int fsim_cmd_emit(int argc, char **argv) {
   }
   char why[300];
   if (!g.schedule_path && !fsim_gemm_supported(&g.pr, &g.a, why, sizeof why)) {
+    if ((rc = fsim_cli_gemm_check_config(&g)) != 0) return rc;
     fprintf(stderr, "flysim %s: no FlyDSL kernel to emit: %s (the fallback path is not a flysim kernel)\n", CMD, why);
     return FSIM_EXIT_FAIL;
   }

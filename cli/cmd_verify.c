@@ -234,6 +234,7 @@ int fsim_cmd_verify(int argc, char **argv) {
     char why[300];
     if (!g.schedule_path && !fsim_gemm_supported(&g.pr, &g.a, why, sizeof why)) {
       free(r);
+      if ((rc = fsim_cli_gemm_check_config(&g)) != 0) return rc;
       fprintf(stderr, "flysim %s: no FlyDSL kernel to verify: %s\n", CMD, why);
       return FSIM_EXIT_FAIL;
     }

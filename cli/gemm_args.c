@@ -195,6 +195,15 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   return 0;
 }
 
+int fsim_cli_gemm_check_config(const fsim_cli_gemm *g) {
+  if (g->config == NULL) return 0;
+  fsim_gemm_config c;
+  fsim_err e;
+  fsim_err_clear(&e);
+  if (fsim_gemm_config_parse(g->config, &c, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);
+  return 0;
+}
+
 const char *fsim_cli_db_path(const char *flag) {
   if (flag) return flag;
   const char *env = getenv("FLYSIM_DB");

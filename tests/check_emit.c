@@ -524,7 +524,14 @@ START_TEST(test_command_errors) {
     const char *err;
   } cases[] = {
       {"emit gemm --m 64 --n 64 --k 64 --arch mi355x", 2, "flysim emit: -o OUT.hip is required\n"},
-      {"emit gemm --m 64 --n 64 --arch mi355x -o x.hip", 2, "flysim emit: --k is required (or the shape MxNxK after OP, or a --schedule file's [problem])\n"},
+      {"emit gemm --m 64 --n 64 --arch mi355x -o x.hip", 2,
+       "flysim emit: --k is required (or the shape MxNxK after OP, or a --schedule file's [problem])\n"},
+      /* a problem that falls back has no kernel, but a malformed config is still an input error */
+      {"emit gemm 256x256x511 --config foo=1 --arch mi355x -o x.hip", 2,
+       "flysim emit: --config: unknown key 'foo' (tile, waves, stages, mfma, splitk, path, c, remap, groupm, kind, "
+       "swizzle)\n"},
+      {"verify gemm 256x256x511 --config tile=64x64x64,,x --arch mi355x", 2,
+       "flysim verify: --config 'tile=64x64x64,,x': an empty item (two commas, or one at an end)\n"},
       {"emit gemm --m 64 --n 64 --k 64 --arch nosuch -o x.hip", 2, NULL},
       {"emit gemm --m 64 --n 64 --k 64 --arch mi355x -o x.hip --bogus", 2, "flysim emit: option '--bogus': unknown or missing its value (see --help)\n"},
       {"emit scaled-gemm --m 64 --n 64 --k 100 --arch mi355x -o x.hip", 1,
