@@ -29,6 +29,7 @@ static void usage(FILE *f) {
 static int print_text(const fsim_schedule *s) {
   fsim_err e;
   fsim_err_clear(&e);
+  fsim_cli_print_provenance(stdout, NULL); /* a comment line to the INI reader */
   return fsim_schedule_write(s, stdout, &e) == FSIM_OK ? FSIM_EXIT_OK : fsim_cli_report(CMD, &e);
 }
 

@@ -191,6 +191,7 @@ int fsim_cmd_sim(int argc, char **argv) {
     return fsim_cli_report(CMD, &e);
   }
   if (print) {
+    fsim_cli_print_provenance(stdout, &a); /* a comment line to the .wp reader */
     rc = fsim_wprog_print(&wp, &a, stdout, &e) == FSIM_OK ? 0 : fsim_cli_report(CMD, &e);
     fsim_wprog_free(&wp);
     return rc;

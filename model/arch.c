@@ -240,6 +240,15 @@ static int check_relations(const void *base, const char **sec, const char **key,
       snprintf(msec, sizeof msec, "mfma.%s", m->name);
       BAD(msec, "latency", "%d is shorter than its %d pipe cycles", m->latency, m->passes * a->issue.mfma_pass_cycles);
     }
+    /* an instruction is found by its mnemonic and operand types: two entries alike are ambiguous */
+    for (int j = 0; j < i; j++) {
+      const fsim_mfma_entry *o = &a->mfma[j];
+      if (strcmp(o->inst, m->inst) == 0 && o->a_type == m->a_type && o->b_type == m->b_type) {
+        static _Thread_local char msec[96];
+        snprintf(msec, sizeof msec, "mfma.%s", m->name);
+        BAD(msec, "inst", "%s with these operand types is also [mfma.%s]", m->inst, o->name);
+      }
+    }
   }
   return 0;
 #undef BAD

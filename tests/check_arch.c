@@ -239,6 +239,11 @@ START_TEST(test_loader_errors) {
   expect_file_error("a_type = bf16", "a_type = bf17", "[mfma.v_mfma_f32_16x16x32_bf16] a_type: 'bf17' is not a data type", 0);
   expect_file_error("latency = 28", "latency = 8",
                     "[mfma.v_mfma_f32_16x16x32_bf16] latency: 8 is shorter than its 16 pipe cycles", 0);
+  /* two entries of one instruction and operand types: which one a lookup finds is ambiguous */
+  expect_file_error("inst = v_mfma_f32_32x32x16_bf16\n", "inst = v_mfma_f32_16x16x32_bf16\n",
+                    "[mfma.v_mfma_f32_32x32x16_bf16] inst: v_mfma_f32_16x16x32_bf16 with these operand types is also "
+                    "[mfma.v_mfma_f32_16x16x32_bf16]",
+                    0);
   expect_file_error("xcds = 8\n", "xcds = 8\nxcds = 4\n", "[device] xcds: given twice (first on line %d)", 1);
   expect_file_error("simds = 4\n", "simds = 4\nthis is not ini\n", "syntax error: expected '[section]' or 'key = value'", 1);
   expect_file_error("[cu]\n", "[cu\n", "unclosed section header (no ']')", 0);

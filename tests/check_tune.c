@@ -619,6 +619,8 @@ START_TEST(test_cli_errors) {
        "flysim predict: --refine: only when predict tunes; a complete --config fixes the kernel\n"},
       {"db export --json", "flysim db: export always writes JSON; --json goes with list and show\n"},
       {"predict gemm --m 0 --n 64 --k 64 --arch mi355x", "flysim predict: --m: 0 is out of range [1, 16777216]\n"},
+      {"predict gemm --m 99999999999999999999999 --n 64 --k 64 --arch mi355x",
+       "flysim predict: --m: 99999999999999999999999 is out of range [1, 16777216]\n"},
       {"predict gemm --m 64 --n 64 --k 64", "flysim predict: --arch NAME is required (see 'flysim arch list')\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --dtype int3",
        "flysim predict: --dtype 'int3': expected bf16, fp16, fp8 or fp4 (or f32 for --c-dtype)\n"},
