@@ -120,14 +120,15 @@ END_TEST
 
 typedef struct sample_ctx {
   gsl_rng *rng;
-  double keep;      /* probability of checking a visited plan */
-  int checked, failed;
+  double keep;      /* probability of checking a visited plan (the first is always checked) */
+  int visited, checked, failed;
   char first_bad[256];
 } sample_ctx;
 
 static int check_some(void *vctx, const fsim_gemm_plan *p) {
   sample_ctx *c = vctx;
-  if (gsl_rng_uniform(c->rng) >= c->keep) return 0;
+  /* one draw per plan whatever happens, so that the sample does not depend on the first */
+  if (gsl_rng_uniform(c->rng) >= c->keep && c->visited++ > 0) return 0;
   fsim_gemm_check r;
   fsim_err e;
   ck_assert_msg(fsim_gemm_functional(p, 7 + (uint64_t)c->checked, 0, &r, &e) == FSIM_OK, "%s", e.msg);
@@ -150,6 +151,7 @@ START_TEST(test_functional_random_configs) {
   static const fsim_dtype types[] = {FSIM_DT_BF16, FSIM_DT_F16, FSIM_DT_FP8};
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(rng, 2026);
+  int cases = 0; /* (part, type, layout) the family takes */
   for (int pi = 0; pi < 3; pi++) {
     fsim_arch a = arch_of(parts[pi]);
     for (int ti = 0; ti < 3; ti++)
@@ -168,11 +170,43 @@ START_TEST(test_functional_random_configs) {
                       fsim_layout_name((fsim_gemm_layout)l));
         c.keep = 6.0 / (double)legal;
         ck_assert(fsim_gemm_enumerate(&pr, &free_all, &a, check_some, &c, &tried, &legal, &e) == FSIM_OK);
+        ck_assert(c.checked > 0);
+        cases++;
         ck_assert_msg(c.failed == 0, "%s %s %s: %d of %d configs wrong, e.g. %s", parts[pi], fsim_dtype_name(types[ti]),
                       fsim_layout_name((fsim_gemm_layout)l), c.failed, c.checked, c.first_bad);
       }
   }
+  /* 3 parts x (bf16, fp16: 4 layouts; fp8: TN only, and not on the RX 9070 XT, whose WMMA
+   * takes no fp8 here) */
+  ck_assert_int_eq(cases, 3 * 8 + 2);
   gsl_rng_free(rng);
+}
+END_TEST
+
+/* Outputs other than bf16: f32 and fp16 C, through LDS and direct, with and without split-K
+ * (partial sums rounded per slice to the output type), right on a ragged problem; wrong with
+ * a read-swizzle fault. */
+START_TEST(test_functional_c_types) {
+  fsim_arch a = arch_of("mi355x");
+  static fsim_gemm_plan p;
+  static const fsim_dtype cs[] = {FSIM_DT_F32, FSIM_DT_F16};
+  static const char *cfgs[] = {
+      "tile=64x64x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain",
+      "tile=32x64x64,waves=1x2,stages=2,mfma=32x32x16,splitk=2,path=registers,c=direct,kind=plain",
+  };
+  for (int ci = 0; ci < 2; ci++)
+    for (int k = 0; k < 2; k++) {
+      fsim_gemm_problem pr = problem(200, 136, 264, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+      pr.c = cs[ci];
+      plan_of(&p, &a, &pr, cfgs[k]);
+      fsim_gemm_check c = functional(&p, 0);
+      ck_assert_msg(c.ok, "C %s, %s: %lld of %lld wrong, first (%lld,%lld) got %g want %g", fsim_dtype_name(cs[ci]),
+                    cfgs[k], (long long)c.mismatches, (long long)c.elements, (long long)c.first_row,
+                    (long long)c.first_col, c.first_got, c.first_want);
+      ck_assert_int_eq(c.elements, 200 * 136);
+      fsim_gemm_check bad = functional(&p, FSIM_FAULT_READ_SWIZZLE);
+      ck_assert_msg(!bad.ok, "C %s, %s: the read-swizzle fault went unseen", fsim_dtype_name(cs[ci]), cfgs[k]);
+    }
 }
 END_TEST
 
@@ -1004,6 +1038,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_functional_random_configs);
   tcase_add_test(tc, test_functional_edges);
   tcase_add_test(tc, test_functional_scaled_fp8_fp4);
+  tcase_add_test(tc, test_functional_c_types);
   tcase_add_test(tc, test_config_strings);
   tcase_add_test(tc, test_support_and_problem_errors);
   tcase_add_test(tc, test_space);

@@ -895,6 +895,8 @@ START_TEST(test_sampled_unseen_writeback) {
   tu_run_free(&t);
   snprintf(args, sizeof args, "sim %s --arch mi355x --sampled", tu_src_path("traces/examples/stream_copy.wp"));
   t = tu_flysim(args);
+  ck_assert_msg(t.status == 0, "%s", t.err);
+  ck_assert_ptr_nonnull(strstr(t.out, "[sampled: extrapolated]"));
   ck_assert_ptr_null(strstr(t.out, "warning"));
   tu_run_free(&t);
   fsim_wprog_free(&small);

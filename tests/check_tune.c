@@ -252,12 +252,16 @@ START_TEST(test_db_round_trip) {
   ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
   long page = sqlite3_column_int(q, 0);
   sqlite3_finalize(q);
+  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA page_size;", -1, &q, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  long page_size = sqlite3_column_int(q, 0);
+  sqlite3_finalize(q);
   sqlite3_close(h);
   FILE *f = fopen(path, "r+b");
   ck_assert_ptr_nonnull(f);
   unsigned char junk[40]; /* over the page's cell pointers, past its 8-byte header */
   memset(junk, 0xff, sizeof junk);
-  ck_assert_int_eq(fseek(f, (page - 1) * 4096 + 8, SEEK_SET), 0);
+  ck_assert_int_eq(fseek(f, (page - 1) * page_size + 8, SEEK_SET), 0);
   ck_assert_int_eq((int)fwrite(junk, 1, sizeof junk, f), (int)sizeof junk);
   fclose(f);
   size_t nbefore, nafter;
@@ -684,6 +688,19 @@ START_TEST(test_cli_errors) {
       {"tune gemm 64x64x64 --arch mi355x --js", "flysim tune: option '--js': give the whole name (see --help)\n"},
   };
   expect_usage_errors(bad, sizeof bad / sizeof bad[0]);
+  /* FLYSIM_THREADS that is not a whole number from 1 to 64 is an input error, not "every CPU" */
+  static const char *const threads[] = {"0", "65", "2x", " 2"};
+  for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+    ck_assert_int_eq(setenv("FLYSIM_THREADS", threads[i], 1), 0);
+    tu_run r = tu_flysim("arch list");
+    char want[160];
+    snprintf(want, sizeof want, "flysim: FLYSIM_THREADS='%s': expected a whole number from 1 to 64\n", threads[i]);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, want);
+    ck_assert_str_eq(r.out, "");
+    tu_run_free(&r);
+  }
+  ck_assert_int_eq(unsetenv("FLYSIM_THREADS"), 0);
   /* a GEMM beyond what the simulator counts is refused in one line (no overflow), the model
    * still estimates it */
   {
@@ -796,6 +813,7 @@ START_TEST(test_cli_tune_db) {
   ck_assert_msg(r.status == 0, "%s", r.err);
   j = tu_json(&r);
   ck_assert(json_is_true(json_object_get(j, "stored")));
+  ck_assert_ptr_null(json_object_get(j, "kept"));
   json_decref(j);
   tu_run_free(&r);
   /* a search of part of the space finds a slower winner: the stored one stays, and predict
@@ -874,6 +892,8 @@ START_TEST(test_cli_tune_db) {
   snprintf(args, sizeof args, "db show gemm --m 512 --n 1024 --k 2048 --arch mi355x --set lds.banks=32 --db %s", db);
   r = tu_flysim(args);
   ck_assert_int_eq(r.status, 1);
+  ck_assert_msg(strstr(r.err, "no winner stored for gemm 512x1024x2048 bf16 TN -> bf16 on mi355x[lds.banks=32]"), "%s",
+                r.err);
   tu_run_free(&r);
 }
 END_TEST

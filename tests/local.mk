@@ -7,6 +7,7 @@ TU_SOURCES = tests/testutil.c tests/testutil.h
 
 AM_TESTS_ENVIRONMENT = \
 	FLYSIM_ARCH_PATH='$(abs_top_srcdir)/model/arch'; export FLYSIM_ARCH_PATH; \
+	FLYSIM_DB='$(abs_top_builddir)/tests/no-such-folder/flysim-tuning.db'; export FLYSIM_DB; \
 	FLYSIM='$(abs_top_builddir)/flysim$(EXEEXT)'; export FLYSIM; \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
 	CK_DEFAULT_TIMEOUT=600; export CK_DEFAULT_TIMEOUT;
