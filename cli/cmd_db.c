@@ -18,7 +18,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim db list [--db FILE] [--arch NAME] [--json]\n"
           "       flysim db show OP (MxNxK | --m M --n N --k K) --arch NAME [shape flags] [--db FILE] [--json]\n"
-          "       flysim db export [--db FILE] [-o OUT.json]\n"
+          "       flysim db export [--db FILE] [-o OUT.json] [--json]   (JSON either way)\n"
           "\n"
           "Reads the tuning database that 'flysim tune' writes (default $FLYSIM_DB, else\n"
           "./flysim-tuning.db): every stored winner, the winner of one problem, or all of them as\n"
@@ -170,7 +170,6 @@ int fsim_cmd_db(int argc, char **argv) {
   }
   if (optind < argc) return fsim_cli_usage_error(CMD, "%s: unexpected argument '%s'", verb, argv[optind]);
   if (strcmp(verb, "list") == 0 && out_path) return fsim_cli_usage_error(CMD, "-o goes with export");
-  if (strcmp(verb, "export") == 0 && json) return fsim_cli_usage_error(CMD, "export always writes JSON; --json goes with list and show");
   if (g.m > 0 || g.n > 0 || g.k > 0 || g.config || g.schedule_path || g.dtype || g.b_dtype || g.c_dtype || g.layout ||
       g.groups > 1)
     return fsim_cli_usage_error(CMD, "%s: the shape flags go with show", verb);

@@ -125,6 +125,19 @@ fsim_status fsim_db_check_path(const char *path, int create, fsim_err *e) {
   if (stat(path, &sb) == 0) {
     if (S_ISDIR(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: is a directory", path);
     if (!S_ISREG(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a regular file", path);
+    /* an empty file is an empty database; anything else must start as SQLite's files do
+     * (SQLite itself takes a file shorter than its header for an empty database, and would
+     * write over it) */
+    if (sb.st_size > 0) {
+      static const char magic[16] = "SQLite format 3";
+      char head[16] = {0};
+      FILE *f = fopen(path, "rb");
+      if (f == NULL) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: %s", path, strerror(errno));
+      size_t got = fread(head, 1, sizeof head, f);
+      fclose(f);
+      if (got < sizeof head || memcmp(head, magic, sizeof magic) != 0)
+        return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (not an SQLite file)", path);
+    }
     return FSIM_OK;
   }
   if (errno != ENOENT) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: %s", path, strerror(errno));
