@@ -81,6 +81,11 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
  * to the tile's first element, in bytes, given the row pitch) and where its data lands in
  * the LDS stage (bytes).  Both through the swizzle. */
 void fsim_gemm_lane_copy(const fsim_gemm_plan *p, int o, int t, int c, int64_t *global, int64_t *lds);
+/* The tile element the same copy starts at: (mn, k) relative to the tile's origin, k in
+ * storage elements; its elements run along the contiguous dimension (k when the operand is
+ * K-contiguous, else mn).  Bounds checks use these, not the global offset, which wraps into
+ * the next row where a tile reaches past K. */
+void fsim_gemm_lane_copy_at(const fsim_gemm_plan *p, int o, int t, int c, int *mn, int *k);
 /* LDS read r (0..reads_per_frag-1) of fragment (i along M or N, kk along K) of operand o by
  * lane l of wave w: byte offset in the stage. */
 int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk, int r, int l);

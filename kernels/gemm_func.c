@@ -60,13 +60,16 @@ static void copy_tile(fexec *x, int o, int64_t tmn, int64_t kt, int stage) {
   for (int c = 0; c < op->copies; c++)
     for (int tid = 0; tid < p->threads; tid++) {
       int64_t g, l;
+      int cmn, ck; /* the tile element the copy starts at (storage elements) */
       fsim_gemm_lane_copy(p, o, tid, c, &g, &l);
+      fsim_gemm_lane_copy_at(p, o, tid, c, &cmn, &ck);
       for (int byte = 0; byte < cb; byte++) {
-        /* the storage element this byte belongs to, and the values it holds */
-        int64_t se = (g + byte) / eb;
-        int64_t mn_rel, k_rel; /* in storage elements */
-        if (op->k_contig) mn_rel = se / ld_store, k_rel = se % ld_store;
-        else k_rel = se / ld_store, mn_rel = se % ld_store;
+        /* the storage element this byte belongs to (the copy's elements run along the
+         * contiguous dimension), and the values it holds; from the tile coordinates, as the
+         * kernel's bounds check does, since the global offset of a tile that reaches past K
+         * wraps into the next row */
+        int64_t e = byte / eb;
+        int64_t mn_rel = op->k_contig ? cmn : cmn + e, k_rel = op->k_contig ? ck + e : ck;
         int64_t mn = mn0 + mn_rel, kk = k0 + k_rel * vb;
         uint8_t v = 0;
         if (mn < rows && kk < x->k) {

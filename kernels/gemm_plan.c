@@ -72,8 +72,8 @@ static inline int64_t global_off(const fsim_gemm_operand *op, int mn, int k) {
 /* Elements are addressed in storage units: fp4 pairs share a byte, so a "storage element"
  * of a 4-bit type is one byte holding two values.  The plan keeps 4-bit operands in bytes. */
 /* The lane functions with the swizzle given (the plan's, or a candidate the plan weighs). */
-static void lane_copy_sw(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int t, int c, int64_t *global,
-                         int64_t *lds) {
+static void lane_copy_coords(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int t, int c, int *mn_out,
+                             int *k_out, int64_t *lds) {
   const fsim_gemm_operand *op = &p->op[o];
   int eb = op->elem_bits / 8;
   int ce = op->gcopy->bytes / eb; /* elements per copy */
@@ -92,11 +92,24 @@ static void lane_copy_sw(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw,
     k = op->k_contig ? along : across;
     *lds = fsim_swizzle_apply(sw, lds_logical(op, mn, k)) * eb;
   }
-  *global = global_off(op, mn, k);
+  *mn_out = mn;
+  *k_out = k;
+}
+
+static void lane_copy_sw(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int t, int c, int64_t *global,
+                         int64_t *lds) {
+  int mn, k;
+  lane_copy_coords(p, o, sw, t, c, &mn, &k, lds);
+  *global = global_off(&p->op[o], mn, k);
 }
 
 void fsim_gemm_lane_copy(const fsim_gemm_plan *p, int o, int t, int c, int64_t *global, int64_t *lds) {
   lane_copy_sw(p, o, &p->op[o].sw, t, c, global, lds);
+}
+
+void fsim_gemm_lane_copy_at(const fsim_gemm_plan *p, int o, int t, int c, int *mn, int *k) {
+  int64_t lds;
+  lane_copy_coords(p, o, &p->op[o].sw, t, c, mn, k, &lds);
 }
 
 /* The atom-relative (mn, k) of value v of lane l. */

@@ -225,6 +225,34 @@ START_TEST(test_functional_edges) {
   plan_of(&p, &a, &pr, "tile=64x64x64,waves=2x2,stages=2,mfma=16x16x32,splitk=4,path=registers,c=direct,kind=plain");
   fsim_gemm_check c = functional(&p, 0);
   ck_assert_msg(c.ok, "split-K: %lld wrong", (long long)c.mismatches);
+  /* a K tile longer than K (one partial tile: BK 512 for K = 384, 128 for K = 100), which the
+   * tuner allows: a K-contiguous copy's offset past K wraps into the next row in memory, so
+   * the bounds check goes by the tile's k (an audit's sweep of 1,534 random configs found
+   * the functional check taking the wrapped row's values here, almost all of C wrong) */
+  static const struct {
+    long long k;
+    fsim_dtype t;
+    fsim_gemm_layout l;
+    const char *cfg;
+  } longk[] = {
+      {384, FSIM_DT_BF16, FSIM_LAYOUT_TN,
+       "tile=64x64x512,waves=2x2,stages=1,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain"},
+      {100, FSIM_DT_BF16, FSIM_LAYOUT_TN,
+       "tile=64x64x128,waves=2x2,stages=1,mfma=16x16x32,splitk=1,path=registers,c=lds,kind=plain"},
+      {384, FSIM_DT_FP8, FSIM_LAYOUT_TN,
+       "tile=128x64x512,waves=4x1,stages=1,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain"},
+      {100, FSIM_DT_BF16, FSIM_LAYOUT_NT,
+       "tile=64x64x128,waves=2x2,stages=1,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain"},
+      {100, FSIM_DT_BF16, FSIM_LAYOUT_TT,
+       "tile=64x64x128,waves=2x2,stages=1,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain"},
+  };
+  for (size_t i = 0; i < sizeof longk / sizeof longk[0]; i++) {
+    pr = problem(256, 256, longk[i].k, longk[i].t, longk[i].l);
+    plan_of(&p, &a, &pr, longk[i].cfg);
+    c = functional(&p, 0);
+    ck_assert_msg(c.ok, "K = %lld %s %s: %lld of %lld wrong", longk[i].k, fsim_layout_name(longk[i].l), longk[i].cfg,
+                  (long long)c.mismatches, (long long)c.elements);
+  }
   /* 16 waves cannot share a 64x64 bf16 C tile's 512 chunks evenly */
   fsim_gemm_config cfg;
   fsim_schedule s;
