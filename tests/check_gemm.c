@@ -966,6 +966,7 @@ START_TEST(test_lds_hazards) {
       {"mi355x", FSIM_DT_BF16, FSIM_LAYOUT_TN, 384}, {"mi355x", FSIM_DT_BF16, FSIM_LAYOUT_NN, 256},
       {"mi355x", FSIM_DT_BF16, FSIM_LAYOUT_NT, 512}, {"mi355x", FSIM_DT_FP8, FSIM_LAYOUT_TN, 1024},
       {"mi300x", FSIM_DT_BF16, FSIM_LAYOUT_TN, 384}, {"rx9070xt", FSIM_DT_BF16, FSIM_LAYOUT_TN, 256},
+      {"mi355x", FSIM_DT_F16, FSIM_LAYOUT_TT, 320},
   };
   for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
     fsim_arch pa = arch_of(sw[i].arch);
@@ -978,8 +979,7 @@ START_TEST(test_lds_hazards) {
     ck_assert_msg(fsim_gemm_enumerate(&pr, &fixed, &pa, hz_visit, &c, &tried, &legal, &e) == FSIM_OK, "%s", e.msg);
     ck_assert_int_gt(c.checked, 8);
     fprintf(stderr, "check_gemm: LDS hazards: %d of %d legal plans of 512x512x%lld %s %s on %s (%d ping-pong) race-free\n",
-            c.checked, c.seen, sw[i].k, fsim_dtype_name(sw[i].t), sw[i].l == FSIM_LAYOUT_TN ? "TN" : sw[i].l == FSIM_LAYOUT_NN ? "NN" : "NT",
-            sw[i].arch, c.pingpong);
+            c.checked, c.seen, sw[i].k, fsim_dtype_name(sw[i].t), fsim_layout_name(sw[i].l), sw[i].arch, c.pingpong);
     if (strcmp(sw[i].arch, "rx9070xt") != 0) ck_assert_int_gt(c.pingpong, 0);
   }
 }
