@@ -94,8 +94,8 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
           pct(l1 > 0 ? r->l1_hits / l1 : 0, a, sizeof a), pct(l2 > 0 ? r->l2_hits / l2 : 0, b, sizeof b),
           pct(ml > 0 ? r->mall_hits / ml : 0, c, sizeof c), r->dram_read_bytes / 1e6, r->dram_write_bytes / 1e6);
   if (r->sampled)
-    fprintf(f, "             [sampled: XCD 0's counts times the XCDs; its MALL share does not see lines other XCDs "
-               "bring in, so MALL hits read low and HBM bytes high]\n");
+    fprintf(f, "             [sampled: XCD 0's counts times the XCDs; the lines other XCDs also read are fetched "
+               "from HBM by one XCD each, by hash]\n");
   /* a share of the time worth a warning: the short runs may leave out that much write-back */
   if (r->sampled && r->sample_unseen_writeback_us > 0.05 * r->kernel_us)
     fprintf(f, "warning      [sampled: the kernel stores %.3g MB, more than the MALL holds; a full run writes back up to "

@@ -516,6 +516,7 @@ static int64_t defer_op(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, const fsim_wp
   o->slot = (int8_t)((w->vm_head + w->vm_n) & 63);
   o->prev = (int8_t)(w->vm_n > 0 ? (w->vm_head + w->vm_n - 1) & 63 : -1);
   o->op = (uint8_t)op;
+  o->shared = cu->wgs[w->wg].shared ? cu->wgs[w->wg].shared[in->addr] : 1;
   o->reg_first = in->dst.first;
   o->reg_count = op == FSIM_OP_LOAD ? in->dst.count : 0;
   o->nlines = n;
@@ -592,8 +593,9 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
     if (g->defer && (n > 0 || (w->vm_n > 0 && w->vm_done[(w->vm_head + w->vm_n - 1) & 63] >= FSIM__PEND))) {
       done = defer_op(g, cu, w, in, op, lines, n, t);
     } else {
+      int shared = cu->wgs[w->wg].shared ? cu->wgs[w->wg].shared[in->addr] : 1;
       double d = op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t)
-                                     : fsim__vmem_load(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t);
+                                     : fsim__vmem_load(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t, shared);
       done = ceil_cycle(d);
     }
     if (op == FSIM_OP_LOAD_LDS) {
@@ -776,12 +778,15 @@ void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {
   int wi = 0;
   while (cu->wgs[wi].active) wi++;
   fsim__wg *wg = &cu->wgs[wi];
+  uint8_t *shared = wg->shared;
   memset(wg, 0, sizeof *wg);
+  wg->shared = shared;
   wg->active = 1;
   wg->id = id;
   wg->start = t;
   wg->waves_left = wp->waves_per_wg;
   fsim_wprog_wg_coords(wp, id, wg->coord);
+  if (shared) fsim__gpu_share_of(g, wg->coord, shared);
   cu->wgs_active++;
   int slot = 0;
   for (int i = 0; i < wp->waves_per_wg; i++) {
@@ -824,7 +829,7 @@ void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m) {
     fsim__wave *w = &cu->waves[o->wave];
     const uint64_t *lines = &g->op_lines[o->lines_at];
     double d = o->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t)
-                                      : fsim__vmem_load(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t);
+                                      : fsim__vmem_load(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t, o->shared);
     /* the wave slot changed hands since the op was queued: only the memory system sees the
      * op.  Defended, not expected: a wave with ops outstanding waits for them at its end
      * (end_wait), so its slot is not reused before they are drained. */

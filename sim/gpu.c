@@ -111,7 +111,85 @@ static void gpu_free(fsim__gpu *g) {
   free(g->row_min_off);
   free(g->row_max_off);
   free(g->ua_pool);
+  free(g->share_key);
+  free(g->share_mask);
+  free(g->share_block);
   if (g->timeline) json_decref((json_t *)g->timeline);
+}
+
+/* ---- sampled mode: lines other XCDs read too ---------------------------------------------------
+ * XCD 0 simulated alone sees only its own requests at the MALL, so every line it reads misses
+ * there once, although in the full run the other XCDs' workgroups bring in much of what it
+ * reads (a GEMM's every XCD reads all of B, or of A): the sampled runs read far more from DRAM
+ * (1.22 GB against 0.29 GB for 8192^3) and memory-bound configs came out up to 16% slow.  So
+ * XCD 0 is told, per address pattern and workgroup, how many XCDs of the real device read at
+ * the same place: a workgroup's addresses through a pattern depend on the workgroup only
+ * through its offset, the sum of wg_stride x coordinate, so the XCDs whose workgroups share
+ * that offset read the same lines.  A MALL miss of such a line goes to DRAM for one of them
+ * (by the line's hash); for the others it is a hit that waits as long as an unloaded DRAM
+ * read, as one finding the line on its way in would (memsys.c).  Measured against full runs
+ * in docs/simulator.md. */
+
+/* The XCD of the real device that runs workgroup id (reset_queues's assignment). */
+static int xcd_of(const fsim__gpu *g, int64_t id, int64_t total) {
+  if (g->a->dispatch.policy == FSIM_DISPATCH_ROUND_ROBIN) return (int)(id % g->xcd_total);
+  int64_t chunk = (total + g->xcd_total - 1) / g->xcd_total;
+  return (int)(id / chunk);
+}
+
+static int64_t wg_offset(const fsim_wp_addr *ad, const int coord[3]) {
+  return ad->wg_stride[0] * coord[0] + ad->wg_stride[1] * coord[1] + ad->wg_stride[2] * coord[2];
+}
+
+#define SHARE_EMPTY INT64_MIN
+
+/* The slot of (pattern p, offset off) in the share tables: the one holding it, or the empty
+ * one where it goes. */
+static int64_t share_slot(const fsim__gpu *g, int p, int64_t off) {
+  uint64_t h = fsim__hash_line((uint64_t)off);
+  int64_t base = (int64_t)p * g->share_cap, mask = g->share_cap - 1;
+  for (int64_t i = (int64_t)(h & (uint64_t)mask);; i = (i + 1) & mask)
+    if (g->share_key[base + i] == off || g->share_key[base + i] == SHARE_EMPTY) return base + i;
+}
+
+/* Builds the tables over every workgroup of the grid; leaves sharing off (share_cap 0) when
+ * there is one XCD or the grid is too large to walk (more than 2^21 pattern-workgroup pairs,
+ * some 48 MB of tables).  Returns -1 when out of memory. */
+static int share_build(fsim__gpu *g, int64_t total) {
+  const fsim_wprog *wp = g->wp;
+  if (g->xcd_total < 2 || g->xcd_total > 32 || wp->naddrs == 0 || (int64_t)wp->naddrs * total > ((int64_t)1 << 21))
+    return 0;
+  int64_t cap = 1;
+  while (cap < 2 * total) cap *= 2;
+  size_t n = (size_t)wp->naddrs * (size_t)cap;
+  g->share_key = malloc(n * sizeof *g->share_key);
+  g->share_mask = calloc(n, sizeof *g->share_mask);
+  if (!g->share_key || !g->share_mask) return -1;
+  for (size_t i = 0; i < n; i++) g->share_key[i] = SHARE_EMPTY;
+  g->share_cap = cap;
+  for (int64_t id = 0; id < total; id++) {
+    int coord[3];
+    fsim_wprog_wg_coords(wp, id, coord);
+    uint32_t bit = (uint32_t)1 << xcd_of(g, id, total);
+    for (int p = 0; p < wp->naddrs; p++) {
+      if (wp->addrs[p].space != FSIM_SPACE_GLOBAL) continue;
+      int64_t off = wg_offset(&wp->addrs[p], coord), s = share_slot(g, p, off);
+      g->share_key[s] = off;
+      g->share_mask[s] |= bit;
+    }
+  }
+  return 0;
+}
+
+void fsim__gpu_share_of(const fsim__gpu *g, const int coord[3], uint8_t *shared) {
+  const fsim_wprog *wp = g->wp;
+  for (int p = 0; p < wp->naddrs; p++) {
+    shared[p] = 1;
+    if (wp->addrs[p].space != FSIM_SPACE_GLOBAL) continue;
+    int64_t s = share_slot(g, p, wg_offset(&wp->addrs[p], coord));
+    int k = __builtin_popcount(g->share_mask[s]);
+    shared[p] = (uint8_t)(k > 1 ? k : 1);
+  }
 }
 
 /* Fills the XCD queues with the workgroup ids each XCD runs (less the first g->skip_wgs of
@@ -511,6 +589,14 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
       g.row_min_off[g.row_base[i] + q] = m == INT64_MAX ? 0 : m;
       g.row_max_off[g.row_base[i] + q] = x == INT64_MIN ? 0 : x;
     }
+  /* sampled mode: what other XCDs read too (above) */
+  if (one_xcd) {
+    if (share_build(&g, total) != 0) goto oom;
+    if (g.share_cap > 0) {
+      g.share_block = calloc((size_t)g.ncus * g.wgs_per_cu * wp->naddrs, 1);
+      if (!g.share_block) goto oom;
+    }
+  }
   /* CUs */
   g.cus = fsim__huge_calloc((size_t)g.ncus * sizeof *g.cus);
   /* every CU's waves and register scoreboards in two blocks (8 MiB of registers on MI355X) */
@@ -527,6 +613,8 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     cu->nwg_slots = g.wgs_per_cu;
     cu->nwave_slots = slots;
     cu->wgs = calloc((size_t)cu->nwg_slots, sizeof *cu->wgs);
+    if (cu->wgs && g.share_cap > 0)
+      for (int wi = 0; wi < cu->nwg_slots; wi++) cu->wgs[wi].shared = &g.share_block[((size_t)c * g.wgs_per_cu + wi) * wp->naddrs];
     cu->waves = &g.wave_block[(size_t)c * slots];
     cu->regs = &g.reg_block[(size_t)c * regs_per_cu];
     cu->phantoms = malloc((size_t)a->cu.simds * FSIM__PHANTOMS * sizeof *cu->phantoms);

@@ -42,6 +42,7 @@ typedef struct fsim__vmop {
   int8_t slot;       /* its entry in the wave's vm counter ring */
   int8_t prev;       /* the entry before it at issue (in-order completion), -1 if none */
   uint8_t op;        /* FSIM_OP_LOAD, _LOAD_LDS or _STORE */
+  uint8_t shared;    /* the XCDs that read its lines (fsim__memsys_read); 1 but in sampled mode */
   uint16_t reg_first, reg_count; /* a load's destination registers */
   int32_t nlines, lines_at; /* its lines, in the queue's line pool */
   uint32_t age;      /* the wave's dispatch number (mod 2^32): a wave slot reused since is left alone */
@@ -92,6 +93,8 @@ typedef struct fsim__wg {
   int arrived;       /* waves at the current barrier */
   int16_t wave_slot[32];
   int64_t start;
+  uint8_t *shared;   /* sampled mode: per address pattern, the XCDs whose workgroups read what
+                        this one reads through it (gpu.c, share_of); NULL otherwise */
 } fsim__wg;
 
 typedef struct fsim__cu {
@@ -175,6 +178,13 @@ typedef struct fsim__gpu {
   fsim__ua_memo *ua_memo;  /* per pattern */
   int64_t *row_min_off;    /* per lane-table row: the smallest offset of an active lane */
   int64_t *row_max_off;    /* per lane-table row: the largest offset of an active lane */
+  /* sampled mode, XCD 0 alone: per global address pattern, an open-addressing table from a
+   * workgroup's offset through it (sum of wg_stride x coordinate) to the mask of the real
+   * device's XCDs that read at that offset (gpu.c); share_cap 0 when off */
+  int64_t *share_key;
+  uint32_t *share_mask;
+  int64_t share_cap;       /* slots per pattern, a power of two */
+  uint8_t *share_block;    /* every workgroup slot's fsim__wg.shared */
   /* deferred vector memory: the current XCD's ops of this window, their lines, the parked waves */
   int defer;               /* 1: deferred (gpu.c) */
   int mfma_runs;           /* 1: MFMAs may issue in runs (cu.c, mfma_run); 0: all through the event path */
@@ -209,6 +219,9 @@ void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t);
  * earlier of next and the wake-ups that scheduled. */
 void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m);
 int64_t fsim__cu_drain_parked(fsim__gpu *g, int64_t next);
+/* gpu.c: sampled mode, the XCDs that read what a workgroup at coord reads, per address
+ * pattern (1 for patterns of the LDS and lines no other XCD reads) */
+void fsim__gpu_share_of(const fsim__gpu *g, const int coord[3], uint8_t *shared);
 /* gpu.c: called by cu.c when a workgroup finishes */
 void fsim__gpu_wg_done(fsim__gpu *g, fsim__cu *cu, int64_t t);
 /* Wakes SIMD s of cu no later than t. */

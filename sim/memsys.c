@@ -90,7 +90,7 @@ static void write_back_from_l2(fsim__memsys *m, uint64_t line, double t) {
     fsim__hbm_write(&m->dram, fsim__hash_line(victim), start);
 }
 
-double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t) {
+double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t, int shared) {
   m->stats.l2_reads++;
   double start = l2_serve(m, x, h, t), ready;
   size_t slot;
@@ -107,6 +107,17 @@ double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, doub
     if (fsim__cache_probe_h(&m->mall, line, h, &ready, &mslot)) {
       done = ms + m->mall_latency;
       if (ready > done) done = ready;
+    } else if (shared > 1 && (h >> 32) % (uint64_t)shared != 0) {
+      /* another XCD of the real device reads it from DRAM (sampled mode): here it is a hit,
+       * at DRAM's unloaded latency, as a request that finds the line on its way in from that
+       * XCD's fetch waits for it (XCDs reading the same lines read them at about the same
+       * time); the DRAM channel is not booked */
+      m->mall.stats.misses--;
+      m->mall.stats.hits++;
+      done = ms + m->dram.latency;
+      uint64_t victim;
+      if (fsim__cache_fill_slot(&m->mall, mslot, line, done, 0, &victim))
+        fsim__hbm_write(&m->dram, fsim__hash_line(victim), ms);
     } else {
       done = fsim__hbm_read(&m->dram, h, ms);
       uint64_t victim;

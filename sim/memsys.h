@@ -51,8 +51,11 @@ static inline void fsim__memsys_prefetch(const fsim__memsys *m, int x, uint64_t 
   if (m->has_mall) fsim__cache_prefetch_h(&m->mall, h);
 }
 /* A line read from XCD x arriving at the L2 at t; h is the line's fsim__hash_line.  Returns
- * when the data reaches the CU. */
-double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t);
+ * when the data reaches the CU.  shared: the XCDs of the real device that read the line (1
+ * in a full run; the sampled run of XCD 0 alone passes more for lines other XCDs read too:
+ * a MALL miss then goes to DRAM for one XCD in `shared`, chosen by the line's hash, and the
+ * others find the line that XCD brought in, as they would in the full run). */
+double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t, int shared);
 /* A line write from XCD x at t; returns when the L2 acknowledges it. */
 double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t);
 

@@ -14,7 +14,7 @@ int fsim__vmem_create(fsim__vmem *v, const fsim_arch *a) {
 
 void fsim__vmem_free(fsim__vmem *v) { fsim__cache_free(&v->l1); }
 
-double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t) {
+double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int shared) {
   v->stats.loads++;
   v->stats.lines += n;
   /* the probes below walk sets spread over the host's memory: start them all at once (one
@@ -39,7 +39,7 @@ double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *li
       if (ready > d) d = ready;
     } else {
       v->stats.l1_misses++;
-      d = fsim__memsys_read(m, x, lines[i], h, start);
+      d = fsim__memsys_read(m, x, lines[i], h, start, shared);
       fsim__cache_fill_slot(&v->l1, slot, lines[i], d, 0, NULL);
     }
     if (d > done) done = d;
