@@ -121,7 +121,7 @@ static void gpu_free(fsim__gpu *g) {
  * XCD 0 simulated alone sees only its own requests at the MALL, so every line it reads misses
  * there once, although in the full run the other XCDs' workgroups bring in much of what it
  * reads (a GEMM's every XCD reads all of B, or of A): the sampled runs read far more from DRAM
- * (1.22 GB against 0.29 GB for 8192^3) and memory-bound configs came out up to 16% slow.  So
+ * (1.22 GB against 0.29 GB for 8192^3) and memory-bound configs came out 8-10% slow.  So
  * XCD 0 is told, per address pattern and workgroup, how many XCDs of the real device read at
  * the same place: a workgroup's addresses through a pattern depend on the workgroup only
  * through its offset, the sum of wg_stride x coordinate, so the XCDs whose workgroups share
@@ -614,7 +614,8 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     cu->nwave_slots = slots;
     cu->wgs = calloc((size_t)cu->nwg_slots, sizeof *cu->wgs);
     if (cu->wgs && g.share_cap > 0)
-      for (int wi = 0; wi < cu->nwg_slots; wi++) cu->wgs[wi].shared = &g.share_block[((size_t)c * g.wgs_per_cu + wi) * wp->naddrs];
+      for (int wi = 0; wi < cu->nwg_slots; wi++)
+        cu->wgs[wi].shared = &g.share_block[((size_t)c * g.wgs_per_cu + wi) * wp->naddrs];
     cu->waves = &g.wave_block[(size_t)c * slots];
     cu->regs = &g.reg_block[(size_t)c * regs_per_cu];
     cu->phantoms = malloc((size_t)a->cu.simds * FSIM__PHANTOMS * sizeof *cu->phantoms);

@@ -94,7 +94,7 @@ typedef struct fsim__wg {
   int16_t wave_slot[32];
   int64_t start;
   uint8_t *shared;   /* sampled mode: per address pattern, the XCDs whose workgroups read what
-                        this one reads through it (gpu.c, share_of); NULL otherwise */
+                        this one reads through it (fsim__gpu_share_of); NULL otherwise */
 } fsim__wg;
 
 typedef struct fsim__cu {
