@@ -84,8 +84,9 @@ static void lane_copy_coords(const fsim_gemm_plan *p, int o, const fsim_swizzle 
     lds_coords(op, fsim_swizzle_apply(sw, phys), &mn, &k);
     *lds = phys * eb;
   } else {
-    /* global order: consecutive chunks along the contiguous dimension, then the other */
-    int contig = op->k_contig ? p->s.bk : op->rows;
+    /* global order: consecutive chunks along the contiguous dimension, then the other (in
+     * storage elements: a 4-bit operand's BK values are BK / 2 bytes) */
+    int contig = op->k_contig ? p->s.bk / op->vals_per_elem : op->rows;
     int64_t first = q * ce;
     int along = (int)(first % contig), across = (int)(first / contig);
     mn = op->k_contig ? across : along;
