@@ -987,10 +987,12 @@ START_TEST(test_lds_hazards) {
       {"mi355x", FSIM_DT_BF16, FSIM_LAYOUT_NT, 512}, {"mi355x", FSIM_DT_FP8, FSIM_LAYOUT_TN, 1024},
       {"mi300x", FSIM_DT_BF16, FSIM_LAYOUT_TN, 384}, {"rx9070xt", FSIM_DT_BF16, FSIM_LAYOUT_TN, 256},
       {"mi355x", FSIM_DT_F16, FSIM_LAYOUT_TT, 320},
+      {"mi355x", FSIM_DT_FP4, FSIM_LAYOUT_TN, 512}, /* scaled, fp8 x fp4 */
   };
   for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
     fsim_arch pa = arch_of(sw[i].arch);
     fsim_gemm_problem pr = problem(512, 512, sw[i].k, sw[i].t, sw[i].l);
+    if (sw[i].t == FSIM_DT_FP4) pr.op = FSIM_KOP_SCALED_GEMM, pr.a = FSIM_DT_FP8;
     fsim_gemm_config fixed;
     fsim_gemm_config_free_all(&fixed);
     hz_sweep c = {.every = 251};
@@ -998,8 +1000,9 @@ START_TEST(test_lds_hazards) {
     fsim_err e;
     ck_assert_msg(fsim_gemm_enumerate(&pr, &fixed, &pa, hz_visit, &c, &tried, &legal, &e) == FSIM_OK, "%s", e.msg);
     ck_assert_int_gt(c.checked, 8);
-    fprintf(stderr, "check_gemm: LDS hazards: %d of %d legal plans of 512x512x%lld %s %s on %s (%d ping-pong) race-free\n",
-            c.checked, c.seen, sw[i].k, fsim_dtype_name(sw[i].t), fsim_layout_name(sw[i].l), sw[i].arch, c.pingpong);
+    fprintf(stderr, "check_gemm: LDS hazards: %d of %d legal plans of %s 512x512x%lld %s x %s %s on %s (%d ping-pong) race-free\n",
+            c.checked, c.seen, fsim_kop_name(pr.op), sw[i].k, fsim_dtype_name(pr.a), fsim_dtype_name(pr.b),
+            fsim_layout_name(sw[i].l), sw[i].arch, c.pingpong);
     if (strcmp(sw[i].arch, "rx9070xt") != 0) ck_assert_int_gt(c.pingpong, 0);
   }
 }
