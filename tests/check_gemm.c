@@ -203,6 +203,40 @@ START_TEST(test_functional_random_configs) {
 }
 END_TEST
 
+/* Random legal scaled-GEMM configs (seeded; the MI355X's fp8 and fp4 operand pairs, ragged M
+ * and N, C in each output type): every one computes C.  A sweep like this found the fp4
+ * register path wrong. */
+START_TEST(test_functional_random_scaled) {
+  fsim_arch a = arch_of("mi355x");
+  static const fsim_dtype ab[][2] = {{FSIM_DT_FP8, FSIM_DT_FP8}, {FSIM_DT_FP8, FSIM_DT_FP4}, {FSIM_DT_FP4, FSIM_DT_FP4}};
+  static const fsim_dtype cs[] = {FSIM_DT_BF16, FSIM_DT_F32, FSIM_DT_F16};
+  static const long long shapes[][3] = {{200, 136, 384}, {33, 250, 256}};
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 128);
+  for (int ti = 0; ti < 3; ti++)
+    for (int si = 0; si < 2; si++) {
+      fsim_gemm_problem pr = problem(shapes[si][0], shapes[si][1], shapes[si][2], ab[ti][0], FSIM_LAYOUT_TN);
+      pr.op = FSIM_KOP_SCALED_GEMM;
+      pr.b = ab[ti][1];
+      pr.c = cs[(ti + si) % 3];
+      char why[200];
+      ck_assert_msg(fsim_gemm_supported(&pr, &a, why, sizeof why), "%s", why);
+      fsim_gemm_config free_all;
+      fsim_gemm_config_free_all(&free_all);
+      int64_t tried, legal;
+      fsim_err e;
+      ck_assert(fsim_gemm_enumerate(&pr, &free_all, &a, count_only, NULL, &tried, &legal, &e) == FSIM_OK);
+      ck_assert(legal > 0);
+      sample_ctx c = {.rng = rng, .keep = 8.0 / (double)legal};
+      ck_assert(fsim_gemm_enumerate(&pr, &free_all, &a, check_some, &c, &tried, &legal, &e) == FSIM_OK);
+      ck_assert(c.checked > 0);
+      ck_assert_msg(c.failed == 0, "%s x %s %lldx%lldx%lld: %d of %d configs wrong, e.g. %s", fsim_dtype_name(ab[ti][0]),
+                    fsim_dtype_name(ab[ti][1]), pr.m, pr.n, pr.k, c.failed, c.checked, c.first_bad);
+    }
+  gsl_rng_free(rng);
+}
+END_TEST
+
 /* Outputs other than bf16: f32 and fp16 C, through LDS and direct, with and without split-K
  * (partial sums rounded per slice to the output type), right on a ragged problem; wrong with
  * a read-swizzle fault. */
@@ -1092,6 +1126,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_functional_edges);
   tcase_add_test(tc, test_functional_scaled_fp8_fp4);
   tcase_add_test(tc, test_functional_c_types);
+  tcase_add_test(tc, test_functional_random_scaled);
   tcase_add_test(tc, test_config_strings);
   tcase_add_test(tc, test_support_and_problem_errors);
   tcase_add_test(tc, test_space);
