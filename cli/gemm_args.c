@@ -169,7 +169,11 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   if (g->b_dtype && type_flag(g, "--b-dtype", g->b_dtype, &pr->b)) return FSIM_EXIT_USAGE;
   if (g->c_dtype && type_flag(g, "--c-dtype", g->c_dtype, &pr->c)) return FSIM_EXIT_USAGE;
   if (pr->c != FSIM_DT_BF16 && pr->c != FSIM_DT_F16 && pr->c != FSIM_DT_F32)
-    return fsim_cli_usage_error(g->cmd, "--c-dtype %s: the output is bf16, fp16 or f32", g->c_dtype);
+  {
+    if (g->c_dtype) return fsim_cli_usage_error(g->cmd, "--c-dtype %s: the output is bf16, fp16 or f32", g->c_dtype);
+    return fsim_cli_usage_error(g->cmd, "--schedule %s: [problem] c_type %s: the output is bf16, fp16 or f32",
+                                g->schedule_path ? g->schedule_path : "", fsim_dtype_name(pr->c));
+  }
   if (g->layout) {
     fsim_gemm_layout l;
     if (fsim_gemm_layout_parse(g->layout, &l) != 0)

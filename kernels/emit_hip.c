@@ -83,22 +83,9 @@ typedef struct basis {
   int32_t acc_d[MAX_ACC];
 } basis;
 
-/* (mn, k) of the first element of copy c by thread t (gemm_plan.c's fsim_gemm_lane_copy). */
+/* (mn, k) of the first element of copy c by thread t: the plan's own (fsim_gemm_lane_copy_at). */
 static void copy_coords(const fsim_gemm_plan *p, int o, int t, int c, int *mn, int *k) {
-  const fsim_gemm_operand *op = &p->op[o];
-  int eb = op->elem_bits / 8, ce = op->gcopy->bytes / eb;
-  int64_t q = (int64_t)c * p->threads + t;
-  if (op->gcopy->op == FSIM_OP_LOAD_LDS) {
-    int64_t logical = fsim_swizzle_apply(&op->sw, q * ce);
-    if (op->lds_major == FSIM_LDS_K_MAJOR) *mn = (int)(logical / op->row_len), *k = (int)(logical % op->row_len);
-    else *k = (int)(logical / op->row_len), *mn = (int)(logical % op->row_len);
-  } else {
-    int contig = op->k_contig ? p->s.bk : op->rows;
-    int64_t first = q * ce;
-    int along = (int)(first % contig), across = (int)(first / contig);
-    *mn = op->k_contig ? across : along;
-    *k = op->k_contig ? along : across;
-  }
+  fsim_gemm_lane_copy_at(p, o, t, c, mn, k);
 }
 
 static int chunk_elems(const fsim_gemm_plan *p) { return 16 * 8 / p->c_bits; }
@@ -735,13 +722,13 @@ static void emit_copy(em *m, ctx *c, int o, int cp, int level, int phase) {
   const basis *gb = m->b[o == 0 ? K_COPYG_A : K_COPYG_B];
   int32_t d = gb->acc_d[ga];
   /* the constant (from the table, as lane_expr) goes to the scalar offset, which is unsigned,
-   * when it is positive, else to the lane's offset */
+   * when it is not negative, else to the lane's offset */
   const char *gv = kinds[o == 0 ? K_COPYG_A : K_COPYG_B].var;
   char voff[512], soff[200];
   if (d < 0) snprintf(voff, sizeof voff, "%s%d + %s_d[%d]", gv, gb->acc_base[ga], gv, ga);
   else snprintf(voff, sizeof voff, "%s%d", gv, gb->acc_base[ga]);
   snprintf(soff, sizeof soff, "(%s) * %lld", kt, kstride);
-  if (d > 0) snprintf(soff + strlen(soff), sizeof soff - strlen(soff), " + %s_d[%d]", gv, ga);
+  if (d >= 0) snprintf(soff + strlen(soff), sizeof soff - strlen(soff), " + %s_d[%d]", gv, ga); /* every entry read */
   if (m->masked_op[o]) {
     char cond[300];
     if (op->k_contig)

@@ -81,6 +81,7 @@ static int run_tool(char *const argv[], int search, const char *out_path, double
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
+    signal(SIGPIPE, SIG_DFL); /* flysim ignores it (cli/flysim.c); the tools get the default */
     FILE *o = freopen(out_path, "w", stdout);
     if (o == NULL) _exit(127);
     dup2(fileno(stdout), fileno(stderr));

@@ -153,11 +153,11 @@ static int64_t share_slot(const fsim__gpu *g, int p, int64_t off) {
 }
 
 /* Builds the tables over every workgroup of the grid; leaves sharing off (share_cap 0) when
- * there is one XCD or the grid is too large to walk (more than 2^21 pattern-workgroup pairs,
- * some 48 MB of tables).  Returns -1 when out of memory. */
+ * there is one XCD or the grid is too large to walk (more than 2^20 pattern-workgroup pairs:
+ * the tables then hold under 2^22 slots of 12 bytes, 48 MB).  Returns -1 when out of memory. */
 static int share_build(fsim__gpu *g, int64_t total) {
   const fsim_wprog *wp = g->wp;
-  if (g->xcd_total < 2 || g->xcd_total > 32 || wp->naddrs == 0 || (int64_t)wp->naddrs * total > ((int64_t)1 << 21))
+  if (g->xcd_total < 2 || g->xcd_total > 32 || wp->naddrs == 0 || (int64_t)wp->naddrs * total > ((int64_t)1 << 20))
     return 0;
   int64_t cap = 1;
   while (cap < 2 * total) cap *= 2;

@@ -148,7 +148,8 @@ typedef struct sample_ctx {
 static int check_some(void *vctx, const fsim_gemm_plan *p) {
   sample_ctx *c = vctx;
   /* one draw per plan whatever happens, so that the sample does not depend on the first */
-  if (gsl_rng_uniform(c->rng) >= c->keep && c->visited++ > 0) return 0;
+  int first = c->visited++ == 0;
+  if (gsl_rng_uniform(c->rng) >= c->keep && !first) return 0;
   fsim_gemm_check r;
   fsim_err e;
   ck_assert_msg(fsim_gemm_functional(p, 7 + (uint64_t)c->checked, 0, &r, &e) == FSIM_OK, "%s", e.msg);

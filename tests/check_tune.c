@@ -590,6 +590,22 @@ START_TEST(test_cli_op_from_schedule) {
   ck_assert_str_eq(json_string_value(json_object_get(fj, "interleave")), "mfma:4 dsrd:2 vmem:1");
   json_decref(fj);
   tu_run_free(&fb);
+  /* an output type a GEMM cannot store, from the file (no --c-dtype given): named by the file
+   * and key, not by a flag (the message printed a NULL flag value before) */
+  char *fly = tu_read_file(tu_src_path("kernels/schedules/flydsl_bf16_gemm_gfx950.sched"));
+  char *bad = tu_replace(fly, "c_type = bf16", "c_type = fp8");
+  ck_assert_ptr_nonnull(bad);
+  const char *badpath = tu_write_temp(bad, ".sched");
+  snprintf(args, sizeof args, "predict --schedule '%s' --arch mi355x --mode model", badpath);
+  fb = tu_flysim(args);
+  ck_assert_int_eq(fb.status, 2);
+  char want_ct[1400];
+  snprintf(want_ct, sizeof want_ct, "flysim predict: --schedule %s: [problem] c_type fp8: the output is bf16, fp16 or f32\n",
+           badpath);
+  ck_assert_str_eq(fb.err, want_ct);
+  tu_run_free(&fb);
+  free(bad);
+  free(fly);
   /* TT (A K-contiguous, B N-contiguous) is a layout of the family too */
   fb = tu_flysim("predict gemm 256x256x512 --layout TT --arch mi355x --mode model --db /nonexistent --json");
   ck_assert_msg(fb.status == 0, "%s", fb.err);

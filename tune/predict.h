@@ -42,15 +42,15 @@ typedef struct fsim_prediction {
  * --set overrides in brackets (a what-if part keeps its own winners). */
 void fsim_db_arch_key(const fsim_arch *a, char *buf, size_t n);
 
-/* Chooses the schedule for req on a (schedule, config, database or tuning; *source says
- * which), without timing it.  Fails with FSIM_EINVAL on an unsupported problem: call
- * fsim_gemm_supported first. */
 /* 1 when a stored config is a legal plan of pr on a now (a config stored by another flysim
  * version, or edited by hand, may not be), its schedule in *out (NULL: not wanted); else 0
  * and the reason in why. */
 int fsim_predict_stored_legal(const fsim_arch *a, const fsim_gemm_problem *pr, const char *config, fsim_schedule *out,
                               fsim_err *why);
 
+/* Chooses the schedule for req on a (schedule, config, database or tuning; *source says
+ * which), without timing it.  Fails with FSIM_EINVAL on an unsupported problem: call
+ * fsim_gemm_supported first. */
 fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req, fsim_schedule *out,
                                 const char **source, char *note, size_t note_n, fsim_err *e);
 
