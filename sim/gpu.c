@@ -113,6 +113,7 @@ static void gpu_free(fsim__gpu *g) {
   free(g->ua_pool);
   free(g->share_key);
   free(g->share_mask);
+  free(g->share_table);
   free(g->share_block);
   if (g->timeline) json_decref((json_t *)g->timeline);
 }
@@ -144,24 +145,30 @@ static int64_t wg_offset(const fsim_wp_addr *ad, const int coord[3]) {
 #define SHARE_EMPTY INT64_MIN
 
 /* The slot of (pattern p, offset off) in the share tables: the one holding it, or the empty
- * one where it goes. */
+ * one where it goes.  Only global patterns have tables (share_table[p], -1 for LDS ones). */
 static int64_t share_slot(const fsim__gpu *g, int p, int64_t off) {
   uint64_t h = fsim__hash_line((uint64_t)off);
-  int64_t base = (int64_t)p * g->share_cap, mask = g->share_cap - 1;
+  int64_t base = (int64_t)g->share_table[p] * g->share_cap, mask = g->share_cap - 1;
   for (int64_t i = (int64_t)(h & (uint64_t)mask);; i = (i + 1) & mask)
     if (g->share_key[base + i] == off || g->share_key[base + i] == SHARE_EMPTY) return base + i;
 }
 
 /* Builds the tables over every workgroup of the grid; leaves sharing off (share_cap 0) when
- * there is one XCD or the grid is too large to walk (more than 2^20 pattern-workgroup pairs:
- * the tables then hold under 2^22 slots of 12 bytes, 48 MB).  Returns -1 when out of memory. */
+ * there is one XCD or the grid is too large to walk (more than 2^20 pairs of a global
+ * pattern and a workgroup: the tables then hold under 2^22 slots of 12 bytes, 48 MB).
+ * Returns -1 when out of memory. */
 static int share_build(fsim__gpu *g, int64_t total) {
   const fsim_wprog *wp = g->wp;
-  if (g->xcd_total < 2 || g->xcd_total > 32 || wp->naddrs == 0 || (int64_t)wp->naddrs * total > ((int64_t)1 << 20))
+  int nglobal = 0;
+  for (int p = 0; p < wp->naddrs; p++) nglobal += wp->addrs[p].space == FSIM_SPACE_GLOBAL;
+  if (g->xcd_total < 2 || g->xcd_total > 32 || nglobal == 0 || (int64_t)nglobal * total > ((int64_t)1 << 20))
     return 0;
+  g->share_table = malloc((size_t)wp->naddrs * sizeof *g->share_table);
+  if (!g->share_table) return -1;
+  for (int p = 0, k = 0; p < wp->naddrs; p++) g->share_table[p] = wp->addrs[p].space == FSIM_SPACE_GLOBAL ? k++ : -1;
   int64_t cap = 1;
   while (cap < 2 * total) cap *= 2;
-  size_t n = (size_t)wp->naddrs * (size_t)cap;
+  size_t n = (size_t)nglobal * (size_t)cap;
   g->share_key = malloc(n * sizeof *g->share_key);
   g->share_mask = calloc(n, sizeof *g->share_mask);
   if (!g->share_key || !g->share_mask) return -1;

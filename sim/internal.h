@@ -183,6 +183,7 @@ typedef struct fsim__gpu {
    * device's XCDs that read at that offset (gpu.c); share_cap 0 when off */
   int64_t *share_key;
   uint32_t *share_mask;
+  int *share_table;        /* per address pattern: its table among the global ones, -1 for LDS */
   int64_t share_cap;       /* slots per pattern, a power of two */
   uint8_t *share_block;    /* every workgroup slot's fsim__wg.shared */
   /* deferred vector memory: the current XCD's ops of this window, their lines, the parked waves */
