@@ -83,10 +83,6 @@ typedef struct basis {
   int32_t acc_d[MAX_ACC];
 } basis;
 
-/* (mn, k) of the first element of copy c by thread t: the plan's own (fsim_gemm_lane_copy_at). */
-static void copy_coords(const fsim_gemm_plan *p, int o, int t, int c, int *mn, int *k) {
-  fsim_gemm_lane_copy_at(p, o, t, c, mn, k);
-}
 
 static int chunk_elems(const fsim_gemm_plan *p) { return 16 * 8 / p->c_bits; }
 
@@ -103,9 +99,9 @@ static int64_t plan_value(const fsim_gemm_plan *p, int k, const int *a, int t) {
   case K_COPYL_A:
   case K_COPYL_B: fsim_gemm_lane_copy(p, o, t, a[0], &g, &d); return d;
   case K_COPYMN_A:
-  case K_COPYMN_B: copy_coords(p, o, t, a[0], &mn, &kk); return mn;
+  case K_COPYMN_B: fsim_gemm_lane_copy_at(p, o, t, a[0], &mn, &kk); return mn;
   case K_COPYK_A:
-  case K_COPYK_B: copy_coords(p, o, t, a[0], &mn, &kk); return kk;
+  case K_COPYK_B: fsim_gemm_lane_copy_at(p, o, t, a[0], &mn, &kk); return kk;
   case K_C_ROW: fsim_gemm_c_run_coord(p, a[0], a[1], a[2], w, l, &row, &col); return row;
   case K_C_COL: fsim_gemm_c_run_coord(p, a[0], a[1], a[2], w, l, &row, &col); return col;
   case K_C_LDS: return fsim_gemm_lane_c_lds(p, a[0], a[1], a[2], p->c_pitch, w, l);

@@ -508,7 +508,7 @@ static void issue_mfma(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const f
  * stands for its completion time (the caller pushes it on the counter ring and writes it to a
  * load's registers, as it would the time). */
 static int64_t defer_op(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, const fsim_wp_inst *in, int op,
-                        const uint64_t *lines, int n, int64_t t) {
+                        const uint64_t *lines, int n, int shared, int64_t t) {
   fsim__vmop *o = &g->ops[g->nops];
   o->t = t;
   o->cu = cu->index;
@@ -516,7 +516,7 @@ static int64_t defer_op(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, const fsim_wp
   o->slot = (int8_t)((w->vm_head + w->vm_n) & 63);
   o->prev = (int8_t)(w->vm_n > 0 ? (w->vm_head + w->vm_n - 1) & 63 : -1);
   o->op = (uint8_t)op;
-  o->shared = cu->wgs[w->wg].shared ? cu->wgs[w->wg].shared[in->addr] : 1;
+  o->shared = (uint8_t)shared;
   o->reg_first = in->dst.first;
   o->reg_count = op == FSIM_OP_LOAD ? in->dst.count : 0;
   o->nlines = n;
@@ -589,11 +589,12 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
     int64_t done;
     if (op == FSIM_OP_STORE)
       cu->store_bytes += (int64_t)g->row_active[g->row_base[ad->lanes] + lane_row(g, ad, w)] * in->width;
+    /* the XCDs that read these lines too (sampled mode; else 1) */
+    const int shared = cu->wgs[w->wg].shared ? cu->wgs[w->wg].shared[in->addr] : 1;
     /* deferred, unless it touches no line and follows no deferred op (then it completes now) */
     if (g->defer && (n > 0 || (w->vm_n > 0 && w->vm_done[(w->vm_head + w->vm_n - 1) & 63] >= FSIM__PEND))) {
-      done = defer_op(g, cu, w, in, op, lines, n, t);
+      done = defer_op(g, cu, w, in, op, lines, n, shared, t);
     } else {
-      int shared = cu->wgs[w->wg].shared ? cu->wgs[w->wg].shared[in->addr] : 1;
       double d = op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t)
                                      : fsim__vmem_load(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t, shared);
       done = ceil_cycle(d);

@@ -164,6 +164,22 @@ static int count_only(void *ctx, const fsim_gemm_plan *p) {
   return 0;
 }
 
+/* Checks about `per_case` random legal configs of pr (its first plan always) against the
+ * reference; the label names the case in a failure. */
+static void check_random_configs(const fsim_gemm_problem *pr, const fsim_arch *a, gsl_rng *rng, double per_case,
+                                 const char *label) {
+  fsim_gemm_config free_all;
+  fsim_gemm_config_free_all(&free_all);
+  int64_t tried, legal;
+  fsim_err e;
+  ck_assert(fsim_gemm_enumerate(pr, &free_all, a, count_only, NULL, &tried, &legal, &e) == FSIM_OK);
+  ck_assert_msg(legal > 0, "%s: no legal config", label);
+  sample_ctx c = {.rng = rng, .keep = per_case / (double)legal};
+  ck_assert(fsim_gemm_enumerate(pr, &free_all, a, check_some, &c, &tried, &legal, &e) == FSIM_OK);
+  ck_assert(c.checked > 0);
+  ck_assert_msg(c.failed == 0, "%s: %d of %d configs wrong, e.g. %s", label, c.failed, c.checked, c.first_bad);
+}
+
 /* Random legal configs (seeded) on three parts, every type and layout the family takes, on a
  * ragged problem (no dimension a multiple of the tiles, K not a multiple of BK): every one
  * computes C. */
@@ -178,23 +194,12 @@ START_TEST(test_functional_random_configs) {
     for (int ti = 0; ti < 3; ti++)
       for (int l = 0; l < 4; l++) {
         fsim_gemm_problem pr = problem(200, 136, 264, types[ti], (fsim_gemm_layout)l);
-        char why[200];
+        char why[200], label[64];
         if (!fsim_gemm_supported(&pr, &a, why, sizeof why)) continue;
-        fsim_gemm_config free_all;
-        fsim_gemm_config_free_all(&free_all);
-        int64_t tried, legal;
-        fsim_err e;
-        sample_ctx c = {.rng = rng, .keep = 1.0};
-        /* first count, then keep about six per case */
-        ck_assert(fsim_gemm_enumerate(&pr, &free_all, &a, count_only, NULL, &tried, &legal, &e) == FSIM_OK);
-        ck_assert_msg(legal > 0, "%s %s %s: no legal config", parts[pi], fsim_dtype_name(types[ti]),
-                      fsim_layout_name((fsim_gemm_layout)l));
-        c.keep = 6.0 / (double)legal;
-        ck_assert(fsim_gemm_enumerate(&pr, &free_all, &a, check_some, &c, &tried, &legal, &e) == FSIM_OK);
-        ck_assert(c.checked > 0);
+        snprintf(label, sizeof label, "%s %s %s", parts[pi], fsim_dtype_name(types[ti]),
+                 fsim_layout_name((fsim_gemm_layout)l));
+        check_random_configs(&pr, &a, rng, 6.0, label); /* about six per case */
         cases++;
-        ck_assert_msg(c.failed == 0, "%s %s %s: %d of %d configs wrong, e.g. %s", parts[pi], fsim_dtype_name(types[ti]),
-                      fsim_layout_name((fsim_gemm_layout)l), c.failed, c.checked, c.first_bad);
       }
   }
   /* 3 parts x (bf16, fp16: 4 layouts; fp8: TN only, and not on the RX 9070 XT, whose WMMA
@@ -220,19 +225,11 @@ START_TEST(test_functional_random_scaled) {
       pr.op = FSIM_KOP_SCALED_GEMM;
       pr.b = ab[ti][1];
       pr.c = cs[(ti + si) % 3];
-      char why[200];
+      char why[200], label[96];
       ck_assert_msg(fsim_gemm_supported(&pr, &a, why, sizeof why), "%s", why);
-      fsim_gemm_config free_all;
-      fsim_gemm_config_free_all(&free_all);
-      int64_t tried, legal;
-      fsim_err e;
-      ck_assert(fsim_gemm_enumerate(&pr, &free_all, &a, count_only, NULL, &tried, &legal, &e) == FSIM_OK);
-      ck_assert(legal > 0);
-      sample_ctx c = {.rng = rng, .keep = 8.0 / (double)legal};
-      ck_assert(fsim_gemm_enumerate(&pr, &free_all, &a, check_some, &c, &tried, &legal, &e) == FSIM_OK);
-      ck_assert(c.checked > 0);
-      ck_assert_msg(c.failed == 0, "%s x %s %lldx%lldx%lld: %d of %d configs wrong, e.g. %s", fsim_dtype_name(ab[ti][0]),
-                    fsim_dtype_name(ab[ti][1]), pr.m, pr.n, pr.k, c.failed, c.checked, c.first_bad);
+      snprintf(label, sizeof label, "%s x %s %lldx%lldx%lld", fsim_dtype_name(ab[ti][0]), fsim_dtype_name(ab[ti][1]),
+               pr.m, pr.n, pr.k);
+      check_random_configs(&pr, &a, rng, 8.0, label);
     }
   gsl_rng_free(rng);
 }
