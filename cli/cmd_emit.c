@@ -1,8 +1,8 @@
 /* flysim emit: writes the HIP kernel of a GEMM schedule (kernels/emit.h).  The schedule is
  * chosen as predict chooses it (a --schedule file, a complete --config, the tuning
- * database's winner, or a tuning run over what --config leaves free), ranking with the
- * analytical model so that emission takes milliseconds; the header carries the model's
- * predicted time. */
+ * database's winner, or a tuning run over what --config leaves free: the model ranks every
+ * config and the simulator times its best few); the header carries the model's predicted
+ * time. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -90,7 +90,11 @@ int fsim_cmd_emit(int argc, char **argv) {
     return fsim_cli_usage_error(CMD, "out of memory");
   }
   const char *source = NULL;
-  fsim_status st = fsim_predict_choose(&g.a, &req, s, &source, NULL, 0, &e);
+  /* chosen as predict chooses it: a tuning run simulates the model's best few (the header's
+   * time stays the model's) */
+  fsim_predict_req pick = req;
+  pick.mode = FSIM_MODE_SIM;
+  fsim_status st = fsim_predict_choose(&g.a, &pick, s, &source, NULL, 0, &e);
   if (st == FSIM_OK) st = fsim_gemm_plan_make(p, s, &g.a, &e);
   if (st == FSIM_OK) {
     /* time the chosen schedule itself (no second tuning run) */

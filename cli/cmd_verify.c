@@ -244,7 +244,11 @@ int fsim_cmd_verify(int argc, char **argv) {
     fsim_gemm_plan *p = malloc(sizeof *p);
     const char *source = NULL;
     fsim_status st = s && p ? FSIM_OK : FSIM_ERR(&e, FSIM_ENOMEM, "out of memory");
-    if (st == FSIM_OK) st = fsim_predict_choose(&g.a, &req, s, &source, NULL, 0, &e);
+    /* chosen as predict chooses it: a tuning run simulates the model's best few (the time
+     * below stays the model's) */
+    fsim_predict_req pick = req;
+    pick.mode = FSIM_MODE_SIM;
+    if (st == FSIM_OK) st = fsim_predict_choose(&g.a, &pick, s, &source, NULL, 0, &e);
     if (st == FSIM_OK) st = fsim_gemm_plan_make(p, s, &g.a, &e);
     if (st == FSIM_OK && !fsim_emit_supported(p, why, sizeof why)) {
       fprintf(stderr, "flysim %s: cannot emit this schedule: %s\n", CMD, why);
