@@ -38,6 +38,9 @@ static void usage(FILE *f) {
           "  --suite NAME       tune a suite of problems instead of one (default)\n"
           "  --top N            candidates printed (default 10; the JSON lists as many)\n"
           "  --refine N         simulate the model's best N (default 4)\n"
+          "  --compiled N       also emit, compile (clang-22) and verify the N fastest simulated\n"
+          "                     candidates (flysim verify's checks), and keep the fastest compiled\n"
+          "                     code that passes them all; such a winner replaces a stored one\n"
           "  --sampled, --full  how refinement simulates (default: sampled above a million wave\n"
           "                     instructions)\n"
           "  --no-db            store nothing\n"
@@ -49,7 +52,7 @@ static void usage(FILE *f) {
 }
 
 typedef struct tune_args {
-  int top, refine, sampled, no_db, json, quiet, agreement;
+  int top, refine, sampled, no_db, json, quiet, agreement, compiled;
 } tune_args;
 
 typedef struct outcome {
@@ -61,6 +64,7 @@ typedef struct outcome {
   const char *fallback_bound;
   fsim_tune_result r;
   double peak;
+  int compiled;          /* --compiled was given */
   int stored;            /* 1: written to the database; 0: it kept its winner, as fast or faster (below) */
   fsim_db_entry kept;    /* that winner, when stored is 0 */
 } outcome;
@@ -80,6 +84,7 @@ static const char *best_bound(const outcome *o) {
 static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_gemm_config *fixed,
                             const tune_args *ta, outcome *o, fsim_err *e) {
   o->pr = *pr;
+  o->compiled = ta->compiled > 0;
   fsim_arch_derived d;
   fsim_arch_derive(a, &d);
   int ci = fsim_arch_peak_class_index(fsim_dtype_peak_class(pr->a));
@@ -90,8 +95,15 @@ static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, con
                                             fsim_dtype_peak_class(pr->a), &o->fallback_bound);
     return FSIM_OK;
   }
-  fsim_tune_opts to = {.fixed = fixed, .refine = ta->refine, .sampled = ta->sampled};
+  fsim_tune_opts to = {.fixed = fixed, .refine = ta->refine, .sampled = ta->sampled, .compiled = ta->compiled};
   return fsim_tune_gemm(a, pr, &to, &o->r, e);
+}
+
+/* The winner's compiled code, simulated (--compiled); 0 when it was not verified or failed. */
+static double compiled_us(const outcome *o) {
+  if (o->fallback) return 0;
+  int b = o->r.best;
+  return o->r.compiled_us[b] > 0 && o->r.compiled_note[b][0] == '\0' ? o->r.compiled_us[b] : 0;
 }
 
 static json_t *best_json(const fsim_arch *a, const outcome *o) {
@@ -114,6 +126,7 @@ static json_t *best_json(const fsim_arch *a, const outcome *o) {
   json_object_set_new(b, "config_source", json_string(o->fallback ? "roofline" : "tuned"));
   json_object_set_new(b, "wave_instructions", simulated ? json_integer(o->r.sim.wave_instructions) : json_null());
   json_object_set_new(b, "model_us", o->fallback ? json_null() : json_real(o->r.cand[o->r.best].model_us));
+  if (o->compiled) json_object_set_new(b, "compiled_us", compiled_us(o) > 0 ? json_real(compiled_us(o)) : json_null());
   json_object_set_new(b, "host_seconds", json_real(o->fallback ? 0 : o->r.host_seconds));
   return b;
 }
@@ -131,6 +144,11 @@ static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top, int n
     json_object_set_new(j, "model_us", json_real(c->model_us));
     json_object_set_new(j, "model_bound", json_string(c->model_bound));
     json_object_set_new(j, "sim_us", c->sim_us > 0 ? json_real(c->sim_us) : json_null());
+    if (o->compiled) {
+      json_object_set_new(j, "compiled_us", o->r.compiled_us[i] > 0 ? json_real(o->r.compiled_us[i]) : json_null());
+      json_object_set_new(j, "compiled_note",
+                          o->r.compiled_note[i][0] ? json_string(o->r.compiled_note[i]) : json_null());
+    }
     json_array_append_new(cands, j);
   }
   json_object_set_new(out, "candidates", cands);
@@ -163,17 +181,36 @@ static void outcome_print(const outcome *o, int top) {
   for (int i = 0; i < r->ncand; i++) simulated += r->cand[i].sim_us > 0;
   printf("space        %lld configs tried, %lld legal, all ranked by the model; %d simulated; %.3f s\n",
          (long long)r->tried, (long long)r->legal, simulated, r->host_seconds);
-  printf("%5s %10s %10s  %-8s %s\n", "rank", "model_us", "sim_us", "bound", "config");
+  if (o->compiled)
+    printf("%5s %10s %10s %11s  %-8s %s\n", "rank", "model_us", "sim_us", "compiled_us", "bound", "config");
+  else
+    printf("%5s %10s %10s  %-8s %s\n", "rank", "model_us", "sim_us", "bound", "config");
   for (int i = 0; i < r->ncand && i < top; i++) {
     const fsim_tune_candidate *c = &r->cand[i];
-    char sim[32] = "-";
+    char sim[32] = "-", comp[32] = "-";
     if (c->sim_us > 0) snprintf(sim, sizeof sim, "%.3f", c->sim_us);
-    printf("%5d %10.3f %10s  %-8s %s%s\n", i + 1, c->model_us, sim, c->model_bound, c->config,
-           i == r->best ? "  <- best" : "");
+    if (r->compiled_note[i][0]) snprintf(comp, sizeof comp, "not kept");
+    else if (r->compiled_us[i] > 0) snprintf(comp, sizeof comp, "%.3f", r->compiled_us[i]);
+    if (o->compiled)
+      printf("%5d %10.3f %10s %11s  %-8s %s%s\n", i + 1, c->model_us, sim, comp, c->model_bound, c->config,
+             i == r->best ? "  <- best" : "");
+    else
+      printf("%5d %10.3f %10s  %-8s %s%s\n", i + 1, c->model_us, sim, c->model_bound, c->config,
+             i == r->best ? "  <- best" : "");
   }
+  for (int i = 0; i < r->ncand; i++)
+    if (r->compiled_note[i][0]) printf("not kept     rank %d: %s\n", i + 1, r->compiled_note[i]);
   double t = best_us(o), tf = fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12;
   printf("best         %.3f us  %.1f TFLOP/s = %.1f%% of peak, bound %s\n", t, tf,
          o->peak > 0 ? 100.0 * tf / o->peak : 0, best_bound(o));
+  if (o->compiled) {
+    if (r->compiled_ok > 0)
+      printf("compiled     %.3f us as compiled by clang and read back (%d verified, %d passed every check; "
+             "flysim verify)\n", r->compiled_us[r->best], r->compiled_tried, r->compiled_ok);
+    else
+      printf("compiled     none of the %d verified passed every check: the winner is the fastest simulated\n",
+             r->compiled_tried);
+  }
 }
 
 static void progress(int done, int total, const char *what) {
@@ -197,7 +234,16 @@ static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *
   fsim_predict_db_entry(a, &o->pr, o->fallback ? "" : o->r.cand[o->r.best].config, o->fallback ? "fallback" : "flydsl",
                         t, fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12, o->fallback ? 0 : o->r.cand[o->r.best].model_us, &en);
   int found = 0, keep_faster = 1;
+  /* a winner whose compiled code was verified (--compiled) replaces one that was only simulated */
+  if (o->compiled && !o->fallback && o->r.compiled_ok > 0) keep_faster = 0;
   fsim_status st = fsim_db_get(db, &en, &old, &found, e);
+  if (st != FSIM_OK && fsim_db_damaged(db)) {
+    /* a damaged row (edited by hand) under this key: the new winner replaces it */
+    st = FSIM_OK;
+    found = 0;
+    keep_faster = 0;
+    fsim_err_clear(e);
+  }
   if (st != FSIM_OK) return st;
   fsim_err why;
   if (found && strcmp(old.backend, "fallback") != 0 && !fsim_predict_stored_legal(a, &o->pr, old.config, NULL, &why))
@@ -312,6 +358,7 @@ int fsim_cmd_tune(int argc, char **argv) {
                                        {"suite", required_argument, NULL, 'u'},
                                        {"top", required_argument, NULL, 'T'},
                                        {"refine", required_argument, NULL, 'r'},
+                                       {"compiled", required_argument, NULL, 'C'},
                                        {"sampled", no_argument, NULL, 'S'},
                                        {"full", no_argument, NULL, 'F'},
                                        {"no-db", no_argument, NULL, 'N'},
@@ -345,6 +392,10 @@ int fsim_cmd_tune(int argc, char **argv) {
     case 'r':
       if (fsim_cli_parse_long(CMD, "--refine", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
       ta.refine = (int)v;
+      break;
+    case 'C':
+      if (fsim_cli_parse_long(CMD, "--compiled", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
+      ta.compiled = (int)v;
       break;
     case 'S':
     case 'F':
@@ -385,6 +436,16 @@ int fsim_cmd_tune(int argc, char **argv) {
   fsim_gemm_config fixed;
   fsim_gemm_config_free_all(&fixed);
   if (g.config && fsim_gemm_config_parse(g.config, &fixed, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  if (ta.compiled) {
+#ifndef FSIM_HIP_CLANG
+    return fsim_cli_usage_error(CMD, "--compiled: flysim was configured without an AMDGPU clang (install clang-22 "
+                                     "and reconfigure)");
+#endif
+    if (ta.agreement) return fsim_cli_usage_error(CMD, "--compiled and --agreement: --agreement tunes nothing");
+    if (ta.compiled > ta.refine)
+      return fsim_cli_usage_error(CMD, "--compiled %d: only the %d candidates --refine simulates can be compiled",
+                                  ta.compiled, ta.refine);
+  }
   if (ta.agreement) {
     if (g.config) return fsim_cli_usage_error(CMD, "--agreement samples the whole space; drop --config");
     return agreement(&g, entries, nentries, &ta);
@@ -468,15 +529,19 @@ int fsim_cmd_tune(int argc, char **argv) {
   } else {
     printf("suite %s on %s: %d problems; the winners (simulated time, or the model's where not simulated)\n", suite,
            g.a.device.name, done);
-    printf("%-26s %-22s %10s %8s %6s  %-8s %s\n", "name", "m x n x k", "time_us", "TFLOP/s", "%peak", "bound",
-           "config");
+    printf("%-26s %-22s %10s %8s %6s  %-8s %s%s\n", "name", "m x n x k", "time_us", "TFLOP/s", "%peak", "bound",
+           ta.compiled ? "compiled_us  " : "", "config");
     for (int i = 0; i < done; i++) {
       const outcome *o = &outs[i];
-      char shape[48];
+      char shape[48], comp[32] = "";
       snprintf(shape, sizeof shape, "%lldx%lldx%lld", o->pr.m, o->pr.n, o->pr.k);
       double t = best_us(o), tf = fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12;
-      printf("%-26s %-22s %10.3f %8.1f %5.1f%%  %-8s %s\n", o->entry->name, shape, t, tf,
-             o->peak > 0 ? 100.0 * tf / o->peak : 0, best_bound(o),
+      if (ta.compiled && compiled_us(o) > 0)
+        snprintf(comp, sizeof comp, "%11.3f  ", compiled_us(o));
+      else if (ta.compiled)
+        snprintf(comp, sizeof comp, "%11s  ", "-");
+      printf("%-26s %-22s %10.3f %8.1f %5.1f%%  %-8s %s%s\n", o->entry->name, shape, t, tf,
+             o->peak > 0 ? 100.0 * tf / o->peak : 0, best_bound(o), comp,
              o->fallback ? "(fallback)" : o->r.cand[o->r.best].config);
     }
   }

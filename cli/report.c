@@ -102,7 +102,7 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
                "%.3g us more of it to HBM (%.0f%% of the kernel's time) than the short runs saw: use --full]\n",
             r->store_bytes / 1e6, r->sample_unseen_writeback_us, 100.0 * r->sample_unseen_writeback_us / r->kernel_us);
   double life = r->wave_cycles > 0 ? r->wave_cycles : 1;
-  fprintf(f, "stalls       per wave, share of its lifetime (%.0f cycles): issued %s", r->waves ? life / r->waves : 0,
+  fprintf(f, "stalls       per wave, share of its lifetime (%.0f cycles): issued %s", r->waves ? r->wave_cycles / r->waves : 0,
           pct(r->issue_cycles / life, a, sizeof a));
   for (int i = 0; i < FSIM_STALL_COUNT; i++)
     if (r->stall[i] / life >= 0.0005) fprintf(f, "  %s %s", fsim_stall_name((fsim_stall)i), pct(r->stall[i] / life, b, sizeof b));

@@ -638,10 +638,26 @@ fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gem
                       text, stages, stages, fixed->bm, bk, fixed->bn, bk, (long long)(stage * stages),
                       a->lds.max_bytes_per_wg, a->device.name);
   }
-  /* otherwise the first key that no legal config has on its own, with why the first config
-   * the search built with it was refused */
+  /* no config at all is legal (arch values that rule out every one, say): then the keys are
+   * not why, and naming one of them would mislead */
   fsim_err why;
   char eg[300];
+  fsim_gemm_config none;
+  fsim_gemm_config_free_all(&none);
+  int64_t any = 0;
+  fsim_err_clear(&why);
+  eg[0] = '\0';
+  fsim_status sa = enumerate(pr, &none, a, stop_at_first, NULL, NULL, &any, &why, eg, sizeof eg, e);
+  if (sa != FSIM_OK) return sa;
+  if (any == 0) {
+    char given[400];
+    fsim_gemm_config_fixed_text(fixed, given, sizeof given);
+    return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no configuration of %s %lldx%lldx%lld %s on %s is legal, whatever "
+                    "--config fixes%s%s%s%s", given, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name,
+                    why.msg[0] ? "; e.g. " : "", why.msg[0] ? eg : "", why.msg[0] ? ": " : "", why.msg);
+  }
+  /* otherwise the first key that no legal config has on its own, with why the first config
+   * the search built with it was refused */
   for (int k = 0; k < KEY_COUNT; k++) {
     if (!only_key(fixed, k, &one, text, sizeof text)) continue;
     int64_t legal = 0;

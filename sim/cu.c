@@ -48,7 +48,9 @@ static void skip_markers_slow(fsim__wave *w) {
   const fsim__xprog *p = w->prog;
   while (w->pc < p->ninst) {
     const fsim_wp_inst *in = &p->inst[w->pc];
-    if (in->op == FSIM_OP_LOOP) {
+    if (in->op == FSIM_OP_LOOP && p->loop_empty[in->arg]) {
+      w->pc = p->loops[in->arg].end + 1; /* nothing to run in it */
+    } else if (in->op == FSIM_OP_LOOP) {
       w->loop[w->depth] = in->arg;
       w->iter[w->depth] = 0;
       w->depth++;

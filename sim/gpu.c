@@ -98,6 +98,7 @@ static void gpu_free(fsim__gpu *g) {
   for (int i = 0; g->xprogs && i < g->wp->nprograms; i++) {
     free(g->xprogs[i].dep_at);
     free(g->xprogs[i].deps);
+    free(g->xprogs[i].loop_empty);
   }
   free(g->xprogs);
   free(g->ops);
@@ -557,6 +558,12 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
       }
     }
     x->dep_at[p->ninst] = (int32_t)n;
+    /* a loop of markers only is skipped whole, not stepped trip by trip (2^40 trips of
+     * nothing are legal and would take hours) */
+    x->loop_empty = calloc((size_t)(p->nloops > 0 ? p->nloops : 1), 1);
+    if (!x->loop_empty) goto oom;
+    for (int l = 0; l < p->nloops; l++)
+      x->loop_empty[l] = fsim_wp_program_range_count(p, p->loops[l].begin + 1, p->loops[l].end) == 0;
   }
   /* per-pattern memo */
   g.row_base = calloc((size_t)wp->nlanes + 1, sizeof *g.row_base);

@@ -25,6 +25,7 @@ typedef struct fsim__xprog {
   int ninst;
   int32_t *dep_at;   /* per instruction: its first entry in deps; ninst + 1 entries */
   uint32_t *deps;    /* register ids, FSIM__DEP_ACC where SrcC is forwarded */
+  uint8_t *loop_empty; /* per loop: 1 when its body holds no instruction (markers only) */
 } fsim__xprog;
 
 /* Deferred vector memory (gpu.c explains when it is used): a vector-memory operation's

@@ -250,6 +250,10 @@ START_TEST(test_loader_errors) {
   expect_file_error("simds = 4\n", "simds = 4\nthis is not ini\n", "syntax error: expected '[section]' or 'key = value'", 1);
   expect_file_error("[cu]\n", "[cu\n", "unclosed section header (no ']')", 0);
   expect_file_error("[cu]\n", "  [cu ; cus\n", "unclosed section header (no ']')", 0);
+  /* inih would cut a name past 49 characters short, merging sections that differ after it */
+  expect_file_error("[mfma.v_mfma_f32_16x16x32_bf16]",
+                    "[mfma.v_mfma_f32_16x16x32_bf16_a_variant_with_a_longer_id]",
+                    "section name longer than 49 characters", 0);
   expect_file_error("l2_ways = 16\n", "", "[memory] l2_ways: missing (L2 associativity)", NO_LINE);
   expect_file_error("[mfma.v_mfma_f32_16x16x32_bf16]\ninst = v_mfma_f32_16x16x32_bf16\n",
                     "[mfma.v_mfma_f32_16x16x32_bf16]\n", "[mfma.v_mfma_f32_16x16x32_bf16] inst: missing (ISA mnemonic)", 1);

@@ -444,6 +444,21 @@ START_TEST(test_loops_stay_compressed) {
   fsim_sim_result r = sim_ok(&a, &w1, NULL);
   ck_assert_int_ge(r.cycles, 1000 * a.issue.valu_latency);
   ck_assert_int_le(r.cycles, 1000 * a.issue.valu_latency + 64);
+  /* loops with nothing in them (2^40 trips of 2^40 trips, legal) cost nothing and change nothing:
+   * they were once stepped trip by trip, for hours */
+  const char *empty = "kernel k\ngrid 1\nwaves 1\nresources vgprs=8\nprogram\n  loop 1099511627776\n    loop "
+                      "1099511627776\n    end\n  end\n  loop 1000\n    loop 1099511627776\n    end\n    valu x <- x\n"
+                      "  end\n";
+  fsim_wprog w4;
+  ck_assert_msg(fsim_wprog_parse_string(&w4, empty, "t", &a, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(fsim_wprog_total_wave_instructions(&w4), 1000);
+  for (int sampled = 0; sampled < 2; sampled++) {
+    fsim_sim_opts o = {.sampled = sampled};
+    fsim_sim_result r4 = sim_ok(&a, &w4, &o);
+    ck_assert_int_eq(r4.cycles, r.cycles);
+    ck_assert_int_eq(r4.wave_instructions, 1000);
+  }
+  fsim_wprog_free(&w4);
   fsim_wprog_free(&w1);
   fsim_wprog_free(&w2);
 }

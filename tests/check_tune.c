@@ -288,6 +288,88 @@ START_TEST(test_db_round_trip) {
 }
 END_TEST
 
+/* A row flysim cannot have written (edited by hand: an infinite or negative time, a config
+ * stored as a blob) is an error naming it, for get and list, rather than an entry whose JSON
+ * lacks time_us (jansson drops non-finite numbers); tune replaces it. */
+START_TEST(test_db_damaged_rows) {
+  static const struct {
+    const char *sql, *why;
+  } edits[] = {
+      {"UPDATE winners SET time_us = 1e999", "its time_us is not a finite number >= 0"},
+      {"UPDATE winners SET time_us = -3", "its time_us is not a finite number >= 0"},
+      {"UPDATE winners SET time_us = 'fast'", "its time_us is not a finite number >= 0"},
+      {"UPDATE winners SET config = x'00ff'", "its config is not text"},
+      {"UPDATE winners SET model_us = -1e999", "its model_us is not a finite number"},
+      {"UPDATE winners SET tflops = 'x'", "its tflops is not a finite number"},
+  };
+  for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+    const char *path = db_path();
+    fsim_db *db;
+    fsim_err e;
+    ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+    fsim_db_entry a1 = entry("mi355x", 1, "tile=16x16x64", 9.5), got, *all;
+    int found, n;
+    ck_assert(fsim_db_put(db, &a1, 0, NULL, &e) == FSIM_OK);
+    fsim_db_close(db);
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(h, edits[i].sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    char want[1200];
+    snprintf(want, sizeof want, "--db %s: the winner of mi355x gemm 1x4096x4096 is damaged: %s", path, edits[i].why);
+    ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+    ck_assert_int_eq(fsim_db_get(db, &a1, &got, &found, &e), FSIM_EINVAL);
+    ck_assert_str_eq(e.msg, want);
+    ck_assert(!found && fsim_db_damaged(db));
+    ck_assert_int_eq(fsim_db_list(db, &all, &n, &e), FSIM_EINVAL);
+    ck_assert_str_eq(e.msg, want);
+    ck_assert(n == 0 && all == NULL && fsim_db_damaged(db));
+    /* a writer may replace it (tune does, whatever the stored time) */
+    ck_assert(fsim_db_put(db, &a1, 0, NULL, &e) == FSIM_OK);
+    ck_assert(fsim_db_get(db, &a1, &got, &found, &e) == FSIM_OK);
+    ck_assert(found && !fsim_db_damaged(db) && got.time_us == 9.5);
+    fsim_db_close(db);
+  }
+  /* the commands: a reader exits 2 in one line; tune replaces the row */
+  const char *path = db_path();
+  char args[1200];
+  snprintf(args, sizeof args, "tune gemm 256x256x256 --arch mi355x --db '%s'", path);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "UPDATE winners SET time_us = 1e999", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+  char want[1300];
+  snprintf(want, sizeof want,
+           "flysim db: --db %s: the winner of mi355x gemm 256x256x256 is damaged: its time_us is not a finite number >= "
+           "0\n",
+           path);
+  snprintf(args, sizeof args, "db list --db '%s' --json", path);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, want);
+  ck_assert_str_eq(r.out, "");
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "tune gemm 256x256x256 --arch mi355x --db '%s' --json", path);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  ck_assert(json_is_true(json_object_get(j, "stored")));
+  json_decref(j);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "db list --db '%s' --json", path);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  json_t *en = json_array_get(json_object_get(j, "entries"), 0);
+  ck_assert(json_real_value(json_object_get(en, "time_us")) > 0);
+  json_decref(j);
+  tu_run_free(&r);
+}
+END_TEST
+
 /* A search of part of the space (keep_faster) replaces a stored winner only with a faster one
  * or one of another flysim version; a full search always replaces it. */
 START_TEST(test_db_keep_faster) {
@@ -947,6 +1029,13 @@ START_TEST(test_cli_config_errors) {
        "has these keys together (each alone is possible); e.g. tile=16x16x32,waves=1x1,stages=1,"
        "mfma=v_mfma_f32_16x16x32_bf16,splitk=1,path=direct,c=lds,kind=pingpong: [pipeline] kind: a two-group pipeline "
        "needs an even number of waves, not 1\n"},
+      /* nothing at all is legal: the keys are not named as the reason (they once were, with an
+       * example that contradicted them) */
+      {"predict gemm 256x256x256 --arch mi355x --db /nonexistent --config tile=64x64x64,waves=2x2 --set "
+       "cu.max_vgprs=8",
+       "flysim predict: --config tile=64x64x64,waves=2x2: no configuration of gemm 256x256x256 bf16 on MI355X is "
+       "legal, whatever --config fixes; e.g. tile=16x16x32,waves=1x1,stages=1,mfma=v_mfma_f32_16x16x32_bf16,splitk=1,"
+       "path=direct,c=lds,kind=plain: [tile] bm: the tile needs an estimated 32 VGPRs per wave, more than 8\n"},
       {"predict gemm 1024x1024x1024 --arch mi355x --db /nonexistent --config tile=128x128x63",
        "flysim predict: --config tile=128x128x63: no legal configuration of gemm 1024x1024x1024 bf16 on MI355X has it; "
        "e.g. tile=128x128x63,waves=1x1,stages=1,mfma=v_mfma_f32_16x16x32_bf16,splitk=1,path=direct,c=lds,kind=plain: "
@@ -1208,6 +1297,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_tune_deterministic);
   tcase_add_test(tc, test_default_suite);
   tcase_add_test(tc, test_db_round_trip);
+  tcase_add_test(tc, test_db_damaged_rows);
   tcase_add_test(tc, test_db_keep_faster);
   tcase_add_test(tc, test_db_readers_write_nothing);
   tcase_add_test(tc, test_db_concurrent_writers);

@@ -9,6 +9,7 @@
 #include "tune/db.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ struct fsim_db {
   sqlite3 *h;
   char path[1024];
   int empty; /* a reader of an SQLite file with no tables yet: no entries */
+  int damaged; /* the last get or list failed on a damaged row (fsim_db_damaged) */
 };
 
 static void copy_text(char *dst, size_t n, const unsigned char *src) {
@@ -303,7 +305,30 @@ fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, i
   return st;
 }
 
-static void read_row(sqlite3_stmt *q, fsim_db_entry *en) {
+/* A number column: finite, and >= 0 when nonneg is set; NULL only where allowed. */
+static int number_ok(sqlite3_stmt *q, int col, int null_ok, int nonneg) {
+  int t = sqlite3_column_type(q, col);
+  if (t == SQLITE_NULL) return null_ok;
+  if (t != SQLITE_FLOAT && t != SQLITE_INTEGER) return 0;
+  double v = sqlite3_column_double(q, col);
+  return isfinite(v) && (!nonneg || v >= 0);
+}
+
+/* Reads a winner row; a row that flysim cannot have written (edited by hand, or damaged: a
+ * config that is not text, a time that is not a finite number >= 0) is an error naming
+ * it, rather than an entry with a missing or made-up value. */
+static fsim_status read_row(fsim_db *db, sqlite3_stmt *q, fsim_db_entry *en, fsim_err *e) {
+  const char *bad = NULL;
+  if (sqlite3_column_type(q, 10) != SQLITE_TEXT) bad = "its config is not text";
+  else if (!number_ok(q, 11, 0, 1)) bad = "its time_us is not a finite number >= 0";
+  else if (!number_ok(q, 12, 1, 0)) bad = "its tflops is not a finite number";
+  else if (!number_ok(q, 13, 1, 0)) bad = "its model_us is not a finite number";
+  db->damaged = bad != NULL;
+  if (bad)
+    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: the winner of %s %s %lldx%lldx%lld is damaged: %s", db->path,
+                    (const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1),
+                    (long long)sqlite3_column_int64(q, 2), (long long)sqlite3_column_int64(q, 3),
+                    (long long)sqlite3_column_int64(q, 4), bad);
   memset(en, 0, sizeof *en);
   copy_text(en->arch, sizeof en->arch, sqlite3_column_text(q, 0));
   copy_text(en->op, sizeof en->op, sqlite3_column_text(q, 1));
@@ -321,10 +346,14 @@ static void read_row(sqlite3_stmt *q, fsim_db_entry *en) {
   en->model_us = sqlite3_column_double(q, 13);
   copy_text(en->backend, sizeof en->backend, sqlite3_column_text(q, 14));
   copy_text(en->version, sizeof en->version, sqlite3_column_text(q, 15));
+  return FSIM_OK;
 }
+
+int fsim_db_damaged(const fsim_db *db) { return db->damaged; }
 
 fsim_status fsim_db_get(fsim_db *db, const fsim_db_entry *key, fsim_db_entry *out, int *found, fsim_err *e) {
   *found = 0;
+  db->damaged = 0;
   if (db->empty) return FSIM_OK;
   sqlite3_stmt *q = NULL;
   const char *sql = "SELECT * FROM winners WHERE arch=? AND op=? AND m=? AND n=? AND k=? AND groups=? AND a_type=? "
@@ -332,18 +361,20 @@ fsim_status fsim_db_get(fsim_db *db, const fsim_db_entry *key, fsim_db_entry *ou
   if (sqlite3_prepare_v2(db->h, sql, -1, &q, NULL) != SQLITE_OK) return db_err(db, e, "cannot read");
   bind_key(q, key);
   int rc = sqlite3_step(q);
+  fsim_status st = FSIM_OK;
   if (rc == SQLITE_ROW) {
-    read_row(q, out);
-    *found = 1;
+    st = read_row(db, q, out, e);
+    *found = st == FSIM_OK;
   }
+  if (st == FSIM_OK && rc != SQLITE_ROW && rc != SQLITE_DONE) st = db_err(db, e, "cannot read");
   sqlite3_finalize(q);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return db_err(db, e, "cannot read");
-  return FSIM_OK;
+  return st;
 }
 
 fsim_status fsim_db_list(fsim_db *db, fsim_db_entry **out, int *n, fsim_err *e) {
   *out = NULL;
   *n = 0;
+  db->damaged = 0;
   if (db->empty) return FSIM_OK;
   sqlite3_stmt *q = NULL;
   const char *sql = "SELECT * FROM winners ORDER BY arch, op, a_type, b_type, c_type, layout, groups, m, n, k;";
@@ -360,7 +391,8 @@ fsim_status fsim_db_list(fsim_db *db, fsim_db_entry **out, int *n, fsim_err *e) 
       }
       *out = nv;
     }
-    read_row(q, &(*out)[(*n)++]);
+    if ((st = read_row(db, q, &(*out)[*n], e)) != FSIM_OK) break;
+    (*n)++;
   }
   if (st == FSIM_OK && rc != SQLITE_DONE) st = db_err(db, e, "cannot read");
   sqlite3_finalize(q);

@@ -37,5 +37,9 @@ fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, i
 fsim_status fsim_db_get(fsim_db *db, const fsim_db_entry *key, fsim_db_entry *out, int *found, fsim_err *e);
 /* All entries in key order; the caller frees *out. */
 fsim_status fsim_db_list(fsim_db *db, fsim_db_entry **out, int *n, fsim_err *e);
+/* 1 when the last get or list failed (FSIM_EINVAL, naming it) on a row flysim cannot have
+ * written: a config that is not text, a time that is not a finite number >= 0.  A writer
+ * may replace such a row. */
+int fsim_db_damaged(const fsim_db *db);
 
 #endif

@@ -1,5 +1,7 @@
 /* Tuning: see tune.h.  Candidates are ranked by the model's time; ties keep enumeration
- * order, so the result is deterministic.  Kernels of more than FSIM_TUNE_FULL_LIMIT wave
+ * order, so the result is deterministic.  With fsim_tune_opts.compiled the simulated winners
+ * are also compiled and read back (kernels/verify.h), for what the wave program leaves out:
+ * clang's register moves and address arithmetic.  Kernels of more than FSIM_TUNE_FULL_LIMIT wave
  * instructions are simulated in the sampled mode unless asked otherwise. */
 #include "config.h"
 
@@ -10,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "kernels/verify.h"
 
 #define FSIM_TUNE_FULL_LIMIT 1000000 /* wave instructions simulated in full when sampling is auto */
 
@@ -215,6 +219,66 @@ static void *refine_worker(void *vjob) {
   }
 }
 
+/* fsim_tune_opts.compiled: verifies the o->compiled fastest simulated picks (in order of their
+ * simulated time, ties in pick order) and makes the fastest compiled code that passes every
+ * check the winner; with none passing, the simulated winner stays.  Each candidate's compiled
+ * time, or why it was not kept, goes to its entry. */
+static fsim_status keep_compiled(const fsim_tune_opts *o, refine_job *job, fsim_err *e) {
+  fsim_tune_result *r = (fsim_tune_result *)job->r;
+  int order[64], n = job->npick;
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int i = 1; i < n; i++) /* insertion sort by simulated time: stable, so ties keep pick order */
+    for (int j = i; j > 0 && job->out[order[j]].sim.time_us < job->out[order[j - 1]].sim.time_us; j--) {
+      int t = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = t;
+    }
+  if (n > o->compiled) n = o->compiled;
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  fsim_verify_report *rep = malloc(sizeof *rep);
+  fsim_status st = p && rep ? FSIM_OK : FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  int best = -1;
+  for (int k = 0; k < n && st == FSIM_OK; k++) {
+    refine_out *ro = &job->out[order[k]];
+    const int ci = job->pick[order[k]];
+    char *note = r->compiled_note[ci];
+    char why[160];
+    st = fsim_gemm_plan_make(p, &ro->s, job->a, e);
+    if (st != FSIM_OK) break;
+    r->compiled_tried++;
+    if (!fsim_emit_supported(p, why, sizeof why)) {
+      snprintf(note, sizeof r->compiled_note[ci], "not emitted: %s", why);
+      continue;
+    }
+    fsim_emit_opts eo = {.config_source = "tuned"};
+    fsim_verify_opts vo = {.sampled = o->sampled};
+    st = fsim_verify_plan(p, &eo, &vo, rep, e);
+    if (st != FSIM_OK) break;
+    r->compiled_us[ci] = rep->asm_us;
+    if (!rep->ok) {
+      for (int i = 0; i < rep->nchecks; i++)
+        if (!rep->checks[i].ok) {
+          snprintf(note, sizeof r->compiled_note[ci], "fails %s: %.150s", rep->checks[i].name,
+                   rep->checks[i].detail);
+          break;
+        }
+      continue;
+    }
+    r->compiled_ok++;
+    if (best < 0 || rep->asm_us < r->compiled_us[job->pick[order[best]]]) best = k;
+  }
+  if (st == FSIM_OK && best >= 0) {
+    const refine_out *ro = &job->out[order[best]];
+    r->best = job->pick[order[best]];
+    r->schedule = ro->s;
+    r->sim = ro->sim;
+    r->estimate = ro->est;
+  }
+  free(p);
+  free(rep);
+  return st;
+}
+
 fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o, fsim_tune_result *r,
                            fsim_err *e) {
   struct timespec t0, t1;
@@ -291,6 +355,7 @@ fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, cons
       }
     }
   }
+  if (st == FSIM_OK && o->compiled > 0 && npick > 0) st = keep_compiled(o, &job, e);
   free(job.out);
   free(s);
   clock_gettime(CLOCK_MONOTONIC, &t1);

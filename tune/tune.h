@@ -15,6 +15,9 @@ typedef struct fsim_tune_opts {
   int sampled;                   /* -1 auto (large kernels sampled), 0 full, 1 sampled */
   int warm;                      /* simulate warm launches */
   int model_only;                /* rank with the model and keep its best; simulate nothing */
+  int compiled;                  /* > 0: emit, compile and verify (kernels/verify.h) the N fastest
+                                    simulated candidates and keep the fastest compiled code that
+                                    passes every check (needs FSIM_HIP_CLANG) */
 } fsim_tune_opts;
 
 typedef struct fsim_tune_candidate {
@@ -28,7 +31,13 @@ typedef struct fsim_tune_result {
   int64_t tried, legal;          /* configurations considered, and legal */
   int ncand;                     /* candidates kept (the best by the model), model order */
   fsim_tune_candidate cand[64];
-  int best;                      /* index into cand: fastest simulated */
+  int best;                      /* index into cand: fastest simulated (with compiled: fastest
+                                    compiled code that passed, or the fastest simulated if none) */
+  /* fsim_tune_opts.compiled, per candidate: its compiled code simulated (0: not verified), and
+   * why it was not kept ("" when it passed or was not verified) */
+  double compiled_us[64];
+  char compiled_note[64][200];
+  int compiled_tried, compiled_ok; /* candidates verified, and those that passed every check */
   fsim_schedule schedule;        /* the winner's */
   fsim_estimate estimate;        /* the winner's */
   fsim_sim_result sim;           /* the winner's */

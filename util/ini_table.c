@@ -298,7 +298,13 @@ static void check_header(load_state *st, const char *line) {
     fail(st, FSIM_EINVAL, NULL, NULL, "unclosed section header (no ']')");
     return;
   }
-  if (end - line - 1 >= 128) return; /* inih reports the syntax error */
+  /* inih keeps a section's name in a buffer of 50 bytes (MAX_SECTION in its ini.c, not in its
+   * header) and cuts a longer one short without a word, so that two sections differing after
+   * the 49th character would merge */
+  if (end - line - 1 > 49) {
+    fail(st, FSIM_EINVAL, NULL, NULL, "section name longer than 49 characters");
+    return;
+  }
   char name[128];
   memcpy(name, line + 1, (size_t)(end - line - 1));
   name[end - line - 1] = '\0';
@@ -548,7 +554,11 @@ fsim_status fsim_ini_set_ex(const fsim_ini_spec *spec, void *base, const char *a
     return FSIM_ERR(e, FSIM_EINVAL, "--set %s: expected SECTION.KEY=VALUE", assignment);
   *eq = '\0';
   *dot = '\0';
-  const char *section = buf, *key = dot + 1, *value = eq + 1;
+  const char *section = buf, *key = dot + 1;
+  /* the value without the blanks around it, as a file's values are read */
+  char *value = eq + 1;
+  while (*value == ' ' || *value == '\t') value++;
+  for (size_t l = strlen(value); l > 0 && (value[l - 1] == ' ' || value[l - 1] == '\t'); l--) value[l - 1] = '\0';
   char why[256];
   const char *id = NULL;
   const fsim_ini_group *g = group_of_section(spec, section, &id);
