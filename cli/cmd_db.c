@@ -48,6 +48,7 @@ static json_t *entry_json(const fsim_db_entry *en) {
   json_object_set_new(o, "model_us", en->model_us > 0 ? json_real(en->model_us) : json_null());
   json_object_set_new(o, "backend", json_string(en->backend));
   json_object_set_new(o, "version", json_string(en->version));
+  json_object_set_new(o, "compiled_us", en->compiled_us > 0 ? json_real(en->compiled_us) : json_null());
   return o;
 }
 
@@ -57,17 +58,19 @@ static void entry_print(const fsim_db_entry *en) {
     snprintf(shape, sizeof shape, "%dx%lldx%lldx%lld", en->groups, en->m, en->n, en->k);
   else
     snprintf(shape, sizeof shape, "%lldx%lldx%lld", en->m, en->n, en->k);
-  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10.3f %8.1f  %-8s %-7s %s\n", en->arch, en->op, shape,
-         strcmp(en->a_type, en->b_type) == 0 ? en->a_type : "mixed", en->layout, en->c_type, en->time_us, en->tflops,
-         en->backend, en->version, en->config[0] ? en->config : "-");
+  char comp[32] = "-";
+  if (en->compiled_us > 0) snprintf(comp, sizeof comp, "%.3f", en->compiled_us);
+  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10.3f %11s %8.1f  %-8s %-7s %s\n", en->arch, en->op, shape,
+         strcmp(en->a_type, en->b_type) == 0 ? en->a_type : "mixed", en->layout, en->c_type, en->time_us, comp,
+         en->tflops, en->backend, en->version, en->config[0] ? en->config : "-");
 }
 
 /* The report's first line: what produced it and from which file. */
 static void print_source(const char *path) { printf("# flysim %s  db %s\n", PACKAGE_VERSION, path); }
 
 static void header(void) {
-  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10s %8s  %-8s %-7s %s\n", "arch", "op", "shape", "dtype", "lay", "c",
-         "time_us", "TFLOP/s", "backend", "version", "config");
+  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10s %11s %8s  %-8s %-7s %s\n", "arch", "op", "shape", "dtype", "lay", "c",
+         "time_us", "compiled_us", "TFLOP/s", "backend", "version", "config");
 }
 
 /* A stored arch key is the part's name, with its changed values in brackets (or its

@@ -30,7 +30,8 @@ static void usage(FILE *f) {
           "ranks them all with the analytical model, simulates the best few with the cycle-level\n"
           "model, prints the ranking and stores the fastest in the tuning database.  Keys that\n"
           "--config fixes are kept; the rest are searched.  A stored winner is replaced only by a\n"
-          "faster one (or by another flysim version's).  --suite tunes every problem of a suite\n"
+          "better one (faster; a verified one, --compiled, by a verified one that compiles faster)\n"
+          "or by another flysim version's.  --suite tunes every problem of a suite\n"
           "(default: fifteen BF16 LLM-serving GEMMs, docs/gemm.md) with a progress bar on a\n"
           "terminal.\n"
           "\n" FSIM_CLI_GEMM_HELP_PROBLEM("required unless --suite") FSIM_CLI_GEMM_HELP_CONFIG FSIM_CLI_GEMM_HELP_PART
@@ -41,6 +42,7 @@ static void usage(FILE *f) {
           "  --compiled N       also emit, compile (clang-22) and verify the N fastest simulated\n"
           "                     candidates (flysim verify's checks), and keep the fastest compiled\n"
           "                     code that passes them all; such a winner replaces a stored one\n"
+          "                     that was only simulated, and only it can replace a verified one\n"
           "  --sampled, --full  how refinement simulates (default: sampled above a million wave\n"
           "                     instructions)\n"
           "  --no-db            store nothing\n"
@@ -162,6 +164,7 @@ static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top, int n
     json_object_set_new(k, "time_us", json_real(o->kept.time_us));
     json_object_set_new(k, "config", o->kept.config[0] ? json_string(o->kept.config) : json_null());
     json_object_set_new(k, "version", json_string(o->kept.version));
+    json_object_set_new(k, "compiled_us", o->kept.compiled_us > 0 ? json_real(o->kept.compiled_us) : json_null());
     json_object_set_new(out, "kept", k);
   }
   return out;
@@ -207,9 +210,11 @@ static void outcome_print(const outcome *o, int top) {
     if (r->compiled_ok > 0)
       printf("compiled     %.3f us as compiled by clang and read back (%d verified, %d passed every check; "
              "flysim verify)\n", r->compiled_us[r->best], r->compiled_tried, r->compiled_ok);
-    else
+    else if (r->compiled_tried > 0)
       printf("compiled     none of the %d verified passed every check: the winner is the fastest simulated\n",
              r->compiled_tried);
+    else
+      printf("compiled     no candidate could be emitted (above): the winner is the fastest simulated\n");
   }
 }
 
@@ -223,9 +228,10 @@ static void progress(int done, int total, const char *what) {
   fflush(stderr);
 }
 
-/* Stores the outcome's winner, unless the database holds a winner as fast or faster found by
+/* Stores the outcome's winner, unless the database holds a winner as good or better found by
  * this flysim version for this part (another search, perhaps of more of the space: --refine
- * 64, or keys --config fixed differently).  The key is the part's identity, so a changed arch
+ * 64, or keys --config fixed differently): as fast or faster, or verified where this one is
+ * not, or verified and compiling as fast or faster (fsim_db_put).  The key is the part's identity, so a changed arch
  * file or --set is another key; another version's winner is always replaced, and so is one
  * whose config is not a legal plan now (predict would not use it). */
 static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *e) {
@@ -233,9 +239,8 @@ static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *
   double t = best_us(o);
   fsim_predict_db_entry(a, &o->pr, o->fallback ? "" : o->r.cand[o->r.best].config, o->fallback ? "fallback" : "flydsl",
                         t, fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12, o->fallback ? 0 : o->r.cand[o->r.best].model_us, &en);
+  en.compiled_us = compiled_us(o); /* 0 unless --compiled verified it */
   int found = 0, keep_faster = 1;
-  /* a winner whose compiled code was verified (--compiled) replaces one that was only simulated */
-  if (o->compiled && !o->fallback && o->r.compiled_ok > 0) keep_faster = 0;
   fsim_status st = fsim_db_get(db, &en, &old, &found, e);
   if (st != FSIM_OK && fsim_db_damaged(db)) {
     /* a damaged row (edited by hand) under this key: the new winner replaces it */
@@ -430,6 +435,8 @@ int fsim_cmd_tune(int argc, char **argv) {
     if (g.schedule_path) return fsim_cli_usage_error(CMD, "--schedule: a schedule file is one config; use predict");
     int rc = fsim_cli_gemm_finish(&g);
     if (rc) return rc;
+    if (ta.compiled && g.pr.op == FSIM_KOP_SCALED_GEMM)
+      return fsim_cli_usage_error(CMD, "--compiled: scaled-gemm kernels are not emitted yet (gemm and grouped-gemm are)");
   }
   fsim_err e;
   fsim_err_clear(&e);
@@ -550,12 +557,14 @@ int fsim_cmd_tune(int argc, char **argv) {
   if (ta.no_db)
     printf("host         %.3f s\n", host);
   else if (!suite && kept)
-    printf("host         %.3f s; %s keeps the winner it has, %.3f us with %s (as fast or faster: a winner is "
-           "replaced only by a faster one, or by another flysim version's)\n",
-           host, db_path, outs[0].kept.time_us, outs[0].kept.config[0] ? outs[0].kept.config : "(fallback)");
+    printf("host         %.3f s; %s keeps the winner it has, %.3f us%s with %s (as good or better: a winner is "
+           "replaced only by a faster one, a verified one only by a verified one that compiles faster, or by another "
+           "flysim version's)\n",
+           host, db_path, outs[0].kept.time_us, outs[0].kept.compiled_us > 0 ? " (verified)" : "",
+           outs[0].kept.config[0] ? outs[0].kept.config : "(fallback)");
   else if (kept)
-    printf("host         %.3f s; winners stored in %s, except %d where it keeps the winner it has (as fast or "
-           "faster)\n",
+    printf("host         %.3f s; winners stored in %s, except %d where it keeps the winner it has (as good or "
+           "better)\n",
            host, db_path, kept);
   else
     printf("host         %.3f s; %s stored in %s\n", host, suite ? "winners" : "winner", db_path);

@@ -298,8 +298,15 @@ fsim_status fsim_arch_set_all(fsim_arch *a, const char *const *assignments, int 
   for (int i = 0; i < n && st == FSIM_OK; i++) {
     st = fsim_ini_set_ex(&arch_spec, t, assignments[i], 0, e);
     size_t used = strlen(t->overrides);
-    if (st == FSIM_OK)
-      snprintf(t->overrides + used, sizeof t->overrides - used, "%s%s", used ? " " : "", assignments[i]);
+    if (st == FSIM_OK) {
+      /* as the value was read: without the blanks around it (the list is space-separated) */
+      const char *eq = strchr(assignments[i], '='), *v = eq + 1;
+      while (*v == ' ' || *v == '\t') v++;
+      int vlen = (int)strlen(v);
+      while (vlen > 0 && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t')) vlen--;
+      snprintf(t->overrides + used, sizeof t->overrides - used, "%s%.*s%.*s", used ? " " : "",
+               (int)(eq + 1 - assignments[i]), assignments[i], vlen, v);
+    }
   }
   const char *sec = NULL, *key = NULL;
   char why[256];

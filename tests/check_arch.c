@@ -104,6 +104,14 @@ START_TEST(test_overrides) {
   double bf16 = peak(&a, "bf16");
   ck_assert_int_eq(fsim_arch_set(&a, "device.clock_ghz=4.8", &e), FSIM_OK);
   ck_assert_double_eq_tol(peak(&a, "bf16"), bf16 * 2, 1e-6);
+  /* a value is read without the blanks around it, as in a file, and recorded so */
+  fsim_arch blank;
+  load_ok(&blank, "mi355x");
+  ck_assert_int_eq(fsim_arch_set(&blank, "device.clock_ghz= 4.8 ", &e), FSIM_OK);
+  ck_assert_int_eq(fsim_arch_set(&blank, "device.cus=\t128", &e), FSIM_OK);
+  ck_assert_double_eq_tol(blank.device.clock_ghz, 4.8, 1e-12);
+  ck_assert_int_eq(blank.device.cus, 128);
+  ck_assert_str_eq(blank.overrides, "device.clock_ghz=4.8 device.cus=128");
   ck_assert_int_eq(fsim_arch_set(&a, "mfma.v_mfma_f32_16x16x32_bf16.passes=2", &e), FSIM_OK);
   ck_assert_double_eq_tol(peak(&a, "bf16"), bf16 * 4, 1e-6);
   ck_assert_int_eq(fsim_arch_set(&a, "lds.banks=32", &e), FSIM_OK);

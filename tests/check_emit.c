@@ -741,6 +741,29 @@ START_TEST(test_tune_compiled) {
   r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
   ck_assert_ptr_nonnull(strstr(r.out, w2x2));
+  ck_assert_ptr_nonnull(strstr(r.out, "\"compiled_us\": 115.72"));
+  tu_run_free(&r);
+  /* a plain tune, which finds 4x1 faster as simulated, does not undo the verified winner */
+  snprintf(args, sizeof args, "tune gemm 4096x4096x4096 --arch mi355x --db '%s' --json", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  ck_assert(json_is_false(json_object_get(j, "stored")));
+  json_t *kept = json_object_get(j, "kept");
+  ck_assert_str_eq(json_string_value(json_object_get(kept, "config")), w2x2);
+  ck_assert(fabs(json_real_value(json_object_get(kept, "compiled_us")) - 115.72) < 0.01);
+  json_decref(j);
+  tu_run_free(&r);
+  /* emit and predict, with nothing stored, choose the same (the tuner's) config */
+  char out[512];
+  snprintf(out, sizeof out, "%s/choice.hip", tmpdir());
+  snprintf(args, sizeof args, "emit gemm 4096x4096x4096 --arch mi355x --db /nonexistent -o '%s' --json", out);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config")), w4x1);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "tuned");
+  json_decref(j);
   tu_run_free(&r);
   /* the text form: a compiled_us column and the winner's compiled time */
   r = tu_flysim("tune gemm 512x512x512 --arch mi355x --no-db --compiled 2");
@@ -771,6 +794,8 @@ START_TEST(test_tune_compiled) {
        "flysim tune: --compiled 5: only the 4 candidates --refine simulates can be compiled\n"},
       {"tune gemm 256x256x256 --arch mi355x --no-db --compiled 2 --agreement 4",
        "flysim tune: --compiled and --agreement: --agreement tunes nothing\n"},
+      {"tune scaled-gemm 256x256x256 --arch mi355x --no-db --compiled 2",
+       "flysim tune: --compiled: scaled-gemm kernels are not emitted yet (gemm and grouped-gemm are)\n"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     r = tu_flysim(bad[i].args);

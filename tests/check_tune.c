@@ -370,6 +370,106 @@ START_TEST(test_db_damaged_rows) {
 }
 END_TEST
 
+/* Winners verified by compiling (tune --compiled: compiled_us > 0) against simulated ones: a
+ * verified winner replaces a simulated one whatever their times, is replaced only by a verified
+ * one that compiles faster, and a simulated one never replaces it (the pathological 4x1 winner
+ * of 4096^3 simulates faster than the 2x2 one but compiles 9% slower). */
+START_TEST(test_db_verified_winners) {
+  const char *path = db_path();
+  fsim_db *db;
+  fsim_err e;
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  static const struct {
+    const char *config;
+    double sim_us, compiled_us;
+    int stored;
+    const char *holds;
+  } steps[] = {
+      {"sim-10", 10.0, 0, 1, "sim-10"},
+      {"ver-11", 11.0, 12.0, 1, "ver-11"},  /* verified beats simulated, though slower */
+      {"sim-9", 9.0, 0, 0, "ver-11"},       /* simulated never replaces verified */
+      {"ver-9", 9.0, 13.0, 0, "ver-11"},    /* verified, compiles slower */
+      {"ver-12", 12.0, 11.5, 1, "ver-12"},  /* verified, compiles faster */
+  };
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+    fsim_db_entry en = entry("mi355x", 1, steps[i].config, steps[i].sim_us), got;
+    en.compiled_us = steps[i].compiled_us;
+    int stored, found;
+    ck_assert(fsim_db_put(db, &en, 1, &stored, &e) == FSIM_OK);
+    ck_assert_msg(stored == steps[i].stored, "step %zu: stored %d", i, stored);
+    ck_assert(fsim_db_get(db, &en, &got, &found, &e) == FSIM_OK && found);
+    ck_assert_str_eq(got.config, steps[i].holds);
+  }
+  fsim_db_entry en = entry("mi355x", 1, "x", 1.0), got;
+  int found;
+  ck_assert(fsim_db_get(db, &en, &got, &found, &e) == FSIM_OK);
+  ck_assert(got.compiled_us == 11.5 && got.time_us == 12.0);
+  /* another flysim version's verified winner is replaced by a simulated one */
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "UPDATE winners SET version = '0.0.1'", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+  int stored;
+  en = entry("mi355x", 1, "sim-20", 20.0);
+  ck_assert(fsim_db_put(db, &en, 1, &stored, &e) == FSIM_OK);
+  ck_assert(stored);
+  ck_assert(fsim_db_get(db, &en, &got, &found, &e) == FSIM_OK);
+  ck_assert(got.compiled_us == 0);
+  fsim_db_close(db);
+}
+END_TEST
+
+/* A file of flysim 0.3 and before (schema 1: no compiled_us column) is read as it is and gets
+ * the column, its rows kept, when a writer first opens it. */
+START_TEST(test_db_schema_1) {
+  const char *path = db_path();
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  ck_assert_int_eq(
+      sqlite3_exec(h,
+                   "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                   "INSERT INTO meta VALUES ('format', 'flysim-tuning'), ('schema', '1');"
+                   "CREATE TABLE winners (arch TEXT NOT NULL, op TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL,"
+                   " k INTEGER NOT NULL, groups INTEGER NOT NULL, a_type TEXT NOT NULL, b_type TEXT NOT NULL,"
+                   " c_type TEXT NOT NULL, layout TEXT NOT NULL, config TEXT NOT NULL, time_us REAL NOT NULL,"
+                   " tflops REAL, model_us REAL, backend TEXT NOT NULL, version TEXT NOT NULL,"
+                   " PRIMARY KEY (arch, op, m, n, k, groups, a_type, b_type, c_type, layout));"
+                   "INSERT INTO winners VALUES ('mi355x', 'gemm', 1, 4096, 4096, 1, 'bf16', 'bf16', 'bf16', 'TN',"
+                   " 'old', 5.0, 1.0, NULL, 'flydsl', '0.3.0');",
+                   NULL, NULL, NULL),
+      SQLITE_OK);
+  sqlite3_close(h);
+  size_t n0, n1;
+  char *before = fsim_file_read(path, &n0);
+  fsim_db *db;
+  fsim_err e;
+  fsim_db_entry *all, got;
+  int n, found;
+  ck_assert(fsim_db_open(&db, path, 0, &e) == FSIM_OK); /* a reader changes nothing */
+  ck_assert(fsim_db_list(db, &all, &n, &e) == FSIM_OK);
+  ck_assert(n == 1 && strcmp(all[0].config, "old") == 0 && all[0].compiled_us == 0);
+  free(all);
+  fsim_db_close(db);
+  char *after = fsim_file_read(path, &n1);
+  ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
+  free(before);
+  free(after);
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_close(db);
+  sql_is(path, "SELECT value FROM meta WHERE key = 'schema';", "2");
+  sql_is(path, "SELECT count(*) FROM pragma_table_info('winners');", "17");
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_entry en = entry("mi355x", 1, "new", 4.0);
+  en.compiled_us = 4.5;
+  ck_assert(fsim_db_get(db, &en, &got, &found, &e) == FSIM_OK && found);
+  ck_assert_str_eq(got.config, "old");
+  ck_assert(fsim_db_put(db, &en, 1, NULL, &e) == FSIM_OK);
+  ck_assert(fsim_db_get(db, &en, &got, &found, &e) == FSIM_OK && found);
+  ck_assert(strcmp(got.config, "new") == 0 && got.compiled_us == 4.5);
+  fsim_db_close(db);
+}
+END_TEST
+
 /* A search of part of the space (keep_faster) replaces a stored winner only with a faster one
  * or one of another flysim version; a full search always replaces it. */
 START_TEST(test_db_keep_faster) {
@@ -1195,8 +1295,8 @@ START_TEST(test_cli_db_safety) {
        "INSERT INTO meta VALUES ('format', 'flysim-tuning'), ('schema', '1');",
        "not a flysim tuning database (it has no winners table)"},
       {"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-       "INSERT INTO meta VALUES ('format', 'flysim-tuning'), ('schema', '2'); CREATE TABLE winners (x);",
-       "schema version '2' is not the one this flysim reads and writes (1)"},
+       "INSERT INTO meta VALUES ('format', 'flysim-tuning'), ('schema', '3'); CREATE TABLE winners (x);",
+       "schema version '3' is not one this flysim reads and writes (1, 2)"},
   };
   for (int i = 0; i < 2; i++) {
     const char *path = db_path();
@@ -1298,6 +1398,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_default_suite);
   tcase_add_test(tc, test_db_round_trip);
   tcase_add_test(tc, test_db_damaged_rows);
+  tcase_add_test(tc, test_db_verified_winners);
+  tcase_add_test(tc, test_db_schema_1);
   tcase_add_test(tc, test_db_keep_faster);
   tcase_add_test(tc, test_db_readers_write_nothing);
   tcase_add_test(tc, test_db_concurrent_writers);

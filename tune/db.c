@@ -22,6 +22,7 @@ struct fsim_db {
   char path[1024];
   int empty; /* a reader of an SQLite file with no tables yet: no entries */
   int damaged; /* the last get or list failed on a damaged row (fsim_db_damaged) */
+  int schema;  /* 1 (no compiled_us column: flysim before 0.4) or 2; 0 while unknown */
 };
 
 static void copy_text(char *dst, size_t n, const unsigned char *src) {
@@ -63,14 +64,17 @@ static fsim_status check_intact(fsim_db *db, fsim_err *e) {
   return FSIM_OK;
 }
 
+/* Schema 2 (flysim 0.4) adds compiled_us (tune --compiled: the winner's compiled code,
+ * simulated; NULL when it was not verified) as the last column; a schema-1 file is read as it
+ * is and given the column when it is first opened for writing (migrate_1_to_2). */
 static const char *schema =
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    "INSERT OR IGNORE INTO meta VALUES ('format', 'flysim-tuning'), ('schema', '1');"
+    "INSERT OR IGNORE INTO meta VALUES ('format', 'flysim-tuning'), ('schema', '2');"
     "CREATE TABLE IF NOT EXISTS winners ("
     " arch TEXT NOT NULL, op TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT NULL, k INTEGER NOT NULL,"
     " groups INTEGER NOT NULL, a_type TEXT NOT NULL, b_type TEXT NOT NULL, c_type TEXT NOT NULL,"
     " layout TEXT NOT NULL, config TEXT NOT NULL, time_us REAL NOT NULL, tflops REAL, model_us REAL,"
-    " backend TEXT NOT NULL, version TEXT NOT NULL,"
+    " backend TEXT NOT NULL, version TEXT NOT NULL, compiled_us REAL,"
     " PRIMARY KEY (arch, op, m, n, k, groups, a_type, b_type, c_type, layout));";
 
 /* 1 when the file holds tables but no flysim meta table: another program's database, which
@@ -96,23 +100,48 @@ static void query_text(sqlite3 *h, const char *sql, char *out, size_t n) {
   sqlite3_finalize(q);
 }
 
-/* A flysim database of this schema: the meta table names the format and schema 1, and the
- * winners table is there.  with_winners 0 checks the version only (before creating tables). */
+/* A flysim database of a schema this flysim reads: the meta table names the format and schema
+ * 1 or 2 (db->schema), and the winners table is there with that schema's columns (16 or 17).
+ * with_winners 0 checks the version only (before creating tables). */
 static fsim_status check_flysim(fsim_db *db, int with_winners, fsim_err *e) {
   char v[64];
   query_text(db->h, "SELECT value FROM meta WHERE key = 'format';", v, sizeof v);
   if (strcmp(v, "flysim-tuning") != 0) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database", db->path);
   query_text(db->h, "SELECT value FROM meta WHERE key = 'schema';", v, sizeof v);
-  if (strcmp(v, "1") != 0)
-    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: schema version '%s' is not the one this flysim reads and writes (1)",
+  if (strcmp(v, "1") != 0 && strcmp(v, "2") != 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: schema version '%s' is not one this flysim reads and writes (1, 2)",
                     db->path, v);
+  db->schema = v[0] - '0';
   query_text(db->h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'winners';", v, sizeof v);
   if (with_winners && strcmp(v, "winners") != 0)
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it has no winners table)", db->path);
   query_text(db->h, "SELECT count(*) FROM pragma_table_info('winners');", v, sizeof v);
-  if (with_winners && strcmp(v, "16") != 0)
-    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (its winners table has %s columns, not 16)",
-                    db->path, v);
+  const char *want = db->schema == 1 ? "16" : "17";
+  if (with_winners && strcmp(v, want) != 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (its winners table has %s columns, not %s)",
+                    db->path, v, want);
+  return FSIM_OK;
+}
+
+static int has_winners(fsim_db *db) {
+  char v[16];
+  query_text(db->h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'winners';", v, sizeof v);
+  return strcmp(v, "winners") == 0;
+}
+
+/* A schema-1 file opened for writing gets the compiled_us column (NULL in every row: nothing
+ * in it was verified), inside the caller's transaction.  flysim before 0.4 refuses it then. */
+static fsim_status migrate_1_to_2(fsim_db *db, fsim_err *e) {
+  char *msg = NULL;
+  const char *sql = has_winners(db) ? "ALTER TABLE winners ADD COLUMN compiled_us REAL; UPDATE meta SET value = '2' "
+                                      "WHERE key = 'schema';"
+                                    : "UPDATE meta SET value = '2' WHERE key = 'schema';";
+  if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    fsim_status st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot add the compiled_us column: %s", db->path, msg ? msg : "");
+    sqlite3_free(msg);
+    return st;
+  }
+  db->schema = 2;
   return FSIM_OK;
 }
 
@@ -196,6 +225,8 @@ static fsim_status prepare_for_writing(fsim_db *db, fsim_err *e) {
     st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it holds other tables)", db->path);
   } else if (tables > 0 && (st = check_flysim(db, 0, e)) != FSIM_OK) {
     /* another schema version is refused before anything is written into it */
+  } else if (tables > 0 && db->schema == 1 && (st = migrate_1_to_2(db, e)) != FSIM_OK) {
+    /* said */
   } else if (sqlite3_exec(db->h, schema, NULL, NULL, &msg) != SQLITE_OK) {
     st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot create the tables: %s", db->path, msg ? msg : "");
   } else {
@@ -275,13 +306,20 @@ fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, i
   sqlite3_stmt *q = NULL;
   if (stored) *stored = 0;
   if (sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK) return db_err(db, e, "cannot write");
-  /* keep_faster: a stored entry of this flysim version with a lower time stays */
-  const char *sql = keep_faster ? "INSERT INTO winners VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+  /* keep_faster: a stored entry of this flysim version stays unless the new one is better:
+   * verified (compiled_us) where it was not, or compiling faster where both were, or
+   * simulating faster where neither was; a verified entry is not replaced by one that was not */
+  const char *sql = keep_faster ? "INSERT INTO winners VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                                   " ON CONFLICT (arch, op, m, n, k, groups, a_type, b_type, c_type, layout) DO UPDATE SET"
                                   " config = excluded.config, time_us = excluded.time_us, tflops = excluded.tflops,"
-                                  " model_us = excluded.model_us, backend = excluded.backend, version = excluded.version"
-                                  " WHERE excluded.time_us < winners.time_us OR excluded.version <> winners.version;"
-                                : "INSERT OR REPLACE INTO winners VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
+                                  " model_us = excluded.model_us, backend = excluded.backend, version = excluded.version,"
+                                  " compiled_us = excluded.compiled_us"
+                                  " WHERE excluded.version <> winners.version"
+                                  " OR (excluded.compiled_us IS NOT NULL AND (winners.compiled_us IS NULL"
+                                  " OR excluded.compiled_us < winners.compiled_us))"
+                                  " OR (excluded.compiled_us IS NULL AND winners.compiled_us IS NULL"
+                                  " AND excluded.time_us < winners.time_us);"
+                                : "INSERT OR REPLACE INTO winners VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
   fsim_status st = FSIM_OK;
   if (sqlite3_prepare_v2(db->h, sql, -1, &q, NULL) != SQLITE_OK) {
     st = db_err(db, e, "cannot write");
@@ -296,6 +334,10 @@ fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, i
       sqlite3_bind_null(q, 14);
     sqlite3_bind_text(q, 15, en->backend, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(q, 16, en->version, -1, SQLITE_TRANSIENT);
+    if (en->compiled_us > 0)
+      sqlite3_bind_double(q, 17, en->compiled_us);
+    else
+      sqlite3_bind_null(q, 17);
     if (sqlite3_step(q) != SQLITE_DONE) st = db_err(db, e, "cannot write");
     else if (stored) *stored = sqlite3_changes(db->h) > 0;
   }
@@ -323,6 +365,7 @@ static fsim_status read_row(fsim_db *db, sqlite3_stmt *q, fsim_db_entry *en, fsi
   else if (!number_ok(q, 11, 0, 1)) bad = "its time_us is not a finite number >= 0";
   else if (!number_ok(q, 12, 1, 0)) bad = "its tflops is not a finite number";
   else if (!number_ok(q, 13, 1, 0)) bad = "its model_us is not a finite number";
+  else if (db->schema == 2 && !number_ok(q, 16, 1, 1)) bad = "its compiled_us is not a finite number >= 0";
   db->damaged = bad != NULL;
   if (bad)
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: the winner of %s %s %lldx%lldx%lld is damaged: %s", db->path,
@@ -346,6 +389,7 @@ static fsim_status read_row(fsim_db *db, sqlite3_stmt *q, fsim_db_entry *en, fsi
   en->model_us = sqlite3_column_double(q, 13);
   copy_text(en->backend, sizeof en->backend, sqlite3_column_text(q, 14));
   copy_text(en->version, sizeof en->version, sqlite3_column_text(q, 15));
+  en->compiled_us = db->schema == 2 ? sqlite3_column_double(q, 16) : 0;
   return FSIM_OK;
 }
 

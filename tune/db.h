@@ -19,6 +19,7 @@ typedef struct fsim_db_entry {
   double time_us, tflops, model_us;
   char backend[16];
   char version[16];
+  double compiled_us; /* tune --compiled: the winner's compiled code, simulated; 0: not verified */
 } fsim_db_entry;
 
 /* Checks a path before it is opened (create: for writing, and it may not exist yet): "" and
@@ -30,8 +31,10 @@ fsim_status fsim_db_check_path(const char *path, int create, fsim_err *e);
 fsim_status fsim_db_open(fsim_db **db, const char *path, int create, fsim_err *e);
 void fsim_db_close(fsim_db *db);
 /* Stores an entry in one transaction, replacing the one with the same key; with keep_faster,
- * only when that one is slower or from another flysim version (a search of part of the space
- * must not replace a better winner).  *stored (may be NULL) is 1 when the entry was written. */
+ * only when that one is from another flysim version or is worse: not verified where this one
+ * is (compiled_us > 0), compiling slower where both are, simulating slower where neither is (a
+ * search of part of the space must not replace a better winner, nor a simulated winner a
+ * verified one).  *stored (may be NULL) is 1 when the entry was written. */
 fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, int *stored, fsim_err *e);
 /* Looks up the entry with key's key fields; *found is 0 when there is none. */
 fsim_status fsim_db_get(fsim_db *db, const fsim_db_entry *key, fsim_db_entry *out, int *found, fsim_err *e);

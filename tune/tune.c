@@ -245,7 +245,6 @@ static fsim_status keep_compiled(const fsim_tune_opts *o, refine_job *job, fsim_
     char why[160];
     st = fsim_gemm_plan_make(p, &ro->s, job->a, e);
     if (st != FSIM_OK) break;
-    r->compiled_tried++;
     if (!fsim_emit_supported(p, why, sizeof why)) {
       snprintf(note, sizeof r->compiled_note[ci], "not emitted: %s", why);
       continue;
@@ -254,6 +253,7 @@ static fsim_status keep_compiled(const fsim_tune_opts *o, refine_job *job, fsim_
     fsim_verify_opts vo = {.sampled = o->sampled};
     st = fsim_verify_plan(p, &eo, &vo, rep, e);
     if (st != FSIM_OK) break;
+    r->compiled_tried++;
     r->compiled_us[ci] = rep->asm_us;
     if (!rep->ok) {
       for (int i = 0; i < rep->nchecks; i++)

@@ -37,7 +37,8 @@ typedef struct fsim_tune_result {
    * why it was not kept ("" when it passed or was not verified) */
   double compiled_us[64];
   char compiled_note[64][200];
-  int compiled_tried, compiled_ok; /* candidates verified, and those that passed every check */
+  int compiled_tried, compiled_ok; /* candidates verified (emitted and compiled), and those that
+                                      passed every check */
   fsim_schedule schedule;        /* the winner's */
   fsim_estimate estimate;        /* the winner's */
   fsim_sim_result sim;           /* the winner's */
