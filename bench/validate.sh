@@ -1,12 +1,16 @@
 #!/bin/sh
 # Compares flysim's predictions with published GEMM measurements (docs/validation.md lists
 # each source).  Nothing is fitted to these numbers: they are validation data only.
-#   bench/validate.sh [FLYSIM]     (default build/flysim)
+#   bench/validate.sh [--compiled] [FLYSIM]     (default build/flysim)
 # Prints a markdown table: the case, the measured time, and for each of flysim's configs
 # (the publication's where it gives one, and flysim's own tuned winner) the predicted time
 # and the error (predicted - measured) / measured.  A temporary tuning database is used.
+# --compiled (needs clang-22): instead, flysim's winner of `tune --compiled 4` (the fastest
+# compiled code of the four fastest simulated configs) and its compiled code's simulated time.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+compiled=0
+if [ "${1:-}" = --compiled ]; then compiled=1; shift; fi
 flysim=${1:-$top/build/flysim}
 db=$(mktemp /tmp/flysim-validate-XXXXXX.db)
 rm -f "$db"
@@ -50,6 +54,30 @@ predict() {
   out=$("$flysim" predict "$@" --db "$db" --json 2>&1) || { echo "- $(echo "$out" | head -1)"; return; }
   echo "$out" | awk -F'"' '/"time_us":/ && !t { gsub(/[^0-9.]/, "", $3); t = sprintf("%.1f", $3) } /"config":/ && !c { c = $4 } END { print t, c }'
 }
+
+# compiled CASE-ARGS: prints "compiled_us config" of tune --compiled 4's winner, or "- reason"
+compiled_winner() {
+  out=$("$flysim" tune "$@" --no-db --compiled 4 --json 2>&1) || { echo "- $(echo "$out" | head -1)"; return; }
+  echo "$out" | awk -F'"' '/"compiled_us":/ && !s { s = 1; v = $3; if (v ~ /null/) t = "-"; else { gsub(/[^0-9.]/, "", v); t = sprintf("%.1f", v) } } /"config":/ && !c { c = $4 } END { print t, c }'
+}
+
+if [ "$compiled" = 1 ]; then
+  echo "| # | part | problem | measured µs | flysim tune --compiled 4: compiled code µs | error | config |"
+  echo "|---|---|---|---|---|---|---|"
+  echo "$cases" | while IFS='|' read -r id arch op dt lay m n k meas cfg sets; do
+    [ -n "$id" ] || continue
+    base="$op --m $m --n $n --k $k --dtype $dt --layout $lay --arch $arch"
+    [ "$sets" = - ] || base="$base --set $sets"
+    # shellcheck disable=SC2086
+    won=$(compiled_winner $base)
+    c_us=${won%% *}
+    c_err=-
+    [ "$c_us" = - ] || c_err=$(err "$c_us" "$meas")
+    printf '| %s | %s | %s %sx%sx%s %s %s | %s | %s | %s | `%s` |\n' "$id" "$arch" "$op" "$m" "$n" "$k" "$dt" "$lay" \
+      "$meas" "$c_us" "$c_err" "${won#* }"
+  done
+  exit 0
+fi
 
 echo "| # | part | problem | measured µs | published config | flysim, that config µs | error | flysim tuned µs | error | tuned config |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
