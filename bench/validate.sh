@@ -47,6 +47,13 @@ cases='
 31|mi300x|gemm|fp8|TN|8192|8192|8192|1212.3|-|device.sustained_clock_ghz=1.005
 '
 
+# case_args OP M N K DTYPE LAYOUT ARCH SETS: a case's problem arguments
+case_args() {
+  a="$1 --m $2 --n $3 --k $4 --dtype $5 --layout $6 --arch $7"
+  [ "$8" = - ] || a="$a --set $8"
+  echo "$a"
+}
+
 err() { awk -v p="$1" -v m="$2" 'BEGIN { printf "%+.1f%%", 100 * (p - m) / m }'; }
 
 # predict CASE-ARGS [CONFIG]: prints "time_us config" or "- reason"
@@ -66,10 +73,8 @@ if [ "$compiled" = 1 ]; then
   echo "|---|---|---|---|---|---|---|"
   echo "$cases" | while IFS='|' read -r id arch op dt lay m n k meas cfg sets; do
     [ -n "$id" ] || continue
-    base="$op --m $m --n $n --k $k --dtype $dt --layout $lay --arch $arch"
-    [ "$sets" = - ] || base="$base --set $sets"
-    # shellcheck disable=SC2086
-    won=$(compiled_winner $base)
+    # shellcheck disable=SC2046
+    won=$(compiled_winner $(case_args "$op" "$m" "$n" "$k" "$dt" "$lay" "$arch" "$sets"))
     c_us=${won%% *}
     c_err=-
     [ "$c_us" = - ] || c_err=$(err "$c_us" "$meas")
@@ -83,8 +88,7 @@ echo "| # | part | problem | measured µs | published config | flysim, that conf
 echo "|---|---|---|---|---|---|---|---|---|---|"
 echo "$cases" | while IFS='|' read -r id arch op dt lay m n k meas cfg sets; do
   [ -n "$id" ] || continue
-  base="$op --m $m --n $n --k $k --dtype $dt --layout $lay --arch $arch"
-  [ "$sets" = - ] || base="$base --set $sets"
+  base=$(case_args "$op" "$m" "$n" "$k" "$dt" "$lay" "$arch" "$sets")
   # shellcheck disable=SC2086
   tuned=$(predict $base)
   t_us=${tuned%% *}
