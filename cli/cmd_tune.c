@@ -231,9 +231,10 @@ static void progress(int done, int total, const char *what) {
 /* Stores the outcome's winner, unless the database holds a winner as good or better found by
  * this flysim version for this part (another search, perhaps of more of the space: --refine
  * 64, or keys --config fixed differently): as fast or faster, or verified where this one is
- * not, or verified and compiling as fast or faster (fsim_db_put).  The key is the part's identity, so a changed arch
- * file or --set is another key; another version's winner is always replaced, and so is one
- * whose config is not a legal plan now (predict would not use it). */
+ * not, or verified and compiling as fast or faster (fsim_db_put).  The key is the part's
+ * identity, so a changed arch file or --set is another key; another version's winner is
+ * always replaced, and so is one whose config is not a legal plan now (predict would not use
+ * it) or whose row is damaged. */
 static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *e) {
   fsim_db_entry en, old;
   double t = best_us(o);

@@ -223,8 +223,7 @@ static void *refine_worker(void *vjob) {
  * simulated time, ties in pick order) and makes the fastest compiled code that passes every
  * check the winner; with none passing, the simulated winner stays.  Each candidate's compiled
  * time, or why it was not kept, goes to its entry. */
-static fsim_status keep_compiled(const fsim_tune_opts *o, refine_job *job, fsim_err *e) {
-  fsim_tune_result *r = (fsim_tune_result *)job->r;
+static fsim_status keep_compiled(const fsim_tune_opts *o, const refine_job *job, fsim_tune_result *r, fsim_err *e) {
   int order[64], n = job->npick;
   for (int i = 0; i < n; i++) order[i] = i;
   for (int i = 1; i < n; i++) /* insertion sort by simulated time: stable, so ties keep pick order */
@@ -355,7 +354,7 @@ fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, cons
       }
     }
   }
-  if (st == FSIM_OK && o->compiled > 0 && npick > 0) st = keep_compiled(o, &job, e);
+  if (st == FSIM_OK && o->compiled > 0 && npick > 0) st = keep_compiled(o, &job, r, e);
   free(job.out);
   free(s);
   clock_gettime(CLOCK_MONOTONIC, &t1);
