@@ -223,7 +223,7 @@ int fsim_cmd_db(int argc, char **argv) {
   /* export */
   json_t *o = json_object();
   json_object_set_new(o, "format", json_string("flysim-tuning"));
-  json_object_set_new(o, "schema", json_integer(1));
+  json_object_set_new(o, "schema", json_integer(2)); /* 2: entries carry compiled_us */
   json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
   json_object_set_new(o, "entries", arr);
   if (out_path == NULL) return fsim_cli_print_json(o);

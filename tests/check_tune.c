@@ -301,6 +301,8 @@ START_TEST(test_db_damaged_rows) {
       {"UPDATE winners SET config = x'00ff'", "its config is not text"},
       {"UPDATE winners SET model_us = -1e999", "its model_us is not a finite number"},
       {"UPDATE winners SET tflops = 'x'", "its tflops is not a finite number"},
+      /* flysim writes NULL for a winner that was not verified, never 0 */
+      {"UPDATE winners SET compiled_us = 0", "its compiled_us is not a finite number > 0"},
   };
   for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
     const char *path = db_path();
@@ -419,8 +421,9 @@ START_TEST(test_db_verified_winners) {
 }
 END_TEST
 
-/* A file of flysim 0.3 and before (schema 1: no compiled_us column) is read as it is and gets
- * the column, its rows kept, when a writer first opens it. */
+/* A file of flysim 0.3 and before (schema 1: no compiled_us column) is read as it is, left as
+ * it is by a writer that stores nothing, and gets the column, its rows kept, at the first
+ * write; a schema-1 file whose table is not schema 1's is refused, not migrated. */
 START_TEST(test_db_schema_1) {
   const char *path = db_path();
   sqlite3 *h;
@@ -456,8 +459,7 @@ START_TEST(test_db_schema_1) {
   free(after);
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
   fsim_db_close(db);
-  sql_is(path, "SELECT value FROM meta WHERE key = 'schema';", "2");
-  sql_is(path, "SELECT count(*) FROM pragma_table_info('winners');", "17");
+  sql_is(path, "SELECT value FROM meta WHERE key = 'schema';", "1");
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
   fsim_db_entry en = entry("mi355x", 1, "new", 4.0);
   en.compiled_us = 4.5;
@@ -467,6 +469,18 @@ START_TEST(test_db_schema_1) {
   ck_assert(fsim_db_get(db, &en, &got, &found, &e) == FSIM_OK && found);
   ck_assert(strcmp(got.config, "new") == 0 && got.compiled_us == 4.5);
   fsim_db_close(db);
+  sql_is(path, "SELECT value FROM meta WHERE key = 'schema';", "2");
+  sql_is(path, "SELECT count(*) FROM pragma_table_info('winners');", "17");
+  /* schema '1' on a table that already has 17 columns: refused by the writer too */
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "UPDATE meta SET value = '1' WHERE key = 'schema';", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+  char want[1200];
+  snprintf(want, sizeof want, "--db %s: not a flysim tuning database (its winners table has 17 columns, not 16)", path);
+  for (int create = 0; create < 2; create++) {
+    ck_assert_int_eq(fsim_db_open(&db, path, create, &e), FSIM_EINVAL);
+    ck_assert_str_eq(e.msg, want);
+  }
 }
 END_TEST
 

@@ -129,20 +129,22 @@ static int has_winners(fsim_db *db) {
   return strcmp(v, "winners") == 0;
 }
 
-/* A schema-1 file opened for writing gets the compiled_us column (NULL in every row: nothing
- * in it was verified), inside the caller's transaction.  flysim before 0.4 refuses it then. */
+/* A schema-1 file gets the compiled_us column (NULL in every row: nothing in it was verified)
+ * at its first write, inside that write's transaction (fsim_db_put), so that a run that stores
+ * nothing leaves the file as it was; flysim before 0.4 refuses it then. */
 static fsim_status migrate_1_to_2(fsim_db *db, fsim_err *e) {
+  fsim_status st = has_winners(db) ? check_flysim(db, 1, e) : FSIM_OK; /* 16 columns, as schema 1 has */
+  if (st != FSIM_OK) return st;
   char *msg = NULL;
   const char *sql = has_winners(db) ? "ALTER TABLE winners ADD COLUMN compiled_us REAL; UPDATE meta SET value = '2' "
                                       "WHERE key = 'schema';"
                                     : "UPDATE meta SET value = '2' WHERE key = 'schema';";
-  if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
-    fsim_status st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot add the compiled_us column: %s", db->path, msg ? msg : "");
+  if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK || sqlite3_exec(db->h, schema, NULL, NULL, &msg) != SQLITE_OK) {
+    st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot add the compiled_us column: %s", db->path, msg ? msg : "");
     sqlite3_free(msg);
     return st;
   }
-  db->schema = 2;
-  return FSIM_OK;
+  return check_flysim(db, 1, e);
 }
 
 /* What SQLite would make of the path, checked first so that the error says what is wrong:
@@ -225,8 +227,9 @@ static fsim_status prepare_for_writing(fsim_db *db, fsim_err *e) {
     st = FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it holds other tables)", db->path);
   } else if (tables > 0 && (st = check_flysim(db, 0, e)) != FSIM_OK) {
     /* another schema version is refused before anything is written into it */
-  } else if (tables > 0 && db->schema == 1 && (st = migrate_1_to_2(db, e)) != FSIM_OK) {
-    /* said */
+  } else if (tables > 0 && db->schema == 1) {
+    /* a file of flysim 0.3 or before: checked as it is; its first write adds the column */
+    if (has_winners(db)) st = check_flysim(db, 1, e);
   } else if (sqlite3_exec(db->h, schema, NULL, NULL, &msg) != SQLITE_OK) {
     st = FSIM_ERR(e, FSIM_EDB, "--db %s: cannot create the tables: %s", db->path, msg ? msg : "");
   } else {
@@ -268,10 +271,13 @@ fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *
     } else {
       /* a reader: an SQLite file with no tables (a run killed before its first commit, an
        * empty file) is an empty database; anything else must be a flysim one */
+      /* in one read transaction: a writer's migration (fsim_db_put) is wholly before or after */
+      sqlite3_exec(db->h, "BEGIN;", NULL, NULL, NULL);
       int tables = count_tables(db, e);
       if (tables < 0) st = e ? e->code : FSIM_EINVAL;
       else if (tables == 0) db->empty = 1;
       else if ((st = check_intact(db, e)) == FSIM_OK) st = check_flysim(db, 1, e);
+      sqlite3_exec(db->h, "COMMIT;", NULL, NULL, NULL);
     }
   }
   if (st != FSIM_OK) {
@@ -306,6 +312,14 @@ fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, i
   sqlite3_stmt *q = NULL;
   if (stored) *stored = 0;
   if (sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK) return db_err(db, e, "cannot write");
+  /* the schema as it is now (another writer may have migrated the file), and a schema-1 file
+   * migrated by this write */
+  fsim_status mst = check_flysim(db, 0, e);
+  if (mst == FSIM_OK && db->schema == 1) mst = migrate_1_to_2(db, e);
+  if (mst != FSIM_OK) {
+    sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
+    return mst;
+  }
   /* keep_faster: a stored entry of this flysim version stays unless the new one is better:
    * verified (compiled_us) where it was not, or compiling faster where both were, or
    * simulating faster where neither was; a verified entry is not replaced by one that was not */
@@ -347,13 +361,13 @@ fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, i
   return st;
 }
 
-/* A number column: finite, and >= 0 when nonneg is set; NULL only where allowed. */
+/* A number column: finite, and >= 0 when nonneg is 1, > 0 when it is 2; NULL only where allowed. */
 static int number_ok(sqlite3_stmt *q, int col, int null_ok, int nonneg) {
   int t = sqlite3_column_type(q, col);
   if (t == SQLITE_NULL) return null_ok;
   if (t != SQLITE_FLOAT && t != SQLITE_INTEGER) return 0;
   double v = sqlite3_column_double(q, col);
-  return isfinite(v) && (!nonneg || v >= 0);
+  return isfinite(v) && (nonneg == 0 || v > 0 || (nonneg == 1 && v == 0));
 }
 
 /* Reads a winner row; a row that flysim cannot have written (edited by hand, or damaged: a
@@ -365,7 +379,7 @@ static fsim_status read_row(fsim_db *db, sqlite3_stmt *q, fsim_db_entry *en, fsi
   else if (!number_ok(q, 11, 0, 1)) bad = "its time_us is not a finite number >= 0";
   else if (!number_ok(q, 12, 1, 0)) bad = "its tflops is not a finite number";
   else if (!number_ok(q, 13, 1, 0)) bad = "its model_us is not a finite number";
-  else if (db->schema == 2 && !number_ok(q, 16, 1, 1)) bad = "its compiled_us is not a finite number >= 0";
+  else if (db->schema == 2 && !number_ok(q, 16, 1, 2)) bad = "its compiled_us is not a finite number > 0";
   db->damaged = bad != NULL;
   if (bad)
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: the winner of %s %s %lldx%lldx%lld is damaged: %s", db->path,
