@@ -457,8 +457,13 @@ START_TEST(test_db_schema_1) {
   ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
   free(before);
   free(after);
-  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  before = fsim_file_read(path, &n0);
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK); /* a writer that stores nothing */
   fsim_db_close(db);
+  after = fsim_file_read(path, &n1);
+  ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
+  free(before);
+  free(after);
   sql_is(path, "SELECT value FROM meta WHERE key = 'schema';", "1");
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
   fsim_db_entry en = entry("mi355x", 1, "new", 4.0);
