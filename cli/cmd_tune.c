@@ -184,22 +184,21 @@ static void outcome_print(const outcome *o, int top) {
   for (int i = 0; i < r->ncand; i++) simulated += r->cand[i].sim_us > 0;
   printf("space        %lld configs tried, %lld legal, all ranked by the model; %d simulated; %.3f s\n",
          (long long)r->tried, (long long)r->legal, simulated, r->host_seconds);
-  if (o->compiled)
-    printf("%5s %10s %10s %11s  %-8s %s\n", "rank", "model_us", "sim_us", "compiled_us", "bound", "config");
-  else
-    printf("%5s %10s %10s  %-8s %s\n", "rank", "model_us", "sim_us", "bound", "config");
+  /* the compiled_us column only with --compiled */
+  printf("%5s %10s %10s %s %-8s %s\n", "rank", "model_us", "sim_us", o->compiled ? "compiled_us " : "", "bound",
+         "config");
   for (int i = 0; i < r->ncand && i < top; i++) {
     const fsim_tune_candidate *c = &r->cand[i];
-    char sim[32] = "-", comp[32] = "-";
+    char sim[32] = "-", comp[32] = "";
     if (c->sim_us > 0) snprintf(sim, sizeof sim, "%.3f", c->sim_us);
-    if (r->compiled_note[i][0]) snprintf(comp, sizeof comp, "not kept");
-    else if (r->compiled_us[i] > 0) snprintf(comp, sizeof comp, "%.3f", r->compiled_us[i]);
-    if (o->compiled)
-      printf("%5d %10.3f %10s %11s  %-8s %s%s\n", i + 1, c->model_us, sim, comp, c->model_bound, c->config,
-             i == r->best ? "  <- best" : "");
-    else
-      printf("%5d %10.3f %10s  %-8s %s%s\n", i + 1, c->model_us, sim, c->model_bound, c->config,
-             i == r->best ? "  <- best" : "");
+    if (o->compiled && r->compiled_note[i][0])
+      snprintf(comp, sizeof comp, "%11s ", "not kept");
+    else if (o->compiled && r->compiled_us[i] > 0)
+      snprintf(comp, sizeof comp, "%11.3f ", r->compiled_us[i]);
+    else if (o->compiled)
+      snprintf(comp, sizeof comp, "%11s ", "-");
+    printf("%5d %10.3f %10s %s %-8s %s%s\n", i + 1, c->model_us, sim, comp, c->model_bound, c->config,
+           i == r->best ? "  <- best" : "");
   }
   for (int i = 0; i < r->ncand; i++)
     if (r->compiled_note[i][0]) printf("not kept     rank %d: %s\n", i + 1, r->compiled_note[i]);

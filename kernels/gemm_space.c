@@ -555,6 +555,24 @@ static int stop_at_first(void *ctx, const fsim_gemm_plan *p) {
 
 static int64_t kib_align(int64_t v) { return (v + 1023) / 1024 * 1024; }
 
+/* Searches the configs within cfg until the first legal one (*legal: 1, or 0 when there is
+ * none; may be NULL) and writes "; e.g. CONFIG: WHY" for the first one it refused to tail
+ * ("" when it refused none), for fsim_gemm_config_explain's messages. */
+static fsim_status probe(const fsim_gemm_problem *pr, const fsim_gemm_config *cfg, const fsim_arch *a, int64_t *legal,
+                         char *tail, size_t n, fsim_err *e) {
+  fsim_err why;
+  char eg[300] = "";
+  fsim_err_clear(&why);
+  if (legal) *legal = 0;
+  fsim_status st = enumerate(pr, cfg, a, stop_at_first, NULL, NULL, legal, &why, eg, sizeof eg, e);
+  if (st != FSIM_OK) return st;
+  if (why.msg[0])
+    snprintf(tail, n, "; e.g. %s: %s", eg, why.msg);
+  else
+    tail[0] = '\0';
+  return FSIM_OK;
+}
+
 fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
                                      fsim_err *e) {
   static const int tiles[] = {16, 32, 64, 128, 256};
@@ -640,47 +658,30 @@ fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gem
   }
   /* no config at all is legal (arch values that rule out every one, say): then the keys are
    * not why, and naming one of them would mislead */
-  fsim_err why;
-  char eg[300];
   fsim_gemm_config none;
   fsim_gemm_config_free_all(&none);
-  int64_t any = 0;
-  fsim_err_clear(&why);
-  eg[0] = '\0';
-  fsim_status sa = enumerate(pr, &none, a, stop_at_first, NULL, NULL, &any, &why, eg, sizeof eg, e);
-  if (sa != FSIM_OK) return sa;
-  if (any == 0) {
-    char given[400];
-    fsim_gemm_config_fixed_text(fixed, given, sizeof given);
+  char tail[1100], given[400];
+  int64_t legal = 0;
+  fsim_status st = probe(pr, &none, a, &legal, tail, sizeof tail, e);
+  if (st != FSIM_OK) return st;
+  fsim_gemm_config_fixed_text(fixed, given, sizeof given);
+  if (legal == 0)
     return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no configuration of %s %lldx%lldx%lld %s on %s is legal, whatever "
-                    "--config fixes%s%s%s%s", given, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name,
-                    why.msg[0] ? "; e.g. " : "", why.msg[0] ? eg : "", why.msg[0] ? ": " : "", why.msg);
-  }
+                    "--config fixes%s", given, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, tail);
   /* otherwise the first key that no legal config has on its own, with why the first config
    * the search built with it was refused */
   for (int k = 0; k < KEY_COUNT; k++) {
     if (!only_key(fixed, k, &one, text, sizeof text)) continue;
-    int64_t legal = 0;
-    fsim_err_clear(&why);
-    eg[0] = '\0';
-    fsim_status st = enumerate(pr, &one, a, stop_at_first, NULL, NULL, &legal, &why, eg, sizeof eg, e);
-    if (st != FSIM_OK) return st;
+    if ((st = probe(pr, &one, a, &legal, tail, sizeof tail, e)) != FSIM_OK) return st;
     if (legal == 0)
-      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has it%s%s%s%s",
-                      text, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, why.msg[0] ? "; e.g. " : "",
-                      why.msg[0] ? eg : "", why.msg[0] ? ": " : "", why.msg);
+      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has it%s",
+                      text, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, tail);
   }
-  char all[400];
-  fsim_gemm_config_fixed_text(fixed, all, sizeof all);
-  fsim_err_clear(&why);
-  eg[0] = '\0';
-  fsim_status st = enumerate(pr, fixed, a, stop_at_first, NULL, NULL, NULL, &why, eg, sizeof eg, e);
-  if (st != FSIM_OK) return st;
+  if ((st = probe(pr, fixed, a, NULL, tail, sizeof tail, e)) != FSIM_OK) return st;
   return FSIM_ERR(e, FSIM_EINVAL,
                   "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has these keys together (each "
-                  "alone is possible)%s%s%s%s",
-                  all, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, why.msg[0] ? "; e.g. " : "",
-                  why.msg[0] ? eg : "", why.msg[0] ? ": " : "", why.msg);
+                  "alone is possible)%s",
+                  given, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, tail);
 }
 
 /* ---- the summary ------------------------------------------------------------------------------ */

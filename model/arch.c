@@ -300,12 +300,9 @@ fsim_status fsim_arch_set_all(fsim_arch *a, const char *const *assignments, int 
     size_t used = strlen(t->overrides);
     if (st == FSIM_OK) {
       /* as the value was read: without the blanks around it (the list is space-separated) */
-      const char *eq = strchr(assignments[i], '='), *v = eq + 1;
-      while (*v == ' ' || *v == '\t') v++;
-      int vlen = (int)strlen(v);
-      while (vlen > 0 && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t')) vlen--;
-      snprintf(t->overrides + used, sizeof t->overrides - used, "%s%.*s%.*s", used ? " " : "",
-               (int)(eq + 1 - assignments[i]), assignments[i], vlen, v);
+      char text[512];
+      fsim_ini_assignment_text(assignments[i], text, sizeof text);
+      snprintf(t->overrides + used, sizeof t->overrides - used, "%s%s", used ? " " : "", text);
     }
   }
   const char *sec = NULL, *key = NULL;

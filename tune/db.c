@@ -100,6 +100,12 @@ static void query_text(sqlite3 *h, const char *sql, char *out, size_t n) {
   sqlite3_finalize(q);
 }
 
+static int has_winners(fsim_db *db) {
+  char v[16];
+  query_text(db->h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'winners';", v, sizeof v);
+  return strcmp(v, "winners") == 0;
+}
+
 /* A flysim database of a schema this flysim reads: the meta table names the format and schema
  * 1 or 2 (db->schema), and the winners table is there with that schema's columns (16 or 17).
  * with_winners 0 checks the version only (before creating tables). */
@@ -112,8 +118,7 @@ static fsim_status check_flysim(fsim_db *db, int with_winners, fsim_err *e) {
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: schema version '%s' is not one this flysim reads and writes (1, 2)",
                     db->path, v);
   db->schema = v[0] - '0';
-  query_text(db->h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'winners';", v, sizeof v);
-  if (with_winners && strcmp(v, "winners") != 0)
+  if (with_winners && !has_winners(db))
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it has no winners table)", db->path);
   query_text(db->h, "SELECT count(*) FROM pragma_table_info('winners');", v, sizeof v);
   const char *want = db->schema == 1 ? "16" : "17";
@@ -121,12 +126,6 @@ static fsim_status check_flysim(fsim_db *db, int with_winners, fsim_err *e) {
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (its winners table has %s columns, not %s)",
                     db->path, v, want);
   return FSIM_OK;
-}
-
-static int has_winners(fsim_db *db) {
-  char v[16];
-  query_text(db->h, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'winners';", v, sizeof v);
-  return strcmp(v, "winners") == 0;
 }
 
 /* A schema-1 file gets the compiled_us column (NULL in every row: nothing in it was verified)

@@ -542,10 +542,23 @@ fsim_status fsim_ini_set(const fsim_ini_spec *spec, void *base, const char *assi
   return fsim_ini_set_ex(spec, base, assignment, 1, e);
 }
 
+void fsim_ini_assignment_text(const char *assignment, char *out, size_t n) {
+  const char *eq = strchr(assignment, '=');
+  if (eq == NULL) {
+    snprintf(out, n, "%s", assignment);
+    return;
+  }
+  const char *v = eq + 1;
+  while (*v == ' ' || *v == '\t') v++;
+  int len = (int)strlen(v);
+  while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t')) len--;
+  snprintf(out, n, "%.*s%.*s", (int)(eq + 1 - assignment), assignment, len, v);
+}
+
 fsim_status fsim_ini_set_ex(const fsim_ini_spec *spec, void *base, const char *assignment, int check, fsim_err *e) {
   char buf[512];
   if (strlen(assignment) >= sizeof buf) return FSIM_ERR(e, FSIM_EINVAL, "--set %.40s...: too long", assignment);
-  strcpy(buf, assignment);
+  fsim_ini_assignment_text(assignment, buf, sizeof buf);
   char *eq = strchr(buf, '=');
   char *dot = NULL;
   for (char *p = buf; eq != NULL && p < eq; p++)
@@ -554,11 +567,7 @@ fsim_status fsim_ini_set_ex(const fsim_ini_spec *spec, void *base, const char *a
     return FSIM_ERR(e, FSIM_EINVAL, "--set %s: expected SECTION.KEY=VALUE", assignment);
   *eq = '\0';
   *dot = '\0';
-  const char *section = buf, *key = dot + 1;
-  /* the value without the blanks around it, as a file's values are read */
-  char *value = eq + 1;
-  while (*value == ' ' || *value == '\t') value++;
-  for (size_t l = strlen(value); l > 0 && (value[l - 1] == ' ' || value[l - 1] == '\t'); l--) value[l - 1] = '\0';
+  const char *section = buf, *key = dot + 1, *value = eq + 1;
   char why[256];
   const char *id = NULL;
   const fsim_ini_group *g = group_of_section(spec, section, &id);

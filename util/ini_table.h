@@ -81,6 +81,9 @@ fsim_status fsim_ini_load(const fsim_ini_spec *spec, void *base, const char *pat
 /* The same for text in memory; source names it in messages. */
 fsim_status fsim_ini_load_string(const fsim_ini_spec *spec, void *base, const char *text, const char *source,
                                  fsim_err *e);
+/* assignment ("SECTION.KEY=VALUE") as fsim_ini_set reads it: VALUE without the blanks around
+ * it, as a file's values are read. */
+void fsim_ini_assignment_text(const char *assignment, char *out, size_t n);
 /* Applies "section.key=value" (the section may contain dots: "prefix.ID"); on failure base
  * is unchanged and the message starts "--set ASSIGNMENT: ". */
 fsim_status fsim_ini_set(const fsim_ini_spec *spec, void *base, const char *assignment, fsim_err *e);
