@@ -495,9 +495,10 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
   if (direct) {
     /* direct copies write consecutive addresses: the writes cost nothing extra, so neither the
      * copies' shape nor the K steps' weight change the choice, which compares the first two
-     * fragments; the read cycles are summed per fragment below */
+     * fragments; the read cycles are summed per fragment below.  The copy atom stays in the
+     * key: its width is the swizzle's smallest granule (a swizzle finer than a 16-byte copy
+     * would split it), so plans with 4- and 16-byte copies choose apart */
     key.threads = key.rows = key.bk = key.ki = 0;
-    key.gcopy = NULL;
     key.nfrag = nfrag < 2 ? nfrag : 2;
   }
   int found = 0;

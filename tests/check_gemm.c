@@ -487,6 +487,76 @@ START_TEST(test_space) {
 }
 END_TEST
 
+/* The enumeration builds its plans with a memo of swizzle choices and bank costs; every plan
+ * it visits must equal the plan its config builds alone (predict and emit build that one).
+ * The memo once keyed direct-path plans without their copy width, so a plan with 16-byte
+ * copies took the swizzle chosen for 4-byte ones, which split its copies: a wrong C and a
+ * wrong model time for one plan in ten here.  A sample of the plans also computes C. */
+typedef struct fresh_ctx {
+  const fsim_arch *a;
+  gsl_rng *rng;
+  int64_t visited, differ, checked, wrong;
+  char first[200];
+} fresh_ctx;
+
+static int same_as_fresh(void *vctx, const fsim_gemm_plan *p) {
+  fresh_ctx *c = vctx;
+  static fsim_gemm_plan q;
+  fsim_err e;
+  c->visited++;
+  ck_assert_msg(fsim_gemm_plan_make(&q, &p->s, c->a, &e) == FSIM_OK, "%s", e.msg);
+  int same = q.lds_bytes == p->lds_bytes && q.vgprs == p->vgprs && q.c_pitch == p->c_pitch;
+  for (int o = 0; o < 2; o++) {
+    const fsim_gemm_operand *x = &p->op[o], *y = &q.op[o];
+    same &= x->sw.b == y->sw.b && x->sw.m == y->sw.m && x->sw.s == y->sw.s;
+    same &= x->lds_cycles_per_kstep == y->lds_cycles_per_kstep &&
+            x->lds_cycles_per_tile_writes == y->lds_cycles_per_tile_writes && x->reads_per_frag == y->reads_per_frag;
+  }
+  fsim_plan_summary s1, s2;
+  fsim_estimate e1, e2;
+  fsim_gemm_summary(p, &s1);
+  fsim_gemm_summary(&q, &s2);
+  fsim_model_estimate(c->a, &s1, &e1);
+  fsim_model_estimate(c->a, &s2, &e2);
+  same &= e1.time_us == e2.time_us;
+  if (!same && c->differ++ == 0) fsim_gemm_config_format(&p->s, c->first, sizeof c->first);
+  if (gsl_rng_uniform(c->rng) < 0.01) {
+    fsim_gemm_check r;
+    ck_assert_msg(fsim_gemm_functional(p, 11 + (uint64_t)c->checked, 0, &r, &e) == FSIM_OK, "%s", e.msg);
+    c->checked++;
+    if (!r.ok && c->wrong++ == 0) fsim_gemm_config_format(&p->s, c->first, sizeof c->first);
+  }
+  return 0;
+}
+
+START_TEST(test_enumerated_plans_match_fresh) {
+  fsim_arch a = arch_of("mi355x");
+  static const struct {
+    fsim_dtype t;
+    long long k;
+    int64_t legal;
+  } cases[] = {{FSIM_DT_BF16, 128, 5293}, {FSIM_DT_FP8, 256, 5477}};
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 7);
+  for (int i = 0; i < 2; i++) {
+    fsim_gemm_problem pr = problem(256, 256, cases[i].k, cases[i].t, FSIM_LAYOUT_TN);
+    fsim_gemm_config fixed;
+    fsim_err e;
+    ck_assert(fsim_gemm_config_parse("path=direct,c=direct,kind=plain,splitk=1", &fixed, &e) == FSIM_OK);
+    fresh_ctx c = {.a = &a, .rng = rng};
+    int64_t tried, legal;
+    ck_assert(fsim_gemm_enumerate(&pr, &fixed, &a, same_as_fresh, &c, &tried, &legal, &e) == FSIM_OK);
+    ck_assert_int_eq(legal, cases[i].legal);
+    ck_assert_msg(c.differ == 0, "%s: %lld of %lld enumerated plans differ from their config's plan, e.g. %s",
+                  fsim_dtype_name(cases[i].t), (long long)c.differ, (long long)legal, c.first);
+    ck_assert_int_ge(c.checked, 30);
+    ck_assert_msg(c.wrong == 0, "%s: %lld of %lld sampled plans compute C wrong, e.g. %s", fsim_dtype_name(cases[i].t),
+                  (long long)c.wrong, (long long)c.checked, c.first);
+  }
+  gsl_rng_free(rng);
+}
+END_TEST
+
 /* ---- wave programs, model and simulator on fixed plans ---------------------------------------- */
 
 static int64_t count_op(const fsim_wp_program *pr, int lo, int hi, fsim_op op) {
@@ -1128,6 +1198,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_config_strings);
   tcase_add_test(tc, test_support_and_problem_errors);
   tcase_add_test(tc, test_space);
+  tcase_add_test(tc, test_enumerated_plans_match_fresh);
   tcase_add_test(tc, test_wave_program_structure);
   tcase_add_test(tc, test_lds_hazards);
   tcase_add_test(tc, test_pingpong_structure);
