@@ -271,6 +271,7 @@ static int copy_ok(const fsim_copy_atom *c) {
 }
 
 static int needs_mask(const fsim_gemm_plan *p, int o);
+static int k_ragged(const fsim_gemm_plan *p);
 static int is_global_copy(const fsim_copy_atom *c);
 
 int fsim_emit_supported(const fsim_gemm_plan *p, char *why, size_t n) {
@@ -306,8 +307,10 @@ int fsim_emit_supported(const fsim_gemm_plan *p, char *why, size_t n) {
     snprintf(why, n, "a %d-bit output is not translated", p->c_bits);
     return 0;
   }
+  /* a global_load reads whatever lies past a partial tile, in M or N and in K (past the end of
+   * an M- or N-contiguous operand's K rows, which a buffer load would read as zeros) */
   for (int o = 0; o < 2; o++)
-    if (is_global_copy(p->op[o].gcopy) && (needs_mask(p, o) || (o == 0 ? p->s.m % p->s.bm : p->s.n % p->s.bn))) {
+    if (is_global_copy(p->op[o].gcopy) && (needs_mask(p, o) || k_ragged(p) || (o == 0 ? p->s.m % p->s.bm : p->s.n % p->s.bn))) {
       snprintf(why, n, "operand %c: %s has no out-of-range protection and the problem has partial tiles; use a "
                        "buffer_load copy",
                "AB"[o], p->op[o].gcopy->name);
@@ -319,10 +322,13 @@ int fsim_emit_supported(const fsim_gemm_plan *p, char *why, size_t n) {
 
 /* ---- edges ---------------------------------------------------------------------------------- */
 
+/* 1 when the K slices' tiles run past K. */
+static int k_ragged(const fsim_gemm_plan *p) { return (int64_t)p->k_tiles * p->s.split_k * p->s.bk != p->s.k; }
+
 /* 1 when operand o's copies need per-lane bounds checks (see the file comment). */
 static int needs_mask(const fsim_gemm_plan *p, int o) {
   const fsim_gemm_operand *op = &p->op[o];
-  if (op->k_contig) return (int64_t)p->k_tiles * p->s.split_k * p->s.bk != p->s.k;
+  if (op->k_contig) return k_ragged(p);
   int64_t rows = o == 0 ? p->s.m : p->s.n;
   return rows % op->rows != 0;
 }

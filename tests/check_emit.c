@@ -659,6 +659,42 @@ static void expect_all_ok(const char *what, json_t *j, int status) {
           json_string_value(json_object_get(check_of(j, "compiled"), "detail")));
 }
 
+/* A global_load copy has no out-of-range protection: a problem with a partial tile in M or N,
+ * or with K rows past the end of an M/N-contiguous operand (which a buffer load reads as
+ * zeros), is refused, and a full one is emitted. */
+START_TEST(test_global_copy_edges) {
+  FILE *f = fopen(tu_src_path("kernels/schedules/flydsl_bf16_gemm_gfx950.sched"), "r");
+  ck_assert(f != NULL);
+  static char text[1 << 16];
+  size_t len = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[len] = '\0';
+  /* every buffer_load_lds_dwordx4 of the file becomes global_load_lds_dwordx4 (same length) */
+  int swapped = 0;
+  for (char *q = text; (q = strstr(q, "buffer_load_lds_dwordx4")) != NULL; q++, swapped++) memcpy(q, "global", 6);
+  ck_assert_int_eq(swapped, 2);
+  const char *sched = tu_write_temp(text, ".sched");
+  static const struct {
+    const char *shape;
+    int status;
+  } cases[] = {{"--m 512 --n 512 --k 128", 0}, {"--m 512 --n 512 --k 100", 1}, {"--m 500 --n 512 --k 128", 1}};
+  for (int i = 0; i < 3; i++) {
+    char args[1024], out[512];
+    snprintf(out, sizeof out, "%s/global%d.hip", tmpdir(), i);
+    snprintf(args, sizeof args, "emit gemm %s --schedule '%s' --arch mi355x --db /nonexistent -o '%s'", cases[i].shape,
+             sched, out);
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == cases[i].status, "%s: status %d, stderr %s", args, r.status, r.err);
+    if (cases[i].status != 0) {
+      ck_assert_str_eq(r.err, "flysim emit: cannot emit this schedule: operand A: global_load_lds_dwordx4 has no "
+                              "out-of-range protection and the problem has partial tiles; use a buffer_load copy\n");
+      ck_assert_int_ne(access(out, F_OK), 0);
+    }
+    tu_run_free(&r);
+  }
+}
+END_TEST
+
 START_TEST(test_default_suite_gfx950) {
   int n;
   const fsim_suite_entry *s = fsim_suite_find("default", &n);
@@ -1098,6 +1134,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_asm_reader);
   tcase_add_test(tc, test_emit_command);
   tcase_add_test(tc, test_command_errors);
+  tcase_add_test(tc, test_global_copy_edges);
 #ifdef FSIM_HIP_CLANG
   tcase_add_test(tc, test_default_suite_gfx950);
   tcase_add_test(tc, test_tune_compiled);
