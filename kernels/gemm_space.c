@@ -412,6 +412,7 @@ static fsim_status enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config
     int64_t max_m = next_pow2(pr->m) > at->m ? next_pow2(pr->m) : at->m;
     int64_t max_n = next_pow2(pr->n) > at->n ? next_pow2(pr->n) : at->n;
     int64_t max_k = next_pow2(pr->k) > at->k ? next_pow2(pr->k) : at->k;
+    if (max_k < depths[0]) max_k = depths[0]; /* the shallowest tile for a K below it (gfx942's k=8, 16 atoms) */
     for (int bi = 0; bi < nbm && !stop; bi++)
       for (int bj = 0; bj < nbn && !stop; bj++)
         for (int bl = 0; bl < nbk && !stop; bl++) {

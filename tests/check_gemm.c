@@ -209,6 +209,24 @@ START_TEST(test_functional_random_configs) {
 }
 END_TEST
 
+/* K below the shallowest tile (32) on MI300X, whose bf16 and fp16 atoms are 8 or 16 deep: the
+ * space is not empty (it was: BK was capped at the atom's depth) and its plans compute C. */
+START_TEST(test_functional_small_k_gfx942) {
+  fsim_arch a = arch_of("mi300x");
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 16);
+  static const long long ks[] = {2, 8, 16};
+  for (int i = 0; i < 3; i++)
+    for (int l = 0; l < 2; l++) {
+      fsim_gemm_problem pr = problem(64, 40, ks[i], l ? FSIM_DT_F16 : FSIM_DT_BF16, l ? FSIM_LAYOUT_NN : FSIM_LAYOUT_TN);
+      char label[64];
+      snprintf(label, sizeof label, "mi300x K=%lld %s", ks[i], l ? "fp16 NN" : "bf16 TN");
+      check_random_configs(&pr, &a, rng, 4.0, label);
+    }
+  gsl_rng_free(rng);
+}
+END_TEST
+
 /* Random legal scaled-GEMM configs (seeded; the MI355X's fp8 and fp4 operand pairs, ragged M
  * and N, C in each output type): every one computes C.  A sweep like this found the fp4
  * register path wrong. */
@@ -1191,6 +1209,7 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_functional_examples);
   tcase_add_test(tc, test_functional_random_configs);
+  tcase_add_test(tc, test_functional_small_k_gfx942);
   tcase_add_test(tc, test_functional_edges);
   tcase_add_test(tc, test_functional_scaled_fp8_fp4);
   tcase_add_test(tc, test_functional_c_types);
