@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "util/file.h"
 
 static const struct {
   const char *name;
@@ -60,10 +61,29 @@ static int finish(int rc) {
   return rc;
 }
 
+/* A run stopped by a signal removes the output files it was writing (they are written to a
+ * temporary file and renamed when complete), then dies of the signal as it would have. */
+static void on_stop(int sig) {
+  fsim_file_out_unlink_pending();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 int main(int argc, char **argv) {
   /* a closed pipe makes writes fail (EPIPE), reported by finish(), rather than killing the
    * process without a word */
   signal(SIGPIPE, SIG_IGN);
+  static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    /* a signal the caller ignores (nohup) stays ignored */
+    struct sigaction old;
+    if (sigaction(stops[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(stops[i], &sa, NULL);
+  }
   if (argc < 2) {
     fprintf(stderr, "flysim: expected a command (see flysim --help)\n");
     return FSIM_EXIT_USAGE;

@@ -239,6 +239,7 @@ static void expect_file_error(const char *old, const char *rep, const char *want
 START_TEST(test_loader_errors) {
   expect_file_error("[lds]\n", "[ldss]\n", "[ldss]: unknown section", 0);
   expect_file_error("[lds]\n", "[empty]\n[lds]\n", "[empty]: unknown section", 0); /* no keys in it */
+  expect_file_error("[lds]\n", "[mfma.spare]\n[lds]\n", "[mfma.spare]: an empty section (no keys)", 0);
   expect_file_error("banks = 64", "bankz = 64", "[lds] bankz: unknown key", 0);
   expect_file_error("banks = 64", "banks = 6x4", "[lds] banks: '6x4' is not an integer", 0);
   expect_file_error("banks = 64", "banks = 0", "[lds] banks: 0 is out of range [1, 1024]", 0);

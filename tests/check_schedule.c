@@ -328,6 +328,9 @@ START_TEST(test_format_errors) {
       {{{"bk = 64\n", "bk: 64 ; was bk = 32\n"}}, FSIM_EINVAL,
        "t.sched:16: syntax error: expected '[section]' or 'key = value'"},
       {{{"[mma]\n", "[mma] junk\n"}}, FSIM_EINVAL, "t.sched:20: text after the section header"},
+      /* an operand section without keys is a stray or misspelt one, before another section or at the end */
+      {{{"[pipeline]\n", "[operand.C]\n; nothing\n[pipeline]\n"}}, FSIM_EINVAL, "t.sched:23: [operand.C]: an empty section (no keys)"},
+      {{{"[pipeline]\n", "[operand.A]\n[pipeline]\n"}}, FSIM_EINVAL, "t.sched:23: [operand.A]: an empty section (no keys)"},
       /* an unclosed header is named on its own line, not as the next key in the section before */
       {{{"[mma]\n", "[mma\n"}}, FSIM_EINVAL, "t.sched:20: unclosed section header (no ']')"},
       {{{"[schedule]\n", "x = 1\n[schedule]\n"}}, FSIM_EINVAL, "t.sched:1: [] x: key outside any section"},

@@ -674,6 +674,32 @@ START_TEST(test_db_killed_writer) {
 }
 END_TEST
 
+/* The outputs being written are remembered for the command's signal handler, which removes
+ * their temporary files (docs/cli.md): an open one goes, a committed one stays. */
+START_TEST(test_file_out_pending) {
+  char dir[] = "/tmp/check-tune-out-XXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char path[64], path2[64];
+  snprintf(path, sizeof path, "%s/a.json", dir);
+  snprintf(path2, sizeof path2, "%s/b.json", dir);
+  fsim_file_out o, o2;
+  fsim_err e;
+  ck_assert(fsim_file_out_open(&o, path, &e) == FSIM_OK);
+  ck_assert(fsim_file_out_open(&o2, path2, &e) == FSIM_OK);
+  fputs("{}\n", o2.f);
+  ck_assert(fsim_file_out_commit(&o2, &e) == FSIM_OK);
+  fputs("{\"partial\":", o.f);
+  fflush(o.f);
+  ck_assert_int_eq(access(o.tmp, F_OK), 0);
+  fsim_file_out_unlink_pending();
+  ck_assert_int_ne(access(o.tmp, F_OK), 0);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  ck_assert_int_eq(access(path2, F_OK), 0);
+  fsim_file_out_abort(&o);
+  ck_assert(unlink(path2) == 0 && rmdir(dir) == 0);
+}
+END_TEST
+
 /* ---- the commands ------------------------------------------------------------------------------ */
 
 static void has_keys(json_t *o, const char *const *keys) {
@@ -1423,6 +1449,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_db_readers_write_nothing);
   tcase_add_test(tc, test_db_concurrent_writers);
   tcase_add_test(tc, test_db_killed_writer);
+  tcase_add_test(tc, test_file_out_pending);
   tcase_add_test(tc, test_cli_predict);
   tcase_add_test(tc, test_cli_errors);
   tcase_add_test(tc, test_cli_op_from_schedule);

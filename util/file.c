@@ -198,6 +198,31 @@ fsim_status fsim_file_out_check(const char *path, fsim_err *e) {
   return st;
 }
 
+/* The temporary files open now, for fsim_file_out_unlink_pending: a slot holds a name from its
+ * file's creation until its rename or removal, and is cleared before the name is freed. */
+static char *pending[FSIM_FILE_OUT_PENDING];
+
+static void pending_add(char *tmp) {
+  for (int i = 0; i < FSIM_FILE_OUT_PENDING; i++) {
+    char *none = NULL;
+    if (__atomic_compare_exchange_n(&pending[i], &none, tmp, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+  }
+}
+
+static void pending_drop(char *tmp) {
+  for (int i = 0; i < FSIM_FILE_OUT_PENDING; i++) {
+    char *was = tmp;
+    if (__atomic_compare_exchange_n(&pending[i], &was, NULL, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+  }
+}
+
+void fsim_file_out_unlink_pending(void) {
+  for (int i = 0; i < FSIM_FILE_OUT_PENDING; i++) {
+    char *tmp = __atomic_load_n(&pending[i], __ATOMIC_SEQ_CST);
+    if (tmp != NULL) unlink(tmp);
+  }
+}
+
 fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) {
   o->f = NULL;
   o->tmp = NULL;
@@ -227,10 +252,12 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
     fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0 && errno != EEXIST) break;
   }
+  if (fd >= 0) pending_add(o->tmp);
   if (fd >= 0 && (o->f = fdopen(fd, "w")) == NULL) {
     int err = errno;
     close(fd);
     unlink(o->tmp);
+    pending_drop(o->tmp);
     errno = err;
   }
   if (o->f == NULL) {
@@ -254,6 +281,7 @@ fsim_status fsim_file_out_commit(fsim_file_out *o, fsim_err *e) {
   else if (rename(o->tmp, o->target) != 0)
     st = FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", o->path, strerror(errno));
   if (st != FSIM_OK) unlink(o->tmp);
+  pending_drop(o->tmp);
   free(o->tmp);
   o->tmp = NULL;
   free(o->target);
@@ -263,7 +291,10 @@ fsim_status fsim_file_out_commit(fsim_file_out *o, fsim_err *e) {
 
 void fsim_file_out_abort(fsim_file_out *o) {
   if (o->f != NULL) fclose(o->f);
-  if (o->tmp != NULL) unlink(o->tmp);
+  if (o->tmp != NULL) {
+    unlink(o->tmp);
+    pending_drop(o->tmp);
+  }
   free(o->tmp);
   free(o->target);
   o->f = NULL;

@@ -49,4 +49,10 @@ fsim_status fsim_file_out_commit(fsim_file_out *o, fsim_err *e);
 /* Closes and removes the temporary file (o may be unopened). */
 void fsim_file_out_abort(fsim_file_out *o);
 
+/* Removes the temporary files of the outputs open now (at most FSIM_FILE_OUT_PENDING are
+ * remembered), for a signal handler: async-signal-safe, it only calls unlink.  The command
+ * calls it on SIGINT, SIGTERM and SIGHUP, so that a killed run leaves no partial file. */
+#define FSIM_FILE_OUT_PENDING 16
+void fsim_file_out_unlink_pending(void);
+
 #endif

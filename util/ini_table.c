@@ -280,17 +280,32 @@ typedef struct load_state {
   fsim_err *e;
   int failed, fail_line;
   fsim_status fail_code;
+  int empty_line;                      /* a group section's header with no key below it yet, or 0 */
+  char empty_name[128];
 } load_state;
 
 static int fail(load_state *st, fsim_status code, const char *section, const char *key, const char *why);
 static int section_known(const fsim_ini_spec *spec, const char *section);
 static const fsim_ini_group *group_of_section(const fsim_ini_spec *spec, const char *section, const char **id);
 
+/* A group's section (an element: "[operand.C]") left without keys is a mistake (a stray or
+ * misspelt section), not an element to ignore: refused at its header's line when the next
+ * section or the end of the file comes. */
+static void empty_group(load_state *st) {
+  if (st->empty_line == 0) return;
+  int line = st->line;
+  st->line = st->empty_line;
+  fail(st, FSIM_EINVAL, st->empty_name, NULL, "an empty section (no keys)");
+  st->line = line;
+  st->empty_line = 0;
+}
+
 /* inih reports a section only with its first key, so an unknown section left empty is caught
  * here, as its header goes by. */
 static void check_header(load_state *st, const char *line) {
   while (*line == ' ' || *line == '\t') line++;
   if (*line != '[') return;
+  empty_group(st);
   const char *end = strchr(line, ']');
   /* inih would note the error and carry on, the keys below then landing in the section
    * before, so the first message would name the wrong line and section */
@@ -316,7 +331,12 @@ static void check_header(load_state *st, const char *line) {
     fail(st, FSIM_EINVAL, NULL, NULL, "text after the section header");
     return;
   }
-  if (section_known(st->spec, name) || group_of_section(st->spec, name, &id)) return;
+  if (section_known(st->spec, name)) return;
+  if (group_of_section(st->spec, name, &id)) {
+    st->empty_line = st->line;
+    snprintf(st->empty_name, sizeof st->empty_name, "%s", name);
+    return;
+  }
   char why[256];
   snprintf(why, sizeof why, "unknown section (known: %s)", st->spec->sections_hint);
   fail(st, FSIM_EINVAL, name, NULL, why);
@@ -386,6 +406,7 @@ static int handler(void *user, const char *section, const char *name, const char
   const fsim_ini_spec *spec = st->spec;
   char why[256];
   const char *id = NULL;
+  if (st->empty_line != 0 && strcmp(section, st->empty_name) == 0) st->empty_line = 0;
   const fsim_ini_group *g = group_of_section(spec, section, &id);
   if (g != NULL) {
     if (!valid_id(id))
@@ -454,6 +475,7 @@ static fsim_status load_stream(const fsim_ini_spec *spec, void *base, FILE *fp, 
   st->e = e;
   fsim_status rc = FSIM_OK;
   int r = ini_parse_stream(counting_reader, st, handler, st);
+  if (r == 0) empty_group(st);
   if (st->line_too_long != 0 && (!st->failed || st->line_too_long <= st->fail_line)) {
     rc = FSIM_ERR(e, FSIM_EINVAL, "%s:%d: line too long (at most %d characters)", path, st->line_too_long,
                   INI_MAX_LINE - 2);
