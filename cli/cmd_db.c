@@ -143,6 +143,7 @@ int fsim_cmd_db(int argc, char **argv) {
   fsim_err_clear(&e);
   fsim_db *db = NULL;
   int rc;
+  if (strcmp(verb, "export") != 0 && out_path) return fsim_cli_usage_error(CMD, "-o goes with export");
   if (strcmp(verb, "show") == 0) {
     if (fsim_cli_gemm_positional(&g, argc, argv, optind)) return FSIM_EXIT_USAGE;
     if (g.config || g.schedule_path) return fsim_cli_usage_error(CMD, "show: --config and --schedule do not apply");
@@ -172,7 +173,6 @@ int fsim_cmd_db(int argc, char **argv) {
     return FSIM_EXIT_OK;
   }
   if (optind < argc) return fsim_cli_usage_error(CMD, "%s: unexpected argument '%s'", verb, argv[optind]);
-  if (strcmp(verb, "list") == 0 && out_path) return fsim_cli_usage_error(CMD, "-o goes with export");
   if (g.m > 0 || g.n > 0 || g.k > 0 || g.config || g.schedule_path || g.dtype || g.b_dtype || g.c_dtype || g.layout ||
       g.groups > 1)
     return fsim_cli_usage_error(CMD, "%s: the shape flags go with show", verb);
@@ -188,7 +188,7 @@ int fsim_cmd_db(int argc, char **argv) {
     fsim_db_arch_key(&g.a, key, sizeof key);
     part = key;
   }
-  if (out_path && (rc = fsim_cli_check_output(CMD, "-o", out_path, "--db", path)) != 0) return rc;
+  if (out_path && (rc = fsim_cli_check_output(CMD, "-o", out_path, g.db ? "--db" : "the database", path)) != 0) return rc;
   if ((rc = open_db(path, &db)) != 0) return rc;
   fsim_db_entry *all;
   int n;

@@ -134,6 +134,9 @@ int fsim_cmd_predict(int argc, char **argv) {
                                 req.sampled ? "sampled" : "full");
   if (req.mode == FSIM_MODE_MODEL && waves)
     return fsim_cli_usage_error(CMD, "--waves: the simulator's wave records; --mode model does not simulate");
+  if (req.mode == FSIM_MODE_MODEL && req.refine > 0)
+    return fsim_cli_usage_error(CMD, "--refine: simulates the model's best configs; --mode model ranks by the model "
+                                     "alone and simulates nothing");
   int rc = fsim_cli_gemm_finish(&g);
   if (rc) return rc;
   if (req.refine > 0) {
@@ -146,7 +149,7 @@ int fsim_cmd_predict(int argc, char **argv) {
                                   g.schedule_path ? "--schedule" : "a complete --config");
   }
   const char *db = fsim_cli_db_path(g.db);
-  if ((rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--db", db)) != 0 ||
+  if ((rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, g.db ? "--db" : "the database", db)) != 0 ||
       (rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--schedule", g.schedule_path)) != 0 ||
       (rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--arch", g.a.file)) != 0)
     return rc;

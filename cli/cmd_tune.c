@@ -261,16 +261,21 @@ static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *
   return st;
 }
 
-/* A database that does not exist yet must be creatable where it is named: checked before
- * tuning so that a bad --db fails at once. */
-static int creatable(const char *path) {
+/* The database's folder must be writable: a database that does not exist yet is created
+ * there, and SQLite writes an existing one's journal beside it.  Checked before tuning so
+ * that a bad --db fails at once. */
+static int folder_writable(const char *path, int exists) {
   char *copy = strdup(path);
   if (copy == NULL) return fsim_cli_usage_error(CMD, "out of memory");
   const char *dir = dirname(copy);
   int ok = access(dir, W_OK | X_OK) == 0, err = errno;
+  int rc = 0;
+  if (!ok && !exists) rc = fsim_cli_usage_error(CMD, "--db %s: cannot create it: %s", path, strerror(err));
+  else if (!ok)
+    rc = fsim_cli_usage_error(CMD, "--db %s: cannot write: its folder %s: %s (SQLite writes a journal beside the file)",
+                              path, dir, strerror(err));
   free(copy);
-  if (!ok) return fsim_cli_usage_error(CMD, "--db %s: cannot create it: %s", path, strerror(err));
-  return 0;
+  return rc;
 }
 
 static int agreement(fsim_cli_gemm *g, const fsim_suite_entry *entries, int nentries, const tune_args *ta) {
@@ -464,11 +469,12 @@ int fsim_cmd_tune(int argc, char **argv) {
   if (ta.no_db && g.db) return fsim_cli_usage_error(CMD, "--no-db and --db %s: store nothing, or store there?", g.db);
   if (!ta.no_db) {
     if (fsim_db_check_path(db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
-    if (access(db_path, F_OK) == 0) {
-      if (fsim_db_open(&db, db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
-    } else {
-      int rc = creatable(db_path);
-      if (rc) return rc;
+    int exists = access(db_path, F_OK) == 0;
+    if (exists && fsim_db_open(&db, db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+    int rc = folder_writable(db_path, exists);
+    if (rc) {
+      fsim_db_close(db);
+      return rc;
     }
   }
   outcome *outs = calloc((size_t)nentries, sizeof *outs);

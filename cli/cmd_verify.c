@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -208,9 +209,10 @@ int fsim_cmd_verify(int argc, char **argv) {
                                   path);
     }
     if (access(path, R_OK) != 0) {
+      int err = errno;
       free(r);
-      return fsim_cli_usage_error(CMD, "'%s' is neither an OP (gemm, grouped-gemm, scaled-gemm) nor a readable file",
-                                  path);
+      return fsim_cli_usage_error(CMD, "'%s' is neither an OP (gemm, grouped-gemm, scaled-gemm) nor a readable file (%s)",
+                                  path, strerror(err));
     }
     rc = fsim_cli_load_arch(CMD, g.arch, &g.sets, &g.a);
     if (rc) {

@@ -14,18 +14,44 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int fsim_cli_usage_error(const char *cmd, const char *fmt, ...) {
-  va_list ap;
+/* Where the tuning database's path came from, when not from --db (fsim_cli_db_path) */
+static const char *db_label = "--db";
+static const char *db_named;
+
+void fsim_cli_db_source(const char *label, const char *path) {
+  db_label = label;
+  db_named = path;
+}
+
+/* An error line: "flysim CMD: TEXT", with "--db PATH" in TEXT naming where PATH came from
+ * when that was $FLYSIM_DB or the default, not the flag. */
+static void error_line(const char *cmd, const char *text) {
   fprintf(stderr, "flysim %s: ", cmd);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
+  char flag[PATH_MAX + 8];
+  const char *at = NULL;
+  if (db_named != NULL && strcmp(db_label, "--db") != 0) {
+    snprintf(flag, sizeof flag, "--db %s", db_named);
+    at = strstr(text, flag);
+  }
+  if (at != NULL)
+    fprintf(stderr, "%.*s%s %s", (int)(at - text), text, db_label, at + 5);
+  else
+    fputs(text, stderr);
   fputc('\n', stderr);
+}
+
+int fsim_cli_usage_error(const char *cmd, const char *fmt, ...) {
+  char text[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  error_line(cmd, text);
   return FSIM_EXIT_USAGE;
 }
 
 int fsim_cli_report(const char *cmd, const fsim_err *e) {
-  fprintf(stderr, "flysim %s: %s\n", cmd, e->msg[0] ? e->msg : fsim_strerror(e->code));
+  error_line(cmd, e->msg[0] ? e->msg : fsim_strerror(e->code));
   return fsim_status_exit_code(e->code);
 }
 

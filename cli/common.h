@@ -19,6 +19,9 @@
 int fsim_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints an error record as "flysim CMD: msg" and returns its exit code. */
 int fsim_cli_report(const char *cmd, const fsim_err *e);
+/* Names the tuning database's source in the error lines above: "--db PATH" in a message
+ * reads "LABEL PATH" ($FLYSIM_DB, the default) once this is called (fsim_cli_db_path does). */
+void fsim_cli_db_source(const char *label, const char *path);
 
 /* Collected --set overrides. */
 typedef struct fsim_cli_sets {

@@ -211,7 +211,12 @@ int fsim_cli_gemm_check_config(const fsim_cli_gemm *g) {
 const char *fsim_cli_db_path(const char *flag) {
   if (flag) return flag;
   const char *env = getenv("FLYSIM_DB");
-  return env && *env ? env : "flysim-tuning.db";
+  if (env && *env) {
+    fsim_cli_db_source("$FLYSIM_DB", env);
+    return env;
+  }
+  fsim_cli_db_source("the default --db", "flysim-tuning.db");
+  return "flysim-tuning.db";
 }
 
 void fsim_cli_problem_text(const fsim_gemm_problem *pr, char *buf, size_t n) {

@@ -871,6 +871,9 @@ START_TEST(test_cli_errors) {
       {"help frob", "flysim: help 'frob': not a command (see 'flysim --help')\n"},
       {"predict gemm 64x64x64 --arch mi355x --mode model --waves",
        "flysim predict: --waves: the simulator's wave records; --mode model does not simulate\n"},
+      {"predict gemm 64x64x64 --arch mi355x --mode model --refine 8",
+       "flysim predict: --refine: simulates the model's best configs; --mode model ranks by the model alone and "
+       "simulates nothing\n"},
       {"predict gemm 64x64x64 --arch mi355x --refine 3 "
        "--config tile=64x64x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain",
        "flysim predict: --refine: only when predict tunes; a complete --config fixes the kernel\n"},
@@ -1272,6 +1275,18 @@ START_TEST(test_cli_db_safety) {
   ck_assert_int_eq(r.status, 2);
   ck_assert_str_eq(r.err, "flysim tune: --db /nonexistent/dir/x.db: cannot create it: No such file or directory\n");
   tu_run_free(&r);
+  /* a path from $FLYSIM_DB is named as such, not as --db */
+  setenv("FLYSIM_DB", "/", 1);
+  r = tu_flysim("db list");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "flysim db: $FLYSIM_DB /: is a directory\n");
+  tu_run_free(&r);
+  unsetenv("FLYSIM_DB");
+  /* -o goes with export only */
+  r = tu_flysim("db show gemm 64x64x64 --arch mi355x --db /nonexistent -o x.json");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "flysim db: -o goes with export\n");
+  tu_run_free(&r);
   /* a database with one winner; export onto itself is refused and leaves it readable */
   fsim_db *h;
   fsim_err e;
@@ -1430,6 +1445,16 @@ START_TEST(test_cli_help) {
   ck_assert_int_eq(r.status, 0);
   ck_assert_ptr_nonnull(strstr(r.out, "--schedule FILE"));
   tu_run_free(&r);
+  /* --help wins over bad values anywhere on the line, and keeps a command's verb */
+  static const char *const lines[][2] = {{"predict gemm --m 0 --help", "usage: flysim predict "},
+                                         {"db show --m 0 -h", "usage: flysim db list "},
+                                         {"micro mfma --inst nosuch --help", "usage: flysim micro mfma "}};
+  for (int i = 0; i < 3; i++) {
+    r = tu_flysim(lines[i][0]);
+    ck_assert_msg(r.status == 0, "%s: %s", lines[i][0], r.err);
+    ck_assert_msg(strncmp(r.out, lines[i][1], strlen(lines[i][1])) == 0, "%s: %s", lines[i][0], r.out);
+    tu_run_free(&r);
+  }
 }
 END_TEST
 
