@@ -572,6 +572,22 @@ fsim_status fsim_arch_load(fsim_arch *out, const char *name, fsim_err *e) {
       snprintf(known + kl, sizeof known - kl, "%s%.*s", kl ? " " : "", (int)(strlen(base) - 4), base);
       if (has_word(out->device.aliases, lower)) {
         rc = FSIM_OK;
+        /* a name two parts claim is ambiguous (a copied file in $FLYSIM_ARCH_PATH), not the
+         * first one's in file-name order */
+        fsim_arch *other = malloc(sizeof *other);
+        if (other == NULL) {
+          rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+          break;
+        }
+        for (int j = i + 1; j < n && rc == FSIM_OK; j++) {
+          if (fsim_arch_load_file(other, paths[j], &sub) != FSIM_OK) {
+            rc = sub.code;
+            if (e) *e = sub;
+          } else if (has_word(other->device.aliases, lower))
+            rc = FSIM_ERR(e, FSIM_EINVAL, "'%s': both %s and %s list it among their aliases; name the part by its file",
+                          name, paths[i], paths[j]);
+        }
+        free(other);
         break;
       }
     }

@@ -94,6 +94,30 @@ START_TEST(test_aliases) {
                 e.msg);
   ck_assert_int_eq(fsim_arch_load(&a, "/nonexistent/x.ini", &e), FSIM_ENOENT);
   ck_assert_msg(strstr(e.msg, "/nonexistent/x.ini: cannot open") != NULL, "%s", e.msg);
+  /* a copy of a part under another file name makes its aliases ambiguous: an error, not the
+   * first file's part */
+  char *text = tu_read_file(tu_src_path("model/arch/mi355x.ini"));
+  const char *tmp = getenv("TMPDIR");
+  char dir[300], ini[400];
+  snprintf(dir, sizeof dir, "%s/flysim-test-aliasXXXXXX", tmp && *tmp ? tmp : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(ini, sizeof ini, "%s/a_copy.ini", dir);
+  FILE *f = fopen(ini, "w");
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  char *was = getenv("FLYSIM_ARCH_PATH") ? strdup(getenv("FLYSIM_ARCH_PATH")) : NULL;
+  setenv("FLYSIM_ARCH_PATH", dir, 1);
+  fsim_status st = fsim_arch_load(&a, "gfx950", &e);
+  if (was) setenv("FLYSIM_ARCH_PATH", was, 1);
+  else unsetenv("FLYSIM_ARCH_PATH");
+  free(was);
+  unlink(ini);
+  rmdir(dir);
+  ck_assert_int_eq(st, FSIM_EINVAL);
+  ck_assert_msg(strstr(e.msg, "'gfx950': both ") && strstr(e.msg, "a_copy.ini and ") &&
+                    strstr(e.msg, "mi355x.ini list it among their aliases; name the part by its file"),
+                "%s", e.msg);
 }
 END_TEST
 
