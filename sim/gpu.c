@@ -618,7 +618,9 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   const size_t nregs = wp->nregs > 0 ? (size_t)wp->nregs : 1;
   const size_t regs_per_cu = ((size_t)slots * nregs * sizeof(fsim__reg) + 63) / 64 * 64 / sizeof(fsim__reg);
   g.wave_block = fsim__huge_calloc((size_t)g.ncus * slots * sizeof *g.wave_block);
-  g.reg_block = fsim__huge_calloc((size_t)g.ncus * regs_per_cu * sizeof *g.reg_block);
+  /* a slot's registers are zeroed at each launch (fsim__cu_launch_wg), so only the slots that
+   * launch waves take host memory: a program of 60,000 registers in one wave took 3.9 GB */
+  g.reg_block = fsim__huge_malloc((size_t)g.ncus * regs_per_cu * sizeof *g.reg_block);
   if (!g.cus || !g.wave_block || !g.reg_block) goto oom;
   for (int c = 0; c < g.ncus; c++) {
     fsim__cu *cu = &g.cus[c];

@@ -11,7 +11,7 @@
 
 #define LARGE_PAGE ((size_t)2 << 20)
 
-void *fsim__huge_calloc(size_t bytes) {
+static void *huge_alloc(size_t bytes, int zero) {
   if (bytes == 0) bytes = 1;
   void *p = NULL;
   if (bytes >= LARGE_PAGE / 2) {
@@ -20,11 +20,15 @@ void *fsim__huge_calloc(size_t bytes) {
 #if defined(HAVE_SYS_MMAN_H) && defined(MADV_HUGEPAGE)
     (void)madvise(p, n, MADV_HUGEPAGE); /* advice only: without it the pages are just small */
 #endif
-    memset(p, 0, n);
+    if (zero) memset(p, 0, n);
     return p;
   }
   size_t n = (bytes + 63) & ~(size_t)63;
   if (n < bytes || (p = aligned_alloc(64, n)) == NULL) return NULL;
-  memset(p, 0, n);
+  if (zero) memset(p, 0, n);
   return p;
 }
+
+void *fsim__huge_calloc(size_t bytes) { return huge_alloc(bytes, 1); }
+
+void *fsim__huge_malloc(size_t bytes) { return huge_alloc(bytes, 0); }

@@ -10,5 +10,8 @@
 /* bytes of zeroed memory, 64-byte aligned (2 MiB aligned and advised for large pages when at
  * least 1 MiB); NULL when out of memory.  Released with free(). */
 void *fsim__huge_calloc(size_t bytes);
+/* The same, not zeroed: for a table whose parts are written before they are read, so that only
+ * the parts used take host memory (a wave slot's registers: written at its launch). */
+void *fsim__huge_malloc(size_t bytes);
 
 #endif

@@ -470,6 +470,28 @@ START_TEST(test_asm_reader) {
   ck_assert_int_eq(k.inst[5].width, 8);
   ck_assert_int_eq(k.inst[6].op, FSIM_OP_MFMA);
   fsim_asm_free(&k);
+  /* the kernel descriptor's LDS: a byte count, or an error at its line */
+  static const struct {
+    const char *value;
+    long long bytes;
+  } lds[] = {{"65536", 65536}, {"0x100", 256}, {"-5", -1}, {"999999999999", -1}, {"12x", -1}};
+  for (int i = 0; i < 5; i++) {
+    char text[512];
+    snprintf(text, sizeof text,
+             "k:\n\ts_nop 0\n\ts_endpgm\n\t.amdhsa_kernel k\n\t\t.amdhsa_group_segment_fixed_size %s\n"
+             "\t.end_amdhsa_kernel\n",
+             lds[i].value);
+    fsim_err_clear(&e);
+    fsim_status st = fsim_asm_parse(&k, text, "d.s", NULL, &e);
+    if (lds[i].bytes >= 0) {
+      ck_assert_msg(st == FSIM_OK, "%s: %s", lds[i].value, e.msg);
+      ck_assert_int_eq(k.lds_bytes, lds[i].bytes);
+      fsim_asm_free(&k);
+    } else {
+      ck_assert_int_eq(st, FSIM_EINVAL);
+      ck_assert_str_eq(e.msg, "d.s:5: .amdhsa_group_segment_fixed_size: expected a byte count from 0 to 2147483647");
+    }
+  }
 }
 END_TEST
 
@@ -546,7 +568,8 @@ START_TEST(test_command_errors) {
       {"emit gemm --m 64 --n 64 --k 64 --arch mi355x --db /nonexistent -o /", 2, "flysim emit: -o: /: is a directory\n"},
       {"verify", 2, "flysim verify: expected OUT.hip or OP (gemm, grouped-gemm, scaled-gemm; see --help)\n"},
       {"verify /nonexistent.hip --arch mi355x", 2,
-       "flysim verify: '/nonexistent.hip' is neither an OP (gemm, grouped-gemm, scaled-gemm) nor a readable file\n"},
+       "flysim verify: '/nonexistent.hip' is neither an OP (gemm, grouped-gemm, scaled-gemm) nor a readable file (No "
+       "such file or directory)\n"},
       {"verify gemm --m 64 --n 64 --k 64 --arch mi355x --config bogus=1", 2, NULL},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

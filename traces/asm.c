@@ -18,6 +18,7 @@
 #include "traces/asm.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -556,8 +557,10 @@ static fsim_status resolve(parser *p) {
 }
 
 /* The LDS bytes the kernel descriptor of `name` allocates (`.amdhsa_kernel NAME` ...
- * `.amdhsa_group_segment_fixed_size N`, as clang -S writes it); -1 if the text has none. */
-static int64_t descriptor_lds(const char *text, const char *name) {
+ * `.amdhsa_group_segment_fixed_size N`, as clang -S writes it) into *bytes, -1 if the text has
+ * none; a value that is not a whole number from 0 to 2^31 - 1 is an error at its line. */
+static fsim_status descriptor_lds(parser *p, const char *text, const char *name, int64_t *bytes) {
+  *bytes = -1;
   size_t nl = strlen(name);
   for (const char *s = strstr(text, ".amdhsa_kernel "); s; s = strstr(s + 1, ".amdhsa_kernel ")) {
     const char *n = s + strlen(".amdhsa_kernel ");
@@ -565,11 +568,21 @@ static int64_t descriptor_lds(const char *text, const char *name) {
     if (strncmp(n, name, nl) != 0 || is_ident(n[nl])) continue;
     const char *end = strstr(n, ".end_amdhsa_kernel");
     const char *g = strstr(n, ".amdhsa_group_segment_fixed_size");
-    if (g == NULL || (end && g > end)) return -1;
-    long long v = strtoll(g + strlen(".amdhsa_group_segment_fixed_size"), NULL, 0);
-    return v >= 0 ? v : -1;
+    if (g == NULL || (end && g > end)) return FSIM_OK;
+    const char *v = g + strlen(".amdhsa_group_segment_fixed_size");
+    char *after;
+    errno = 0;
+    long long x = strtoll(v, &after, 0);
+    while (*after == ' ' || *after == '\t' || *after == '\r') after++;
+    if (after == v || errno != 0 || x < 0 || x > INT32_MAX || (*after != '\n' && *after != '\0')) {
+      int line = 1;
+      for (const char *c = text; c < g; c++) line += *c == '\n';
+      return perr(p, line, ".amdhsa_group_segment_fixed_size: expected a byte count from 0 to 2147483647", NULL);
+    }
+    *bytes = x;
+    return FSIM_OK;
   }
-  return -1;
+  return FSIM_OK;
 }
 
 fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *source, const char *kernel, fsim_err *e) {
@@ -617,7 +630,7 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
     else k->n = last; /* s_endpgm itself ends the program */
   }
   if (st == FSIM_OK) st = resolve(&p);
-  if (st == FSIM_OK) k->lds_bytes = descriptor_lds(text, k->name);
+  if (st == FSIM_OK) st = descriptor_lds(&p, text, k->name, &k->lds_bytes);
   free(p.labels);
   free(p.pend);
   free(p.addr);

@@ -67,19 +67,23 @@ static int number_base(const char *d) {
 }
 
 /* A decimal integer, or hexadecimal after 0x (number_base), with an optional sign. */
+/* 0, -1 when s is not an integer, -2 when it is one beyond 64 bits */
 static int parse_i64(const char *s, int64_t *out) {
   char *end;
   int base = number_base(s + (*s == '-' || *s == '+'));
   if (base == 0) return -1;
   errno = 0;
   long long v = strtoll(s, &end, base);
-  if (*s == '\0' || *end != '\0' || errno == ERANGE) return -1;
+  if (*s == '\0' || *end != '\0') return -1;
+  if (errno == ERANGE) return -2;
   *out = v;
   return 0;
 }
 
 static fsim_status want_int(parser *p, const char *what, const char *s, int64_t lo, int64_t hi, int64_t *out) {
-  if (parse_i64(s, out) != 0) return PERR(p, "%s: '%s' is not an integer", what, s);
+  int r = parse_i64(s, out);
+  if (r == -2) return PERR(p, "%s: %s is out of range [%" PRId64 ", %" PRId64 "]", what, s, lo, hi);
+  if (r != 0) return PERR(p, "%s: '%s' is not an integer", what, s);
   if (*out < lo || *out > hi)
     return PERR(p, "%s: %" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]", what, *out, lo, hi);
   return FSIM_OK;
@@ -377,7 +381,8 @@ static fsim_status assign_waves(parser *p, const char *list, int pi) {
     if (parse_i64(t, &lo) != 0 || (dash && parse_i64(dash + 1, &hi) != 0))
       return PERR(p, "program: waves='%s' is not a list like 0-3,6", list);
     if (!dash) hi = lo;
-    if (lo < 0 || hi >= p->wp->waves_per_wg || hi < lo)
+    if (hi < lo) return PERR(p, "program: waves %" PRId64 "-%" PRId64 ": the range is reversed", lo, hi);
+    if (lo < 0 || hi >= p->wp->waves_per_wg)
       return PERR(p, "program: waves %" PRId64 "-%" PRId64 " outside the %d waves", lo, hi, p->wp->waves_per_wg);
     for (int64_t w = lo; w <= hi; w++) {
       if (p->assigned[w]) return PERR(p, "program: wave %" PRId64 " is already in program %d", w, p->wp->wave_program[w]);
