@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <string.h>
 
 #include "cli/commands.h"
@@ -41,7 +42,7 @@ int fsim_cmd_micro(int argc, char **argv) {
                                        {NULL, 0, NULL, 0}};
   const char *arch = NULL, *inst = NULL, *level = NULL;
   long wps = 1, stride = -1, width = -1;
-  int wps_given = 0;
+  int wps_given = 0, stride_given = 0, width_given = 0;
   int json = 0, dependent = 0, c;
   fsim_cli_sets sets = {.n = 0};
   optind = 0;
@@ -55,15 +56,18 @@ int fsim_cmd_micro(int argc, char **argv) {
     case 'j': json = 1; break;
     case 'i': inst = optarg; break;
     case 'w':
-      if (fsim_cli_parse_long(CMD, "--waves-per-simd", optarg, 1, 32, &wps)) return FSIM_EXIT_USAGE;
+      /* the ranges depend on the part: the benchmarks check them (one message each) */
+      if (fsim_cli_parse_long(CMD, "--waves-per-simd", optarg, INT_MIN, INT_MAX, &wps)) return FSIM_EXIT_USAGE;
       wps_given = 1;
       break;
     case 'd': dependent = 1; break;
     case 'S':
-      if (fsim_cli_parse_long(CMD, "--stride", optarg, 4, 65536, &stride)) return FSIM_EXIT_USAGE;
+      if (fsim_cli_parse_long(CMD, "--stride", optarg, INT_MIN, INT_MAX, &stride)) return FSIM_EXIT_USAGE;
+      stride_given = 1;
       break;
     case 'W':
-      if (fsim_cli_parse_long(CMD, "--width", optarg, 32, 128, &width)) return FSIM_EXIT_USAGE;
+      if (fsim_cli_parse_long(CMD, "--width", optarg, INT_MIN, INT_MAX, &width)) return FSIM_EXIT_USAGE;
+      width_given = 1;
       break;
     case 'l': level = optarg; break;
     case 'h': usage(stdout); return FSIM_EXIT_OK;
@@ -78,10 +82,10 @@ int fsim_cmd_micro(int argc, char **argv) {
   /* options of another benchmark are mistakes, not ignored */
   if (kind != 0 && (inst || dependent || wps_given))
     return fsim_cli_usage_error(CMD, "%s: --inst, --waves-per-simd and --dependent go with mfma", what);
-  if (kind != 1 && (stride >= 0 || width >= 0)) return fsim_cli_usage_error(CMD, "%s: --stride and --width go with lds", what);
+  if (kind != 1 && (stride_given || width_given)) return fsim_cli_usage_error(CMD, "%s: --stride and --width go with lds", what);
   if (kind < 2 && level) return fsim_cli_usage_error(CMD, "%s: --level goes with latency and bandwidth", what);
   if (kind == 0 && inst == NULL) return fsim_cli_usage_error(CMD, "mfma: --inst NAME is required");
-  if (kind == 1 && (stride < 0 || width < 0)) return fsim_cli_usage_error(CMD, "lds: --stride and --width are required");
+  if (kind == 1 && (!stride_given || !width_given)) return fsim_cli_usage_error(CMD, "lds: --stride and --width are required");
   if (kind >= 2 && level == NULL) return fsim_cli_usage_error(CMD, "%s: --level is required", what);
   fsim_arch a;
   int rc = fsim_cli_load_arch(CMD, arch, &sets, &a);

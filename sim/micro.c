@@ -97,12 +97,14 @@ fsim_status fsim_micro_lds(const fsim_arch *a, int stride, int width_bits, fsim_
   if (width_bits != 32 && width_bits != 64 && width_bits != 128)
     return FSIM_ERR(e, FSIM_EINVAL, "--width %d: expected 32, 64 or 128", width_bits);
   int width = width_bits / 8;
-  if (stride < width || stride % 4 != 0 || stride > 65536)
-    return FSIM_ERR(e, FSIM_EINVAL, "--stride %d: expected a multiple of 4 from %d to 65536 bytes", stride, width);
+  /* the wave's lanes at the stride, the last one's access included, within a workgroup's LDS */
+  int most = (a->lds.max_bytes_per_wg - width) / (a->cu.wave_size - 1) / 4 * 4;
+  if (stride < width || stride % 4 != 0 || stride > most)
+    return FSIM_ERR(e, FSIM_EINVAL,
+                    "--stride %d: expected a multiple of 4 from %d to %d bytes (a wave's %d lanes within the %d bytes of "
+                    "LDS)",
+                    stride, width, most, a->cu.wave_size, a->lds.max_bytes_per_wg);
   int64_t span = (int64_t)stride * (a->cu.wave_size - 1) + width;
-  if (span > a->lds.max_bytes_per_wg)
-    return FSIM_ERR(e, FSIM_EINVAL, "--stride %d: %lld bytes exceed the %d bytes of LDS", stride, (long long)span,
-                    a->lds.max_bytes_per_wg);
   fsim_wprog wp;
   fsim_status st = setup(&wp, a, "micro_lds", 1, 1, (int)span, e);
   if (st != FSIM_OK) return st;

@@ -1119,6 +1119,15 @@ START_TEST(test_timeline_and_cli) {
   ck_assert(fabs(json_real_value(json_object_get(j, "latency_cycles")) - 224) < 4);
   json_decref(j);
   tu_run_free(&r);
+  /* one range per flag, the part's: the largest stride keeps a wave's lanes in the LDS */
+  r = tu_flysim("micro lds --stride 1 --width 64 --arch mi355x");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "flysim micro: --stride 1: expected a multiple of 4 from 8 to 2600 bytes (a wave's 64 lanes "
+                          "within the 163840 bytes of LDS)\n");
+  tu_run_free(&r);
+  r = tu_flysim("micro lds --stride 2600 --width 64 --arch mi355x");
+  ck_assert_int_eq(r.status, 0);
+  tu_run_free(&r);
   r = tu_flysim("micro latency --level l9 --arch mi300x");
   ck_assert_int_eq(r.status, 2);
   ck_assert_msg(strstr(r.err, "--level l9: expected l1, l2, mall or hbm") != NULL, "%s", r.err);
