@@ -172,7 +172,7 @@ int fsim_cli_parse_double(const char *cmd, const char *flag, const char *text, d
   char *end = NULL;
   errno = 0;
   double v = strtod(text, &end);
-  if (*text == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v))
+  if (*text == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v) || strpbrk(text, "xX") != NULL)
     return fsim_cli_usage_error(cmd, "%s: '%s' is not a number", flag, text);
   if (v < lo || v > hi) return fsim_cli_usage_error(cmd, "%s: %g is out of range [%g, %g]", flag, v, lo, hi);
   *out = v;

@@ -269,6 +269,7 @@ START_TEST(test_loader_errors) {
   expect_file_error("banks = 64", "banks = 0", "[lds] banks: 0 is out of range [1, 1024]", 0);
   expect_file_error("banks = 64", "banks = 96", "[lds] banks: 96 is not a power of two", 0);
   expect_file_error("clock_ghz = 2.4", "clock_ghz = fast", "[device] clock_ghz: 'fast' is not a number", 0);
+  expect_file_error("clock_ghz = 2.4", "clock_ghz = 0x1p1", "[device] clock_ghz: '0x1p1' is not a number", 0);
   expect_file_error("clock_ghz = 2.4", "clock_ghz = 99", "[device] clock_ghz: 99 is out of range [0.1, 10]", 0);
   expect_file_error("isa = cdna4", "isa = cdna9", "[device] isa: 'cdna9' is not one of cdna3|cdna4|rdna4", 0);
   expect_file_error("a_type = bf16", "a_type = bf17", "[mfma.v_mfma_f32_16x16x32_bf16] a_type: 'bf17' is not a data type", 0);

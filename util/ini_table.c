@@ -185,7 +185,8 @@ static int parse_value(void *obj, const fsim_ini_key *k, const char *text, char 
   }
   case FSIM_KEY_DOUBLE: {
     double v = strtod(text, &end);
-    if (*text == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v)) {
+    /* decimal only, like the integers (strtod would also take a hex float, 0x1p1) */
+    if (*text == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v) || strpbrk(text, "xX") != NULL) {
       snprintf(why, wn, "'%s' is not a number", text);
       return -1;
     }
