@@ -44,6 +44,22 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
   double port = waves_per_simd * a->lds.simds_per_port * (double)s->lds_read_bytes_per_wave / a->lds.port_bytes_per_clk;
   o->t_lds = dmax(bank, port);
   o->t_issue = waves_per_simd * (s->lds_reads_per_wave + s->vmem_per_wave) * a->issue.issue_period;
+  /* The k steps' chain on a SIMD.  A wave reads the fragments of k step kk+1 among the MFMAs
+   * of kk (kernels/gemm_wprog.c: one read, then mfma/read MFMAs, in turn) and waits for them
+   * before kk+1's first MFMA: only the MFMAs issued after the step's last read hide that
+   * read's LDS latency (at least the one still in the pipe).  With few MFMAs a step (small
+   * wave tiles) the rest is exposed at every step, unless the SIMD's other waves fill it. */
+  o->t_chain = 0;
+  if (s->wave_groups <= 1 && s->ksteps > 0 && s->mfma_per_wave > 0) {
+    double ks = s->ksteps, mfma_k = s->mfma_per_wave / ks, reads_k = s->lds_reads_per_wave / ks;
+    double step = mfma_k * s->mfma_cycles;
+    double per = reads_k > 0 ? floor(mfma_k / reads_k) : mfma_k;
+    if (per < 1) per = 1;
+    double after = mfma_k - (reads_k > 1 ? (reads_k - 1) * per : 0);
+    if (after < 1) after = 1;
+    double gap = dmax(0, a->lds.latency + s->lds_bank_cycles_per_wave / ks - after * s->mfma_cycles);
+    o->t_chain = (ks - 1) * dmax(waves_per_simd * step, step + gap) + waves_per_simd * step;
+  }
   double l1 = (double)c * s->load_bytes_per_wg / a->memory.l1_bytes_per_clk;
   o->t_l2 = dmax(l1, (double)cus_per_xcd * c * s->load_bytes_per_wg /
                          (a->memory.l2_channels * (double)a->memory.l2_bytes_per_clk * 0.9));
@@ -62,7 +78,7 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
   double active = (double)a->device.cus * c;
   if (active > (double)s->workgroups) active = (double)s->workgroups;
   o->t_dram = active * s->load_bytes_per_wg * once / dram_bpc;
-  double compute = dmax(dmax(o->t_mfma, o->t_lds), o->t_issue), memory = dmax(dmax(o->t_l2, o->t_mall), o->t_dram);
+  double compute = dmax(dmax(dmax(o->t_mfma, o->t_lds), o->t_issue), o->t_chain), memory = dmax(dmax(o->t_l2, o->t_mall), o->t_dram);
   double mem_latency = (1 - once) * a->memory.l2_latency + once * a->memory.dram_latency;
   /* not hidden: the barrier, and the reads of the first atom k step (the MFMAs wait for
    * them; later steps' reads overlap the previous step's MFMAs), at the LDS latency plus
@@ -157,7 +173,7 @@ int fsim_model_estimate(const fsim_arch *a, const fsim_plan_summary *s, fsim_est
   if (o->t_l2 > best) best = o->t_l2, bound = "l2";
   if (o->t_mall > best) best = o->t_mall, bound = "mall";
   if (o->t_dram > best) best = o->t_dram, bound = "hbm";
-  if (o->t_exposed > best) bound = "latency";
+  if (o->t_exposed > best || o->t_chain > best) bound = "latency";
   if (o->t_hbm > cycles) {
     cycles = o->t_hbm;
     bound = "hbm";

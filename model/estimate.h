@@ -57,6 +57,8 @@ typedef struct fsim_estimate {
   const char *bound;         /* "mfma", "lds", "l2", "mall", "hbm", "latency" or "issue" */
   /* per main-loop iteration of one workgroup at the modelled occupancy, cycles */
   double t_mfma, t_lds, t_l2, t_mall, t_dram, t_issue, t_exposed, t_iter;
+  double t_chain;            /* the k steps on a SIMD with the LDS latency each step's reads leave
+                                exposed (>= t_mfma when its waves' MFMAs fill the pipe) */
   double t_hbm;              /* DRAM over the whole kernel (unique bytes, or misses past the MALL) */
   double t_wg;               /* one workgroup, prologue to epilogue */
   double rounds;             /* workgroups per CU slot on the busiest CU */
