@@ -131,7 +131,9 @@ static int print_json(const char *expr, const fsim_layout_value *v, int grid) {
   }
   json_object_set_new(o, "value", json_string(buf));
   if (v->kind == FSIM_LV_TUPLE) {
-    json_object_set_new(o, "size", json_integer((json_int_t)fsim_itup_size(&v->u.t)));
+    int64_t size;
+    /* a tuple of large leaves is a value; only its size does not exist (null) */
+    json_object_set_new(o, "size", fsim_itup_size_ok(&v->u.t, &size) ? json_integer((json_int_t)size) : json_null());
     json_object_set_new(o, "rank", json_integer(fsim_itup_rank(&v->u.t)));
     json_object_set_new(o, "depth", json_integer(fsim_itup_depth(&v->u.t)));
     return fsim_cli_print_json(o);

@@ -220,14 +220,21 @@ fsim_status fsim_itup_make_flat(fsim_itup *out, int n, const int64_t *v, fsim_er
   return FSIM_OK;
 }
 
-int64_t fsim_itup_size(const fsim_itup *t) {
+int fsim_itup_size_ok(const fsim_itup *t, int64_t *size) {
   int64_t s = 1;
+  int ok = 1;
   for (int i = 0, k = 0; t->prof[i]; i++)
     if (is_leaf_tok(t->prof[i])) {
-      if (t->prof[i] == 'x') s *= t->v[k];
+      if (t->prof[i] == 'x' && __builtin_mul_overflow(s, t->v[k], &s)) ok = 0;
       k++;
     }
-  return s;
+  *size = ok ? s : 0;
+  return ok;
+}
+
+int64_t fsim_itup_size(const fsim_itup *t) {
+  int64_t s;
+  return fsim_itup_size_ok(t, &s) ? s : 0;
 }
 
 int fsim_itup_rank(const fsim_itup *t) { return prof_rank(t->prof); }

@@ -435,11 +435,18 @@ static fsim_status put_tuple(ecall *c, const fsim_itup *t) {
     if (st_ != FSIM_OK) return pfail((c)->p, (c)->at, st_); \
   } while (0)
 
+/* The size of a tuple argument, or an error when it overflows 64 bits. */
+static fsim_status tuple_size(ecall *c, const fsim_itup *t, int64_t *size) {
+  if (!fsim_itup_size_ok(t, size)) ALG(c, FSIM_ERR(c->p->e, FSIM_ERANGE, "the size overflows 64 bits"));
+  return FSIM_OK;
+}
+
 static fsim_status fn_size(ecall *c) {
   const fsim_layout_value *v = &c->a[0];
+  int64_t n;
   switch (v->kind) {
   case FSIM_LV_INT: return put_int(c, v->u.i);
-  case FSIM_LV_TUPLE: return put_int(c, fsim_itup_size(&v->u.t));
+  case FSIM_LV_TUPLE: TRY(tuple_size(c, &v->u.t, &n)); return put_int(c, n);
   case FSIM_LV_LAYOUT: return put_int(c, fsim_layout_size(&v->u.l));
   case FSIM_LV_SWIZZLED: return put_int(c, fsim_composed_size(&v->u.c));
   default: return arg_err(c, 0, "a layout or a tuple");
@@ -593,7 +600,7 @@ static fsim_status fn_complement(ecall *c) {
     fsim_itup t;
     TRY(arg_tuple(c, 1, &t));
     if (strchr(t.prof, '_') != NULL) return arg_err(c, 1, "a size");
-    target = fsim_itup_size(&t);
+    TRY(tuple_size(c, &t, &target));
   } else {
     fsim_layout f;
     fsim_layout_filter(&f, &l);

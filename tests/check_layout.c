@@ -409,6 +409,11 @@ START_TEST(test_capacity) {
   snprintf(want, sizeof want, "expression '%.200s': position 1: logical_product: the result has more than 32 leaves",
            text);
   expr_fails(text, FSIM_ERANGE, want);
+  /* a bare tuple's size too (it wrapped: 0 here, and complement then read a wrong target) */
+  expr_fails("size((4294967296,4294967296))", FSIM_ERANGE,
+             "expression 'size((4294967296,4294967296))': position 1: the size overflows 64 bits");
+  expr_fails("complement(4:1,(4294967296,4294967297))", FSIM_ERANGE,
+             "expression 'complement(4:1,(4294967296,4294967297))': position 1: the size overflows 64 bits");
 }
 END_TEST
 
