@@ -740,6 +740,9 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   s->mfma_cycles = fsim_mfma_cycles(a, p->mfma);
   s->mfma_latency = p->mfma->latency;
   s->lds_reads_per_wave = p->ki * (p->rm * p->op[0].reads_per_frag + p->rn * p->op[1].reads_per_frag);
+  /* a k step reads A's fragments, then B's (gemm_wprog.c); its first MFMA needs A0 and B0, so
+   * the rest of B's reads come after the last one it waits for */
+  s->kstep_reads_after_first = (p->rn - 1) * p->op[1].reads_per_frag;
   s->lds_read_bytes_per_wave = (int64_t)p->ki * p->wave_size *
                                (p->rm * p->op[0].reads_per_frag * p->op[0].lread->bytes +
                                 p->rn * p->op[1].reads_per_frag * p->op[1].lread->bytes);

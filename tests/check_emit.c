@@ -745,23 +745,19 @@ START_TEST(test_default_suite_gfx950) {
 }
 END_TEST
 
-/* tune --compiled, on 4096^3 with the 256x256x64 tile, 32x32x16 MFMAs and two stages fixed
- * and the model's best two simulated: 4x1 waves win as simulated (109.4 us against 113.1 for
- * 1x4), but their code, one wave per SIMD with 256 accumulator AGPRs, compiles with 200 AGPR
- * moves per K tile (125.6 us as compiled, against 124.0 for 1x4).  Both pass verify, so 1x4
- * wins as compiled, and such a winner replaces one that was only simulated. */
+/* tune --compiled: the simulated winner of 4096^3 (4x1 waves of 64x256, 32x32x16) compiles to
+ * code with 200 AGPR moves per K tile and simulates 15% slower as compiled; of the four
+ * simulated candidates, 2x2 waves compile fastest (109.4 and 110.6 us scheduled, 125.6 and
+ * 115.7 us compiled), and one (128x256x32, three stages) fails no_scratch: clang spills where
+ * the plan's register estimate fits.  Such a winner replaces one that was only simulated. */
 START_TEST(test_tune_compiled) {
-  static const char fixed[] = "tile=256x256x64,mfma=32x32x16,stages=2,splitk=1,path=direct,c=lds,kind=plain";
   static const char w4x1[] = "tile=256x256x64,waves=4x1,stages=2,mfma=32x32x16,splitk=1,path=direct,c=lds,remap=1,"
                              "groupm=0,kind=plain";
-  static const char w1x4[] = "tile=256x256x64,waves=1x4,stages=2,mfma=32x32x16,splitk=1,path=direct,c=lds,remap=1,"
-                             "groupm=0,kind=plain";
-  static const char w4x2[] = "tile=256x256x64,waves=4x2,stages=2,mfma=32x32x16,splitk=1,path=direct,c=lds,remap=1,"
+  static const char w2x2[] = "tile=256x256x64,waves=2x2,stages=2,mfma=32x32x16,splitk=1,path=direct,c=lds,remap=1,"
                              "groupm=0,kind=plain";
   char db[512], args[1024];
   snprintf(db, sizeof db, "%s/compiled.sqlite", tmpdir());
-  snprintf(args, sizeof args, "tune gemm 4096x4096x4096 --arch mi355x --db '%s' --config %s --refine 2 --json", db,
-           fixed);
+  snprintf(args, sizeof args, "tune gemm 4096x4096x4096 --arch mi355x --db '%s' --json", db);
   tu_run r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
   json_t *j = tu_json(&r);
@@ -769,23 +765,23 @@ START_TEST(test_tune_compiled) {
   ck_assert_ptr_null(json_object_get(json_object_get(j, "best"), "compiled_us"));
   json_decref(j);
   tu_run_free(&r);
-  snprintf(args, sizeof args,
-           "tune gemm 4096x4096x4096 --arch mi355x --db '%s' --config %s --refine 2 --compiled 2 --json", db, fixed);
+  snprintf(args, sizeof args, "tune gemm 4096x4096x4096 --arch mi355x --db '%s' --compiled 4 --json", db);
   r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
   j = tu_json(&r);
   json_t *best = json_object_get(j, "best");
-  ck_assert_str_eq(json_string_value(json_object_get(best, "config")), w1x4);
+  ck_assert_str_eq(json_string_value(json_object_get(best, "config")), w2x2);
   double bc = json_real_value(json_object_get(best, "compiled_us"));
-  ck_assert_msg(fabs(bc - 123.965) < 0.01, "compiled %g us", bc);
-  ck_assert_msg(fabs(json_real_value(json_object_get(best, "time_us")) - 113.108) < 0.01, "scheduled %g us",
+  ck_assert_msg(fabs(bc - 115.72) < 0.01, "compiled %g us", bc);
+  ck_assert_msg(fabs(json_real_value(json_object_get(best, "time_us")) - 110.626) < 0.01, "scheduled %g us",
                 json_real_value(json_object_get(best, "time_us")));
   json_t *cs = json_object_get(j, "candidates");
   int verified = 0;
   for (size_t i = 0; i < json_array_size(cs); i++) {
     json_t *c = json_array_get(cs, i);
     json_t *cu = json_object_get(c, "compiled_us");
-    ck_assert(json_is_null(json_object_get(c, "compiled_note")));
+    json_t *note = json_object_get(c, "compiled_note");
+    ck_assert(json_is_null(note) || strncmp(json_string_value(note), "fails ", 6) == 0);
     /* exactly the simulated candidates were verified, and none compiles faster than the winner */
     ck_assert_int_eq(json_is_real(cu), json_is_real(json_object_get(c, "sim_us")));
     if (json_is_real(cu)) {
@@ -797,28 +793,25 @@ START_TEST(test_tune_compiled) {
       ck_assert(json_real_value(cu) > 1.08 * json_real_value(json_object_get(c, "sim_us")));
     }
   }
-  ck_assert_int_eq(verified, 2);
+  ck_assert_int_eq(verified, 4);
   ck_assert(json_is_true(json_object_get(j, "stored"))); /* although 4x1 was stored as faster */
   json_decref(j);
   tu_run_free(&r);
   snprintf(args, sizeof args, "db show gemm 4096x4096x4096 --arch mi355x --db '%s' --json", db);
   r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
-  j = tu_json(&r);
-  ck_assert_str_eq(json_string_value(json_object_get(j, "config")), w1x4);
-  ck_assert(fabs(json_real_value(json_object_get(j, "compiled_us")) - 123.965) < 0.01);
-  json_decref(j);
+  ck_assert_ptr_nonnull(strstr(r.out, w2x2));
+  ck_assert_ptr_nonnull(strstr(r.out, "\"compiled_us\": 115.72"));
   tu_run_free(&r);
   /* a plain tune, which finds 4x1 faster as simulated, does not undo the verified winner */
-  snprintf(args, sizeof args, "tune gemm 4096x4096x4096 --arch mi355x --db '%s' --config %s --refine 2 --json", db,
-           fixed);
+  snprintf(args, sizeof args, "tune gemm 4096x4096x4096 --arch mi355x --db '%s' --json", db);
   r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
   j = tu_json(&r);
   ck_assert(json_is_false(json_object_get(j, "stored")));
   json_t *kept = json_object_get(j, "kept");
-  ck_assert_str_eq(json_string_value(json_object_get(kept, "config")), w1x4);
-  ck_assert(fabs(json_real_value(json_object_get(kept, "compiled_us")) - 123.965) < 0.01);
+  ck_assert_str_eq(json_string_value(json_object_get(kept, "config")), w2x2);
+  ck_assert(fabs(json_real_value(json_object_get(kept, "compiled_us")) - 115.72) < 0.01);
   json_decref(j);
   tu_run_free(&r);
   /* emit and predict, with nothing stored, choose the same (the tuner's) config */
@@ -828,7 +821,7 @@ START_TEST(test_tune_compiled) {
   r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
   j = tu_json(&r);
-  ck_assert_str_eq(json_string_value(json_object_get(j, "config")), w4x2);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config")), w4x1);
   ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "tuned");
   json_decref(j);
   tu_run_free(&r);
