@@ -57,16 +57,16 @@ int fsim_cmd_micro(int argc, char **argv) {
     case 'i': inst = optarg; break;
     case 'w':
       /* the ranges depend on the part: the benchmarks check them (one message each) */
-      if (fsim_cli_parse_long(CMD, "--waves-per-simd", optarg, INT_MIN, INT_MAX, &wps)) return FSIM_EXIT_USAGE;
+      if (fsim_cli_parse_long(CMD, "--waves-per-simd", optarg, LONG_MIN, LONG_MAX, &wps)) return FSIM_EXIT_USAGE;
       wps_given = 1;
       break;
     case 'd': dependent = 1; break;
     case 'S':
-      if (fsim_cli_parse_long(CMD, "--stride", optarg, INT_MIN, INT_MAX, &stride)) return FSIM_EXIT_USAGE;
+      if (fsim_cli_parse_long(CMD, "--stride", optarg, LONG_MIN, LONG_MAX, &stride)) return FSIM_EXIT_USAGE;
       stride_given = 1;
       break;
     case 'W':
-      if (fsim_cli_parse_long(CMD, "--width", optarg, INT_MIN, INT_MAX, &width)) return FSIM_EXIT_USAGE;
+      if (fsim_cli_parse_long(CMD, "--width", optarg, LONG_MIN, LONG_MAX, &width)) return FSIM_EXIT_USAGE;
       width_given = 1;
       break;
     case 'l': level = optarg; break;
@@ -93,8 +93,8 @@ int fsim_cmd_micro(int argc, char **argv) {
   fsim_err e;
   fsim_err_clear(&e);
   fsim_micro_result m;
-  fsim_status st = kind == 0   ? fsim_micro_mfma(&a, inst, (int)wps, dependent, &m, &e)
-                   : kind == 1 ? fsim_micro_lds(&a, (int)stride, (int)width, &m, &e)
+  fsim_status st = kind == 0   ? fsim_micro_mfma(&a, inst, wps, dependent, &m, &e)
+                   : kind == 1 ? fsim_micro_lds(&a, stride, width, &m, &e)
                    : kind == 2 ? fsim_micro_latency(&a, level, &m, &e)
                                : fsim_micro_bandwidth(&a, level, &m, &e);
   if (st != FSIM_OK) return fsim_cli_report(CMD, &e);

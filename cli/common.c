@@ -23,15 +23,16 @@ void fsim_cli_db_source(const char *label, const char *path) {
   db_named = path;
 }
 
-/* An error line: "flysim CMD: TEXT", with "--db PATH" in TEXT naming where PATH came from
- * when that was $FLYSIM_DB or the default, not the flag. */
+/* An error line: "flysim CMD: TEXT", with "--db PATH" (or "--db 'PATH'") in TEXT naming where
+ * PATH came from when that was $FLYSIM_DB or the default, not the flag. */
 static void error_line(const char *cmd, const char *text) {
   fprintf(stderr, "flysim %s: ", cmd);
-  char flag[PATH_MAX + 8];
   const char *at = NULL;
   if (db_named != NULL && strcmp(db_label, "--db") != 0) {
-    snprintf(flag, sizeof flag, "--db %s", db_named);
-    at = strstr(text, flag);
+    for (const char *p = strstr(text, "--db "); p != NULL && at == NULL; p = strstr(p + 1, "--db ")) {
+      const char *q = p + 5 + (p[5] == '\'');
+      if (strncmp(q, db_named, strlen(db_named)) == 0) at = p;
+    }
   }
   if (at != NULL)
     fprintf(stderr, "%.*s%s %s", (int)(at - text), text, db_label, at + 5);
@@ -41,12 +42,20 @@ static void error_line(const char *cmd, const char *text) {
 }
 
 int fsim_cli_usage_error(const char *cmd, const char *fmt, ...) {
-  char text[2048];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (text == NULL) {
+    fprintf(stderr, "flysim %s: out of memory\n", cmd);
+    return FSIM_EXIT_USAGE;
+  }
+  va_start(ap, fmt);
+  vsnprintf(text, (size_t)n + 1, fmt, ap);
   va_end(ap);
   error_line(cmd, text);
+  free(text);
   return FSIM_EXIT_USAGE;
 }
 

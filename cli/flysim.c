@@ -123,18 +123,12 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < N_COMMANDS; i++) {
     if (strcmp(cmd, commands[i].name) != 0) continue;
-    /* --help anywhere (before a '--') wins over the other arguments, whatever their values: the
-     * command sees its name, its leading words (a verb: 'micro mfma') and --help */
+    /* --help anywhere (before a '--') wins over the other arguments, whatever their values
+     * (a command's help covers its verbs) */
     for (int j = 2; j < argc && strcmp(argv[j], "--") != 0; j++) {
       if (strcmp(argv[j], "--help") != 0 && strcmp(argv[j], "-h") != 0) continue;
-      int words = 1;
-      while (words < argc - 1 && argv[1 + words][0] != '-') words++;
-      char *args[8];
-      int n = 0;
-      for (int w = 0; w < words && w < 6; w++) args[n++] = argv[1 + w];
-      args[n++] = "--help";
-      args[n] = NULL;
-      return finish(commands[i].run(n, args));
+      char *args[] = {argv[1], "--help", NULL};
+      return finish(commands[i].run(2, args));
     }
     return finish(commands[i].run(argc - 1, argv + 1));
   }

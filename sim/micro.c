@@ -43,7 +43,7 @@ static fsim_status run_warm(const fsim_arch *a, fsim_wprog *wp, int warm, fsim_s
   return st;
 }
 
-fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, int waves_per_simd, int dependent,
+fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, long wps, int dependent,
                             fsim_micro_result *out, fsim_err *e) {
   memset(out, 0, sizeof *out);
   const fsim_mfma_entry *m = fsim_arch_find_mfma(a, inst);
@@ -54,9 +54,10 @@ fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, int waves_per_
   /* the benchmark is one workgroup: at most cu.max_workgroup_size work-items over the CU's SIMDs */
   int most = (a->cu.max_workgroup_size / a->cu.wave_size) / a->cu.simds;
   if (most > a->cu.waves_per_simd) most = a->cu.waves_per_simd;
-  if (waves_per_simd < 1 || waves_per_simd > most)
-    return FSIM_ERR(e, FSIM_EINVAL, "--waves-per-simd %d: out of range [1, %d] (one workgroup of at most %d work-items)",
-                    waves_per_simd, most, a->cu.max_workgroup_size);
+  if (wps < 1 || wps > most)
+    return FSIM_ERR(e, FSIM_EINVAL, "--waves-per-simd %ld: out of range [1, %d] (one workgroup of at most %d work-items)",
+                    wps, most, a->cu.max_workgroup_size);
+  const int waves_per_simd = (int)wps;
   const int per_wave = 512, chains = 4;
   fsim_wprog wp;
   fsim_status st = setup(&wp, a, "micro_mfma", 1, waves_per_simd * a->cu.simds, 0, e);
@@ -92,18 +93,19 @@ fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, int waves_per_
   return FSIM_OK;
 }
 
-fsim_status fsim_micro_lds(const fsim_arch *a, int stride, int width_bits, fsim_micro_result *out, fsim_err *e) {
+fsim_status fsim_micro_lds(const fsim_arch *a, long stride_arg, long width_bits, fsim_micro_result *out, fsim_err *e) {
   memset(out, 0, sizeof *out);
   if (width_bits != 32 && width_bits != 64 && width_bits != 128)
-    return FSIM_ERR(e, FSIM_EINVAL, "--width %d: expected 32, 64 or 128", width_bits);
-  int width = width_bits / 8;
+    return FSIM_ERR(e, FSIM_EINVAL, "--width %ld: expected 32, 64 or 128", width_bits);
+  int width = (int)width_bits / 8;
   /* the wave's lanes at the stride, the last one's access included, within a workgroup's LDS */
   int most = (a->lds.max_bytes_per_wg - width) / (a->cu.wave_size - 1) / 4 * 4;
-  if (stride < width || stride % 4 != 0 || stride > most)
+  if (stride_arg < width || stride_arg % 4 != 0 || stride_arg > most)
     return FSIM_ERR(e, FSIM_EINVAL,
-                    "--stride %d: expected a multiple of 4 from %d to %d bytes (a wave's %d lanes within the %d bytes of "
+                    "--stride %ld: expected a multiple of 4 from %d to %d bytes (a wave's %d lanes within the %d bytes of "
                     "LDS)",
-                    stride, width, most, a->cu.wave_size, a->lds.max_bytes_per_wg);
+                    stride_arg, width, most, a->cu.wave_size, a->lds.max_bytes_per_wg);
+  const int stride = (int)stride_arg;
   int64_t span = (int64_t)stride * (a->cu.wave_size - 1) + width;
   fsim_wprog wp;
   fsim_status st = setup(&wp, a, "micro_lds", 1, 1, (int)span, e);

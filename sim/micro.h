@@ -20,10 +20,10 @@ typedef struct fsim_micro_result {
  * cycles_per_instr: cycles between instructions on a SIMD (all its waves' together);
  * expected: the pipe's cycles, or for dependent MFMAs the latency shared by the SIMD's waves
  * (latency / waves_per_simd) when that is longer. */
-fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, int waves_per_simd, int dependent,
+fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, long waves_per_simd, int dependent,
                             fsim_micro_result *out, fsim_err *e);
 /* One wave reading width_bits per lane at lane * stride bytes. expected: cycles per read. */
-fsim_status fsim_micro_lds(const fsim_arch *a, int stride, int width_bits, fsim_micro_result *out, fsim_err *e);
+fsim_status fsim_micro_lds(const fsim_arch *a, long stride, long width_bits, fsim_micro_result *out, fsim_err *e);
 /* Pointer-chase latency at level l1, l2, mall or hbm. expected: the arch's latency. */
 fsim_status fsim_micro_latency(const fsim_arch *a, const char *level, fsim_micro_result *out, fsim_err *e);
 /* Whole-GPU streaming bandwidth at level lds, l1, l2, mall or hbm, TB/s at the sustained

@@ -474,8 +474,9 @@ START_TEST(test_asm_reader) {
   static const struct {
     const char *value;
     long long bytes;
-  } lds[] = {{"65536", 65536}, {"0x100", 256}, {"-5", -1}, {"999999999999", -1}, {"12x", -1}};
-  for (int i = 0; i < 5; i++) {
+  } lds[] = {{"65536", 65536}, {"0x100", 256}, {"010", 10}, {"-5", -1}, {"999999999999", -1}, {"12x", -1},
+             {"\n1024", -1}};
+  for (int i = 0; i < 7; i++) {
     char text[512];
     snprintf(text, sizeof text,
              "k:\n\ts_nop 0\n\ts_endpgm\n\t.amdhsa_kernel k\n\t\t.amdhsa_group_segment_fixed_size %s\n"

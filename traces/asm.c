@@ -570,9 +570,12 @@ static fsim_status descriptor_lds(parser *p, const char *text, const char *name,
     const char *g = strstr(n, ".amdhsa_group_segment_fixed_size");
     if (g == NULL || (end && g > end)) return FSIM_OK;
     const char *v = g + strlen(".amdhsa_group_segment_fixed_size");
-    char *after;
+    while (*v == ' ' || *v == '\t') v++;
+    /* decimal, as clang writes it, or 0x hex; not octal, not on the next line */
+    int hex = v[0] == '0' && (v[1] == 'x' || v[1] == 'X');
+    char *after = (char *)v;
     errno = 0;
-    long long x = strtoll(v, &after, 0);
+    long long x = isdigit((unsigned char)*v) ? strtoll(v, &after, hex ? 16 : 10) : -1;
     while (*after == ' ' || *after == '\t' || *after == '\r') after++;
     if (after == v || errno != 0 || x < 0 || x > INT32_MAX || (*after != '\n' && *after != '\0')) {
       int line = 1;

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +245,13 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
   }
   static unsigned counter;
   int fd = -1;
+  /* no stop signal between the file's creation and its registration (the handler would miss it) */
+  sigset_t stops, was;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  sigaddset(&stops, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &stops, &was);
   for (int tries = 0; tries < 100 && fd < 0; tries++) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -253,6 +262,7 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd >= 0) pending_add(o->tmp);
+  pthread_sigmask(SIG_SETMASK, &was, NULL);
   if (fd >= 0 && (o->f = fdopen(fd, "w")) == NULL) {
     int err = errno;
     close(fd);
