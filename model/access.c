@@ -9,17 +9,18 @@ int fsim_lds_bank_cycles(const fsim_arch *a, const int32_t *offsets, uint64_t ac
                          int *degree) {
   const fsim_lane_phases *ph = fsim_arch_lds_phases(a, width);
   const int banks = a->lds.banks, bank_bytes = a->lds.bank_bytes;
-  const int words = (width + bank_bytes - 1) / bank_bytes;
   int total = 0, worst = 0;
   /* A phase costs as many cycles as its busiest bank has distinct words (lanes reading the
-   * same word share it).  The distinct words of a phase go into a small open-addressing set
-   * (at most wave_size lanes x 4 words, so 512 slots keep it at most half full); each new
-   * word counts once for its bank. */
-  enum { SLOTS = 512 };
+   * same word share it); a lane's access covers the words from its first byte's to its last
+   * byte's (one more than width / bank_bytes when it is not aligned to a word).  The distinct
+   * words of a phase go into a small open-addressing set (at most 64 lanes x 17 words, a
+   * 16-byte access on 1-byte banks, 1,088 of 2,048 slots); each new word counts once for its
+   * bank. */
+  enum { SLOTS = 2048 };
   int64_t slot[SLOTS];
   uint8_t used[SLOTS]; /* the phase (+1) that filled the slot: no clearing between phases */
   int cnt[1024];       /* lds.banks is at most 1024 (model/arch.c) */
-  int touched[FSIM_MAX_WAVE * 4], ntouched = 0;
+  int touched[1024], ntouched = 0; /* the banks counted in this phase */
   memset(used, 0, sizeof used);
   memset(cnt, 0, (size_t)banks * sizeof cnt[0]);
   for (int f = 0; f < ph->n; f++) {
@@ -27,11 +28,11 @@ int fsim_lds_bank_cycles(const fsim_arch *a, const int32_t *offsets, uint64_t ac
     int deg = 0;
     for (int lane = 0; lane < a->cu.wave_size; lane++) {
       if (ph->of_lane[lane] != f || !((active >> lane) & 1)) continue;
-      int64_t addr = base + offsets[lane];
+      int64_t addr = base + offsets[lane], end = addr + width - 1;
       int64_t first = addr >= 0 ? addr / bank_bytes : -((-addr + bank_bytes - 1) / bank_bytes);
-      for (int k = 0; k < words; k++) {
-        int64_t w = first + k;
-        uint64_t h = ((uint64_t)w * 0x9E3779B97F4A7C15ULL) >> 55; /* 9 bits: 0..511 */
+      int64_t last = end >= 0 ? end / bank_bytes : -((-end + bank_bytes - 1) / bank_bytes);
+      for (int64_t w = first; w <= last; w++) {
+        uint64_t h = ((uint64_t)w * 0x9E3779B97F4A7C15ULL) >> 53; /* 11 bits: 0..2047 */
         while (used[h] == mark && slot[h] != w) h = (h + 1) & (SLOTS - 1);
         if (used[h] == mark) continue; /* a word another lane already reads */
         used[h] = mark;

@@ -77,6 +77,11 @@ START_TEST(test_lds_conflict_degrees) {
   for (int l = 0; l < 64; l++) off[l] = l * 256;
   ck_assert_int_eq(fsim_lds_bank_cycles(&a, off, ~0ULL, 0, 16, &deg), 64);
   ck_assert_int_eq(deg, 16);
+  /* an access not aligned to a bank word covers the word it spills into: 4-byte reads at
+   * 4l + 2 touch words 0..64, and bank 0 delivers words 0 and 64 (one phase of 64 lanes) */
+  for (int l = 0; l < 64; l++) off[l] = l * 4;
+  ck_assert_int_eq(fsim_lds_bank_cycles(&a, off, ~0ULL, 2, 4, &deg), 2);
+  ck_assert_int_eq(deg, 2);
   /* a 128-byte stride: 16 lanes over 2 groups of 4 banks, 8-way, on gfx950 */
   for (int l = 0; l < 64; l++) off[l] = l * 128;
   fsim_lds_bank_cycles(&a, off, ~0ULL, 0, 16, &deg);
@@ -593,6 +598,24 @@ START_TEST(test_barrier_semantics) {
   r = sim_ok(&a, &wp, NULL);
   ck_assert_int_ge(r.cycles, 1000 * a.issue.valu_latency);
   ck_assert_msg(r.stall[FSIM_STALL_BARRIER] >= 1000.0 * a.issue.valu_latency - 16, "%.0f", r.stall[FSIM_STALL_BARRIER]);
+  fsim_wprog_free(&wp);
+}
+END_TEST
+
+/* A wave that lowers its priority in a slot moves behind waves the slot's walk has passed;
+ * they still get their turn in that slot.  Waves 0 and 4 share SIMD 0: at slot 8, wave 4
+ * (priority 3, first) lowers itself to 0 and issues a SALU; wave 0, ready at 8, issues its
+ * VALU there (another issue type) and ends at 12.  The walk once skipped it to 12 (16 cycles,
+ * 4 of them charged to no stall reason). */
+START_TEST(test_setprio_in_the_walk) {
+  fsim_arch a = arch_of("mi355x");
+  const char *text = "kernel k\ngrid 1\nwaves 5\nprogram waves=0\n  nop 8\n  valu a\nprogram waves=4\n"
+                     "  setprio 3\n  salu a\n  salu b\n  setprio 0\n  salu c\nprogram waves=1-3\n  nop 1\n";
+  fsim_wprog wp;
+  fsim_err e;
+  ck_assert(fsim_wprog_parse_string(&wp, text, "t", &a, &e) == FSIM_OK);
+  fsim_sim_result r = sim_ok(&a, &wp, NULL);
+  ck_assert_int_eq(r.cycles, 12);
   fsim_wprog_free(&wp);
 }
 END_TEST
@@ -1155,6 +1178,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_loops_stay_compressed);
   tcase_add_test(tc, test_parse_errors);
   tcase_add_test(tc, test_barrier_semantics);
+  tcase_add_test(tc, test_setprio_in_the_walk);
   tcase_add_test(tc, test_window_bound);
   tcase_add_test(tc, test_deferred_memory_exact);
   tcase_add_test(tc, test_fast_paths_exact);
