@@ -146,11 +146,11 @@ START_TEST(test_overrides) {
    * refused alone, accepted with the latency raised too, in either order */
   fsim_arch s1;
   load_ok(&s1, "mi355x");
-  const char *passes_first[] = {"mfma.v_mfma_f32_16x16x32_bf16.passes=8", "mfma.v_mfma_f32_16x16x32_bf16.latency=44"};
+  const char *passes_first[] = {"mfma.v_mfma_f32_16x16x32_bf16.passes=16", "mfma.v_mfma_f32_16x16x32_bf16.latency=80"};
   ck_assert_int_eq(fsim_arch_set_all(&s1, passes_first, 1, &e), FSIM_EINVAL);
   load_ok(&s1, "mi355x");
   ck_assert_int_eq(fsim_arch_set_all(&s1, passes_first, 2, &e), FSIM_OK);
-  ck_assert_int_eq(s1.mfma[fsim_arch_find_mfma(&s1, "v_mfma_f32_16x16x32_bf16") - s1.mfma].latency, 44);
+  ck_assert_int_eq(s1.mfma[fsim_arch_find_mfma(&s1, "v_mfma_f32_16x16x32_bf16") - s1.mfma].latency, 80);
   /* the part's identity: its values that differ from the shipped part's, in the loader's order,
    * however they were given */
   char name[256], changes[900];
@@ -273,8 +273,8 @@ START_TEST(test_loader_errors) {
   expect_file_error("clock_ghz = 2.4", "clock_ghz = 99", "[device] clock_ghz: 99 is out of range [0.1, 10]", 0);
   expect_file_error("isa = cdna4", "isa = cdna9", "[device] isa: 'cdna9' is not one of cdna3|cdna4|rdna4", 0);
   expect_file_error("a_type = bf16", "a_type = bf17", "[mfma.v_mfma_f32_16x16x32_bf16] a_type: 'bf17' is not a data type", 0);
-  expect_file_error("latency = 28", "latency = 8",
-                    "[mfma.v_mfma_f32_16x16x32_bf16] latency: 8 is shorter than its 16 pipe cycles", 0);
+  expect_file_error("passes = 4\nlatency = 32", "passes = 4\nlatency = 8",
+                    "[mfma.v_mfma_f32_16x16x32_bf16] latency: 8 is shorter than its 16 pipe cycles", 1);
   /* two entries of one instruction and operand types: which one a lookup finds is ambiguous */
   expect_file_error("inst = v_mfma_f32_32x32x16_bf16\n", "inst = v_mfma_f32_16x16x32_bf16\n",
                     "[mfma.v_mfma_f32_32x32x16_bf16] inst: v_mfma_f32_16x16x32_bf16 with these operand types is also "
