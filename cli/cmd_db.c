@@ -66,7 +66,14 @@ static void entry_print(const fsim_db_entry *en) {
 }
 
 /* The report's first line: what produced it and from which file. */
-static void print_source(const char *path) { printf("# flysim %s  db %s\n", PACKAGE_VERSION, path); }
+/* The report's first line: what produced it, the database, and the part it is filtered by (its
+ * file and --set overrides, as other commands' reports give them) */
+static void print_source(const char *path, const fsim_arch *a) {
+  if (a == NULL) printf("# flysim %s  db %s\n", PACKAGE_VERSION, path);
+  else
+    printf("# flysim %s  db %s  arch %s (%s)  file %s  overrides %s\n", PACKAGE_VERSION, path, a->device.name,
+           a->device.gfx, a->file, a->overrides[0] ? a->overrides : "none");
+}
 
 static void header(void) {
   printf("%-10s %-12s %-20s %-9s %-3s %-5s %10s %11s %8s  %-8s %-7s %s\n", "arch", "op", "shape", "dtype", "lay", "c",
@@ -163,11 +170,11 @@ int fsim_cmd_db(int argc, char **argv) {
     }
     if (json) {
       json_t *o = entry_json(&got);
-      json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
+      json_object_set_new(o, "produced_by", fsim_cli_provenance(&g.a));
       json_object_set_new(o, "db", json_string(path));
       return fsim_cli_print_json(o);
     }
-    print_source(path);
+    print_source(path, &g.a);
     header();
     entry_print(&got);
     return FSIM_EXIT_OK;
@@ -198,7 +205,7 @@ int fsim_cmd_db(int argc, char **argv) {
   json_t *arr = json_array();
   int shown = 0;
   if (!json && strcmp(verb, "list") == 0) {
-    print_source(path);
+    print_source(path, g.arch ? &g.a : NULL);
     header();
   }
   for (int i = 0; i < n; i++) {
@@ -211,7 +218,7 @@ int fsim_cmd_db(int argc, char **argv) {
   if (strcmp(verb, "list") == 0) {
     if (json) {
       json_t *o = json_object();
-      json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
+      json_object_set_new(o, "produced_by", fsim_cli_provenance(g.arch ? &g.a : NULL));
       json_object_set_new(o, "db", json_string(path));
       json_object_set_new(o, "entries", arr);
       return fsim_cli_print_json(o);

@@ -234,27 +234,30 @@ static void progress(int done, int total, const char *what) {
  * identity, so a changed arch file or --set is another key; another version's winner is
  * always replaced, and so is one whose config is not a legal plan now (predict would not use
  * it) or whose row is damaged. */
+/* A stored winner that is no longer a legal plan (the space changed) is replaced whatever it
+ * is; fsim_db_put_unless asks this inside its write transaction. */
+typedef struct overrule_ctx {
+  const fsim_arch *a;
+  const fsim_gemm_problem *pr;
+} overrule_ctx;
+
+static int stored_illegal(const fsim_db_entry *old, void *vctx) {
+  const overrule_ctx *c = vctx;
+  fsim_err why;
+  return strcmp(old->backend, "fallback") != 0 && !fsim_predict_stored_legal(c->a, c->pr, old->config, NULL, &why);
+}
+
 static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *e) {
-  fsim_db_entry en, old;
+  fsim_db_entry en;
   double t = best_us(o);
   fsim_predict_db_entry(a, &o->pr, o->fallback ? "" : o->r.cand[o->r.best].config, o->fallback ? "fallback" : "flydsl",
                         t, fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12, o->fallback ? 0 : o->r.cand[o->r.best].model_us, &en);
   en.compiled_us = compiled_us(o); /* 0 unless --compiled verified it */
-  int found = 0, keep_faster = 1;
-  fsim_status st = fsim_db_get(db, &en, &old, &found, e);
-  if (st != FSIM_OK && fsim_db_damaged(db)) {
-    /* a damaged row (edited by hand) under this key: the new winner replaces it */
-    st = FSIM_OK;
-    found = 0;
-    keep_faster = 0;
-    fsim_err_clear(e);
-  }
-  if (st != FSIM_OK) return st;
-  fsim_err why;
-  if (found && strcmp(old.backend, "fallback") != 0 && !fsim_predict_stored_legal(a, &o->pr, old.config, NULL, &why))
-    keep_faster = 0;
-  st = fsim_db_put(db, &en, keep_faster, &o->stored, e);
-  found = 0;
+  /* a damaged row (edited by hand) or a stored config that is no longer legal is replaced;
+   * otherwise the better winner stays (decided in the write's transaction) */
+  overrule_ctx oc = {.a = a, .pr = &o->pr};
+  fsim_status st = fsim_db_put_unless(db, &en, stored_illegal, &oc, &o->stored, e);
+  int found = 0;
   if (st == FSIM_OK && !o->stored) st = fsim_db_get(db, &en, &o->kept, &found, e);
   /* removed since, or the same winner again (a repeated tune): nothing to report */
   if (st == FSIM_OK && !o->stored && (!found || strcmp(o->kept.config, en.config) == 0)) o->stored = 1;

@@ -38,7 +38,7 @@
 
 static const fsim_arch_key arch_keys[] = {
     KS("device", "name", A_OFF(device.name), FSIM_ARCH_NAME_LEN, 0, "marketing name of the part"),
-    KS("device", "gfx", A_OFF(device.gfx), 16, 0, "LLVM target name (gfx950)"),
+    KS("device", "gfx", A_OFF(device.gfx), 16, 0, "LLVM target name (gfx950, gfx942, gfx1201)"),
     KS("device", "aliases", A_OFF(device.aliases), FSIM_ARCH_NAME_LEN, 1,
        "other names the part answers to, space-separated"),
     KE("device", "isa", A_OFF(device.isa), "cdna3|cdna4|rdna4", "instruction-set family"),

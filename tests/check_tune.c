@@ -465,6 +465,22 @@ START_TEST(test_db_schema_1) {
   free(before);
   free(after);
   sql_is(path, "SELECT value FROM meta WHERE key = 'schema';", "1");
+  /* a write that stores nothing (a slower winner of the stored one's version) leaves it too */
+  before = fsim_file_read(path, &n0);
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_entry slower = entry("mi355x", 1, "slower", 6.0);
+  strcpy(slower.version, "0.3.0");
+  int stored = -1;
+  ck_assert(fsim_db_put(db, &slower, 1, &stored, &e) == FSIM_OK);
+  ck_assert_int_eq(stored, 0);
+  ck_assert(fsim_db_get(db, &slower, &got, &found, &e) == FSIM_OK && found);
+  ck_assert_str_eq(got.config, "old");
+  fsim_db_close(db);
+  after = fsim_file_read(path, &n1);
+  ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
+  free(before);
+  free(after);
+  sql_is(path, "SELECT value FROM meta WHERE key = 'schema';", "1");
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
   fsim_db_entry en = entry("mi355x", 1, "new", 4.0);
   en.compiled_us = 4.5;
@@ -486,6 +502,35 @@ START_TEST(test_db_schema_1) {
     ck_assert_int_eq(fsim_db_open(&db, path, create, &e), FSIM_EINVAL);
     ck_assert_str_eq(e.msg, want);
   }
+}
+END_TEST
+
+/* fsim_db_put_unless judges the stored winner inside its write: one the caller's test overrules
+ * (a config no longer legal) is replaced even by a slower winner, but a better one another
+ * writer stored since is kept (tune once read the row first and then replaced it blindly). */
+static int overrule_illegal(const fsim_db_entry *old, void *ctx) {
+  (void)ctx;
+  return strcmp(old->config, "illegal") == 0;
+}
+
+START_TEST(test_db_put_unless) {
+  const char *path = db_path();
+  fsim_db *db;
+  fsim_err e;
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_entry illegal = entry("mi355x", 1, "illegal", 0.5), better = entry("mi355x", 1, "better", 3.305),
+                mine = entry("mi355x", 1, "mine", 3.328), got;
+  int stored = -1, found;
+  ck_assert(fsim_db_put(db, &illegal, 0, NULL, &e) == FSIM_OK);
+  ck_assert(fsim_db_put_unless(db, &mine, overrule_illegal, NULL, &stored, &e) == FSIM_OK);
+  ck_assert_int_eq(stored, 1); /* the illegal row goes, although it was faster */
+  ck_assert(fsim_db_put(db, &illegal, 0, NULL, &e) == FSIM_OK);
+  ck_assert(fsim_db_put(db, &better, 0, NULL, &e) == FSIM_OK); /* another tuner, in between */
+  ck_assert(fsim_db_put_unless(db, &mine, overrule_illegal, NULL, &stored, &e) == FSIM_OK);
+  ck_assert_int_eq(stored, 0);
+  ck_assert(fsim_db_get(db, &mine, &got, &found, &e) == FSIM_OK && found);
+  ck_assert_str_eq(got.config, "better");
+  fsim_db_close(db);
 }
 END_TEST
 
@@ -1289,6 +1334,17 @@ START_TEST(test_cli_db_safety) {
   ck_assert_str_eq(r.err, "flysim db: $FLYSIM_DB /: is a directory\n");
   tu_run_free(&r);
   unsetenv("FLYSIM_DB");
+  /* a dangling symbolic link is refused by readers too, not read as a missing database */
+  const char *dangling = db_path();
+  ck_assert(symlink("/nonexistent-flysim-target.db", dangling) == 0);
+  snprintf(args, sizeof args, "db list --db %s", dangling);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  char lwant[600];
+  snprintf(lwant, sizeof lwant, "flysim db: --db %s: a symbolic link to a file that does not exist\n", dangling);
+  ck_assert_str_eq(r.err, lwant);
+  tu_run_free(&r);
+  unlink(dangling);
   /* -o goes with export only */
   r = tu_flysim("db show gemm 64x64x64 --arch mi355x --db /nonexistent -o x.json");
   ck_assert_int_eq(r.status, 2);
@@ -1478,6 +1534,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_db_verified_winners);
   tcase_add_test(tc, test_db_schema_1);
   tcase_add_test(tc, test_db_keep_faster);
+  tcase_add_test(tc, test_db_put_unless);
   tcase_add_test(tc, test_db_readers_write_nothing);
   tcase_add_test(tc, test_db_concurrent_writers);
   tcase_add_test(tc, test_db_killed_writer);

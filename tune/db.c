@@ -173,9 +173,10 @@ fsim_status fsim_db_check_path(const char *path, int create, fsim_err *e) {
     return FSIM_OK;
   }
   if (errno != ENOENT) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: %s", path, strerror(errno));
-  if (!create) return FSIM_ERR(e, FSIM_ENOENT, "--db %s: no such file", path);
+  /* a dangling link is a mistake for readers and writers alike, not a missing database */
   if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: a symbolic link to a file that does not exist", path);
+  if (!create) return FSIM_ERR(e, FSIM_ENOENT, "--db %s: no such file", path);
   return FSIM_OK;
 }
 
@@ -307,14 +308,32 @@ static void bind_key(sqlite3_stmt *q, const fsim_db_entry *k) {
   sqlite3_bind_text(q, 10, k->layout, -1, SQLITE_TRANSIENT);
 }
 
-fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, int *stored, fsim_err *e) {
+static fsim_status put(fsim_db *db, const fsim_db_entry *en, int keep_faster,
+                       int (*overrule)(const fsim_db_entry *old, void *ctx), void *ctx, int *stored, fsim_err *e) {
   sqlite3_stmt *q = NULL;
   if (stored) *stored = 0;
   if (sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK) return db_err(db, e, "cannot write");
   /* the schema as it is now (another writer may have migrated the file), and a schema-1 file
-   * migrated by this write */
+   * migrated by this write (undone below when the write changes nothing) */
   fsim_status mst = check_flysim(db, 0, e);
-  if (mst == FSIM_OK && db->schema == 1) mst = migrate_1_to_2(db, e);
+  int migrated = mst == FSIM_OK && db->schema == 1;
+  if (migrated) mst = migrate_1_to_2(db, e);
+  if (mst == FSIM_OK && keep_faster && overrule != NULL) {
+    /* the stored entry as it is now, inside this transaction */
+    fsim_db_entry old;
+    int found = 0;
+    fsim_err ge;
+    fsim_err_clear(&ge);
+    mst = fsim_db_get(db, en, &old, &found, &ge);
+    if (mst != FSIM_OK && db->damaged) {
+      mst = FSIM_OK; /* a damaged row: the new winner replaces it */
+      keep_faster = 0;
+    } else if (mst != FSIM_OK) {
+      if (e) *e = ge;
+    } else if (found && overrule(&old, ctx)) {
+      keep_faster = 0;
+    }
+  }
   if (mst != FSIM_OK) {
     sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
     return mst;
@@ -351,13 +370,31 @@ fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, i
       sqlite3_bind_double(q, 17, en->compiled_us);
     else
       sqlite3_bind_null(q, 17);
+    int changed = 0;
     if (sqlite3_step(q) != SQLITE_DONE) st = db_err(db, e, "cannot write");
-    else if (stored) *stored = sqlite3_changes(db->h) > 0;
+    else changed = sqlite3_changes(db->h) > 0;
+    if (stored) *stored = changed;
+    /* nothing stored: a schema-1 file stays as it was (the migration is rolled back) */
+    if (st == FSIM_OK && !changed && migrated) {
+      sqlite3_finalize(q);
+      sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
+      db->schema = 1;
+      return FSIM_OK;
+    }
   }
   sqlite3_finalize(q);
   if (st == FSIM_OK && sqlite3_exec(db->h, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) st = db_err(db, e, "cannot commit");
   if (st != FSIM_OK) sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
   return st;
+}
+
+fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, int *stored, fsim_err *e) {
+  return put(db, en, keep_faster, NULL, NULL, stored, e);
+}
+
+fsim_status fsim_db_put_unless(fsim_db *db, const fsim_db_entry *en, int (*overrule)(const fsim_db_entry *old, void *ctx),
+                               void *ctx, int *stored, fsim_err *e) {
+  return put(db, en, 1, overrule, ctx, stored, e);
 }
 
 /* A number column: finite, and >= 0 when nonneg is 1, > 0 when it is 2; NULL only where allowed. */

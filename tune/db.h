@@ -36,6 +36,13 @@ void fsim_db_close(fsim_db *db);
  * search of part of the space must not replace a better winner, nor a simulated winner a
  * verified one).  *stored (may be NULL) is 1 when the entry was written. */
 fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, int *stored, fsim_err *e);
+/* fsim_db_put with keep_faster, except that the stored entry is replaced whatever it is when
+ * it is damaged or overrule(stored entry, ctx) says so (a config that is no longer legal):
+ * decided in the write's transaction, so that another writer's better winner, stored since
+ * the caller last looked, is judged, not overwritten blindly.  A schema-1 file that this
+ * write leaves unchanged is not migrated either. */
+fsim_status fsim_db_put_unless(fsim_db *db, const fsim_db_entry *en, int (*overrule)(const fsim_db_entry *old, void *ctx),
+                               void *ctx, int *stored, fsim_err *e);
 /* Looks up the entry with key's key fields; *found is 0 when there is none. */
 fsim_status fsim_db_get(fsim_db *db, const fsim_db_entry *key, fsim_db_entry *out, int *found, fsim_err *e);
 /* All entries in key order; the caller frees *out. */
