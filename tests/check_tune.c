@@ -421,6 +421,15 @@ START_TEST(test_db_verified_winners) {
 }
 END_TEST
 
+/* 1 when the file at path holds exactly the n bytes at want. */
+static int same_bytes(const char *path, const char *want, size_t n) {
+  size_t got_n;
+  char *got = fsim_file_read(path, &got_n);
+  int same = got != NULL && got_n == n && memcmp(got, want, n) == 0;
+  free(got);
+  return same;
+}
+
 /* A file of flysim 0.3 and before (schema 1: no compiled_us column) is read as it is, left as
  * it is by a writer that stores nothing, and gets the column, its rows kept, at the first
  * write; a schema-1 file whose table is not schema 1's is refused, not migrated. */
@@ -442,7 +451,7 @@ START_TEST(test_db_schema_1) {
                    NULL, NULL, NULL),
       SQLITE_OK);
   sqlite3_close(h);
-  size_t n0, n1;
+  size_t n0;
   char *before = fsim_file_read(path, &n0);
   fsim_db *db;
   fsim_err e;
@@ -453,20 +462,11 @@ START_TEST(test_db_schema_1) {
   ck_assert(n == 1 && strcmp(all[0].config, "old") == 0 && all[0].compiled_us == 0);
   free(all);
   fsim_db_close(db);
-  char *after = fsim_file_read(path, &n1);
-  ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
-  free(before);
-  free(after);
-  before = fsim_file_read(path, &n0);
+  ck_assert(same_bytes(path, before, n0));
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK); /* a writer that stores nothing */
   fsim_db_close(db);
-  after = fsim_file_read(path, &n1);
-  ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
-  free(before);
-  free(after);
-  sql_is(path, "SELECT value FROM meta WHERE key = 'schema';", "1");
+  ck_assert(same_bytes(path, before, n0));
   /* a write that stores nothing (a slower winner of the stored one's version) leaves it too */
-  before = fsim_file_read(path, &n0);
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
   fsim_db_entry slower = entry("mi355x", 1, "slower", 6.0);
   strcpy(slower.version, "0.3.0");
@@ -476,10 +476,8 @@ START_TEST(test_db_schema_1) {
   ck_assert(fsim_db_get(db, &slower, &got, &found, &e) == FSIM_OK && found);
   ck_assert_str_eq(got.config, "old");
   fsim_db_close(db);
-  after = fsim_file_read(path, &n1);
-  ck_assert(n0 == n1 && memcmp(before, after, n0) == 0);
+  ck_assert(same_bytes(path, before, n0));
   free(before);
-  free(after);
   sql_is(path, "SELECT value FROM meta WHERE key = 'schema';", "1");
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
   fsim_db_entry en = entry("mi355x", 1, "new", 4.0);
