@@ -31,7 +31,9 @@ static void error_line(const char *cmd, const char *text) {
   if (db_named != NULL && strcmp(db_label, "--db") != 0) {
     for (const char *p = strstr(text, "--db "); p != NULL && at == NULL; p = strstr(p + 1, "--db ")) {
       const char *q = p + 5 + (p[5] == '\'');
-      if (strncmp(q, db_named, strlen(db_named)) == 0) at = p;
+      size_t n = strlen(db_named);
+      /* the whole path: it ends where the message's does (':', a quote, a space or the end) */
+      if (strncmp(q, db_named, n) == 0 && strchr(":' ", q[n]) != NULL) at = p;
     }
   }
   if (at != NULL)

@@ -687,6 +687,41 @@ fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gem
 
 /* ---- the summary ------------------------------------------------------------------------------ */
 
+/* The MFMAs of a k step issued after the last LDS read that the next step's first MFMA waits
+ * for (its A and B fragments), averaged over the steps after the first: what hides that read's
+ * latency.  Replays the order the wave program's default K step emits (gemm_wprog.c: copies,
+ * then rounds of one read and per = MFMAs / reads of a step MFMAs, a read of step kk waiting
+ * for the MFMAs of kk-2, an MFMA of kk for all reads of kk, and the next item in dependence
+ * order when a round makes no progress) over at most three steps. */
+static double kstep_hiding_mfmas(const fsim_gemm_plan *p) {
+  enum { MAX_ITEMS = 2048 };
+  const int ra = p->op[0].reads_per_frag, rb = p->op[1].reads_per_frag;
+  const int R = p->rm * ra + p->rn * rb, M = p->rm * p->rn;
+  const int steps = p->ki < 3 ? p->ki : 3;
+  if (steps < 2 || R <= 0 || M <= 0 || steps * (R + M) > MAX_ITEMS) return 1;
+  const int per = M / R > 1 ? M / R : 1, nread = steps * R, nmfma = steps * M;
+  int read_pos[MAX_ITEMS], mfma_pos[MAX_ITEMS];
+  int ri = 0, mi = 0, pos = 0;
+  while (ri < nread || mi < nmfma) {
+    int progressed = 0;
+    if (ri < nread && !(ri / R >= 2 && mi < (ri / R - 1) * M)) read_pos[ri++] = pos++, progressed = 1;
+    for (int c = 0; c < per && mi < nmfma && ri >= (mi / M + 1) * R; c++) mfma_pos[mi++] = pos++, progressed = 1;
+    if (!progressed) {
+      if (ri < nread && (ri / R < 2 || mi >= (ri / R - 1) * M)) read_pos[ri++] = pos++;
+      else if (mi < nmfma) mfma_pos[mi++] = pos++;
+      else break;
+    }
+  }
+  double sum = 0;
+  for (int st = 1; st < steps; st++) {
+    int last = read_pos[st * R + ra - 1]; /* A's first fragment */
+    int b0 = read_pos[st * R + p->rm * ra + rb - 1]; /* B's first fragment */
+    if (b0 > last) last = b0;
+    for (int m = (st - 1) * M; m < st * M; m++) sum += mfma_pos[m] > last;
+  }
+  return sum / (steps - 1);
+}
+
 void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   const fsim_schedule *sc = &p->s;
   const fsim_arch *a = p->a;
@@ -740,9 +775,7 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   s->mfma_cycles = fsim_mfma_cycles(a, p->mfma);
   s->mfma_latency = p->mfma->latency;
   s->lds_reads_per_wave = p->ki * (p->rm * p->op[0].reads_per_frag + p->rn * p->op[1].reads_per_frag);
-  /* a k step reads A's fragments, then B's (gemm_wprog.c); its first MFMA needs A0 and B0, so
-   * the rest of B's reads come after the last one it waits for */
-  s->kstep_reads_after_first = (p->rn - 1) * p->op[1].reads_per_frag;
+  s->kstep_hiding_mfmas = kstep_hiding_mfmas(p);
   s->lds_read_bytes_per_wave = (int64_t)p->ki * p->wave_size *
                                (p->rm * p->op[0].reads_per_frag * p->op[0].lread->bytes +
                                 p->rn * p->op[1].reads_per_frag * p->op[1].lread->bytes);

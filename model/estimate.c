@@ -45,19 +45,16 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
   o->t_lds = dmax(bank, port);
   o->t_issue = waves_per_simd * (s->lds_reads_per_wave + s->vmem_per_wave) * a->issue.issue_period;
   /* The k steps' chain on a SIMD.  A wave reads the fragments of k step kk+1 among the MFMAs
-   * of kk (kernels/gemm_wprog.c: in rounds of one read and then per = MFMAs / reads of a step
-   * MFMAs of kk), and kk+1's first MFMA waits for the reads it needs (A's first fragment and
-   * B's, which come before the rest of B's).  Only kk's MFMAs issued after that read hide its
-   * LDS latency: per for each read that follows it, at least the one still in the pipe.  With
-   * few MFMAs a step (small wave tiles) the rest is exposed at every step, unless the SIMD's
-   * other waves fill it. */
+   * of kk (kernels/gemm_wprog.c), and kk+1's first MFMA waits for the reads it needs (A's and
+   * B's first fragments).  Only kk's MFMAs issued after that read hide its LDS latency (the
+   * summary counts them by replaying the order; at least the one still in the pipe).  With few
+   * MFMAs a step (small wave tiles) the rest is exposed at every step, unless the SIMD's other
+   * waves fill it. */
   o->t_chain = 0;
   if (s->wave_groups <= 1 && s->ksteps > 0 && s->mfma_per_wave > 0 && s->lds_reads_per_wave > 0) {
-    double ks = s->ksteps, mfma_k = s->mfma_per_wave / ks, reads_k = s->lds_reads_per_wave / ks;
+    double ks = s->ksteps, mfma_k = s->mfma_per_wave / ks;
     double step = mfma_k * s->mfma_cycles;
-    double per = floor(mfma_k / reads_k);
-    if (per < 1) per = 1;
-    double after = dmax(1, s->kstep_reads_after_first * per);
+    double after = dmax(1, s->kstep_hiding_mfmas);
     double gap = dmax(0, a->lds.latency + s->lds_bank_cycles_per_wave / ks - after * s->mfma_cycles);
     o->t_chain = (ks - 1) * dmax(waves_per_simd * step, step + gap) + waves_per_simd * step;
   }

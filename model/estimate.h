@@ -32,7 +32,8 @@ typedef struct fsim_plan_summary {
   int lds_bank_cycles_per_wave; /* reads (and register-path writes), from the conflict law */
   int vmem_per_wave;         /* copy instructions */
   int ksteps;                /* atom steps per iteration (reads of one overlap MFMAs of the previous) */
-  int kstep_reads_after_first; /* a k step's LDS reads issued after the last one its first MFMA needs */
+  double kstep_hiding_mfmas; /* MFMAs of a k step issued after the last LDS read the next step's
+                                first MFMA waits for (kernels/gemm_space.c replays the order) */
   int wave_groups;           /* 2 for ping-pong: two groups a barrier apart */
   int phases;                /* ping-pong: phases of a K tile, each ending at a barrier (else 1) */
   double copy_lead;          /* iterations of work between issuing a tile's copies and the first

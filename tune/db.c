@@ -336,6 +336,7 @@ static fsim_status put(fsim_db *db, const fsim_db_entry *en, int keep_faster,
   }
   if (mst != FSIM_OK) {
     sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
+    if (migrated) db->schema = 1; /* the file is as it was */
     return mst;
   }
   /* keep_faster: a stored entry of this flysim version stays unless the new one is better:
@@ -384,7 +385,10 @@ static fsim_status put(fsim_db *db, const fsim_db_entry *en, int keep_faster,
   }
   sqlite3_finalize(q);
   if (st == FSIM_OK && sqlite3_exec(db->h, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) st = db_err(db, e, "cannot commit");
-  if (st != FSIM_OK) sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
+  if (st != FSIM_OK) {
+    sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
+    if (migrated) db->schema = 1;
+  }
   return st;
 }
 
