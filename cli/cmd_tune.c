@@ -227,13 +227,6 @@ static void progress(int done, int total, const char *what) {
   fflush(stderr);
 }
 
-/* Stores the outcome's winner, unless the database holds a winner as good or better found by
- * this flysim version for this part (another search, perhaps of more of the space: --refine
- * 64, or keys --config fixed differently): as fast or faster, or verified where this one is
- * not, or verified and compiling as fast or faster (fsim_db_put).  The key is the part's
- * identity, so a changed arch file or --set is another key; another version's winner is
- * always replaced, and so is one whose config is not a legal plan now (predict would not use
- * it) or whose row is damaged. */
 /* A stored winner that is no longer a legal plan (the space changed) is replaced whatever it
  * is; fsim_db_put_unless asks this inside its write transaction. */
 typedef struct overrule_ctx {
@@ -247,6 +240,13 @@ static int stored_illegal(const fsim_db_entry *old, void *vctx) {
   return strcmp(old->backend, "fallback") != 0 && !fsim_predict_stored_legal(c->a, c->pr, old->config, NULL, &why);
 }
 
+/* Stores the outcome's winner, unless the database holds a winner as good or better found by
+ * this flysim version for this part (another search, perhaps of more of the space: --refine
+ * 64, or keys --config fixed differently): as fast or faster, or verified where this one is
+ * not, or verified and compiling as fast or faster (fsim_db_put).  The key is the part's
+ * identity, so a changed arch file or --set is another key; another version's winner is
+ * always replaced, and so is one whose config is not a legal plan now (predict would not use
+ * it) or whose row is damaged. */
 static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *e) {
   fsim_db_entry en;
   double t = best_us(o);

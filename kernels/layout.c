@@ -232,10 +232,6 @@ int fsim_itup_size_ok(const fsim_itup *t, int64_t *size) {
   return ok;
 }
 
-int64_t fsim_itup_size(const fsim_itup *t) {
-  int64_t s;
-  return fsim_itup_size_ok(t, &s) ? s : 0;
-}
 
 int fsim_itup_rank(const fsim_itup *t) { return prof_rank(t->prof); }
 int fsim_itup_depth(const fsim_itup *t) { return prof_depth(t->prof); }

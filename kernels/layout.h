@@ -82,8 +82,8 @@ fsim_status fsim_itup_make_flat(fsim_itup *out, int n, const int64_t *v, fsim_er
 fsim_status fsim_itup_parse(fsim_itup *out, const char *text, int allow_wildcard, fsim_err *e);
 /* Writes the tuple like snprintf and returns the length it needs. */
 int fsim_itup_format(const fsim_itup *t, char *buf, size_t n);
-int64_t fsim_itup_size(const fsim_itup *t); /* product of the leaves (wildcards count 1); 0 on overflow */
-int fsim_itup_size_ok(const fsim_itup *t, int64_t *size); /* the same; 0 (false) when it overflows 64 bits */
+/* *size = the product of the leaves (wildcards count 1); 0 (false) when it overflows 64 bits */
+int fsim_itup_size_ok(const fsim_itup *t, int64_t *size);
 int fsim_itup_rank(const fsim_itup *t);     /* top-level modes: 1 for a leaf */
 int fsim_itup_depth(const fsim_itup *t);    /* 0 for a leaf */
 int fsim_itup_equal(const fsim_itup *a, const fsim_itup *b);

@@ -702,20 +702,17 @@ static void simd_step(fsim__gpu *g, fsim__cu *cu, int s, int64_t t) {
     if (w->state != FSIM__W_READY) continue;
     if (w->ready_at <= t) {
       wave_step(g, cu, s, w, t);
+      finished |= w->state == FSIM__W_DONE;
       if (cu->sorts != seen) {
         /* an s_setprio re-sorted the SIMD's waves during the walk: waves it passed may now sit
          * at indices already walked, so walk again from the start; the waves that acted in
          * this slot are ready later than t (or no longer ready) and are passed over, the
          * others get their turn in the new order */
         seen = cu->sorts;
-        finished |= w->state == FSIM__W_DONE;
         i = -1;
         continue;
       }
-      if (w->state != FSIM__W_READY) {
-        finished |= w->state == FSIM__W_DONE;
-        continue;
-      }
+      if (w->state != FSIM__W_READY) continue;
     }
     if (w->ready_at < next) next = w->ready_at;
   }
