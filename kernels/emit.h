@@ -37,7 +37,7 @@ typedef struct fsim_emit_info {
   int read_bases[2];         /* per-lane LDS read offsets kept in registers, per operand */
   int copy_bases[2];         /* per-lane global offsets of the copies, per operand */
   int masked_loads;          /* 1: loads check the problem's edges (K or M/N not tile multiples) */
-  int masked_stores;         /* 1: the epilogue stores element by element with bounds checks */
+  int masked_stores;         /* 1: the epilogue's stores check the edges of C (M or N not tile multiples) */
   int atomic_epilogue;       /* 1: split-K partial sums are added with atomics */
   int sched_groups;          /* sched_group_barrier calls in the main loop */
 } fsim_emit_info;

@@ -127,6 +127,7 @@ typedef struct em {
   int nbuf;             /* fragment buffers: 2, or the K tile's atom K steps (ping-pong) */
   int masked_op[2];     /* operand needs bounds checks on its copies */
   int edge_c;           /* epilogue needs bounds checks */
+  int whole_runs;       /* ... and each of its vector stores lies wholly inside C or outside */
   int atomic;           /* split-K: atomics */
   int pairs;            /* atomics on aligned pairs (M even) */
   int run_vals;         /* accumulator values per run (4) */
@@ -334,6 +335,34 @@ static int needs_mask(const fsim_gemm_plan *p, int o) {
 }
 
 static int c_edges(const fsim_gemm_plan *p) { return p->s.m % p->s.bm != 0 || p->s.n % p->s.bn != 0; }
+
+/* 1 when every vector the epilogue stores (a run of 4 rows, or a 16-byte chunk through LDS)
+ * starts at a row that is a multiple of its length, and M is too: then a vector lies wholly
+ * inside C or wholly outside, and stays aligned as it would in a problem of whole tiles. */
+static int whole_runs(const fsim_gemm_plan *p) {
+  const int lds = p->s.c_path == FSIM_EPI_LDS, elems = lds ? 16 * 8 / p->c_bits : 4;
+  if (p->s.split_k > 1 || p->s.m % elems != 0) return 0;
+  const int runs = fsim_mma_atom_values(p->atom, 'C') / 4;
+  const int chunks = (int)((int64_t)p->s.bm * p->s.bn * p->c_bits / 8 / (16 * p->threads));
+  for (int w = 0; w < p->waves; w++)
+    for (int l = 0; l < p->wave_size; l++) {
+      int row, col;
+      if (lds) {
+        for (int ck = 0; ck < (chunks > 0 ? chunks : 1); ck++) {
+          fsim_gemm_c_chunk_coord(p, ck, w, l, &row, &col);
+          if (row % elems != 0) return 0;
+        }
+      } else {
+        for (int i = 0; i < p->rm; i++)
+          for (int j = 0; j < p->rn; j++)
+            for (int r = 0; r < runs; r++) {
+              fsim_gemm_c_run_coord(p, i, j, r, w, l, &row, &col);
+              if (row % elems != 0) return 0;
+            }
+      }
+    }
+  return 1;
+}
 
 static int is_global_copy(const fsim_copy_atom *c) { return strncmp(c->name, "global_", 7) == 0; }
 
@@ -874,7 +903,7 @@ static void emit_c_store(em *m, ctx *c, const char *vec, int run_bytes, int rowk
     out(m, "%s}", c->ind);
     return;
   }
-  if (m->edge_c) {
+  if (m->edge_c && !m->whole_runs) {
     lane_expr(m, rowk, a0, a1, a2, rb, sizeof rb);
     lane_expr(m, colk, a0, a1, a2, cbuf, sizeof cbuf);
     out(m, "%s{ const int row = %s, col = %s;", c->ind, rb, cbuf);
@@ -888,8 +917,17 @@ static void emit_c_store(em *m, ctx *c, const char *vec, int run_bytes, int rowk
     out(m, "%s}", c->ind);
     return;
   }
-  char ob[64];
+  char ob[64], pred[256];
   lane_expr(m, offk, a0, a1, a2, ob, sizeof ob);
+  if (m->edge_c) {
+    /* every run lies wholly inside C or wholly outside it: one bounds check moves the whole
+     * vector's offset out of range */
+    lane_expr(m, rowk, a0, a1, a2, rb, sizeof rb);
+    lane_expr(m, colk, a0, a1, a2, cbuf, sizeof cbuf);
+    snprintf(pred, sizeof pred, "(%s < n_left && %s < m_left ? %s : FSIM_OOB)", cbuf, rb, ob);
+    snprintf(ob, sizeof ob, "off");
+    out(m, "%s{ const unsigned off = %s;", c->ind, pred);
+  }
   const fsim_copy_atom *sa = fsim_copy_atom_find(p->s.store);
   int w = sa && sa->bytes <= run_bytes ? sa->bytes : run_bytes;
   for (int q = 0; q < run_bytes / w; q++) {
@@ -899,6 +937,7 @@ static void emit_c_store(em *m, ctx *c, const char *vec, int run_bytes, int rowk
     else snprintf(piece, sizeof piece, "%s.%s", vec, q == 0 ? "xy" : "zw");
     out(m, "%s__builtin_amdgcn_raw_buffer_store_b%d(%s, rsrc_c, %s + %d, 0, 0);", c->ind, w * 8, piece, ob, q * w);
   }
+  if (m->edge_c) out(m, "%s}", c->ind);
 }
 
 /* Walks program 0 of the wave program and writes the statements of the kernel body. */
@@ -1339,6 +1378,7 @@ fsim_status fsim_emit_hip(const fsim_gemm_plan *p, const fsim_emit_opts *o, FILE
   m->masked_op[0] = needs_mask(p, 0);
   m->masked_op[1] = needs_mask(p, 1);
   m->edge_c = c_edges(p);
+  m->whole_runs = m->edge_c && whole_runs(p);
   m->atomic = p->s.split_k > 1;
   m->pairs = p->c_bits == 16 && p->s.m % 2 == 0;
   m->runs = fsim_mma_atom_values(p->atom, 'C') / 4;
