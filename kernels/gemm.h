@@ -124,6 +124,10 @@ int64_t fsim_gemm_lane_c_chunk(const fsim_gemm_plan *p, int c, int pitch, int gl
  * must be small (m*n*k <= 2^30).  faults plants a mistake on purpose, to show it is caught:
  * FSIM_FAULT_READ_SWIZZLE reads LDS with another swizzle than the copies wrote with,
  * FSIM_FAULT_A_LAYOUT makes the MMA take A values from the wrong lane group. */
+/* The wave programs' global address ranges: A at 0, B and C one and two of these further
+ * (the simulated caches tell lines apart below 2^39 bytes, sim/cache.h). */
+#define FSIM_GEMM_REGION (INT64_C(1) << 37)
+
 #define FSIM_FAULT_READ_SWIZZLE 1u
 #define FSIM_FAULT_A_LAYOUT 2u
 typedef struct fsim_gemm_check {

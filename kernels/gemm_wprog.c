@@ -152,7 +152,7 @@ static void copy_addrs(gen *g, int o, int c, const char *loop_name, int first, i
   int vals = fsim_dtype_bits(o == 0 ? p->s.a_type : p->s.b_type) == 4 ? 2 : 1;
   int64_t kstride = (op->k_contig ? 1 : op->ld) * (p->s.bk / vals) * eb;
   int64_t mnstride = (op->k_contig ? op->ld : 1) * (int64_t)op->rows * eb;
-  int64_t base = o == 0 ? 0 : (int64_t)1 << 40; /* A and B in separate address ranges */
+  int64_t base = o == 0 ? 0 : FSIM_GEMM_REGION; /* A and B in separate address ranges */
   int64_t wg[3] = {0, 0, 0};
   wg[o == 0 ? 1 : 0] = mnstride;                      /* y = tile along M, x = tile along N */
   wg[2] = (int64_t)p->k_tiles * kstride;              /* z = K slice */
@@ -442,7 +442,7 @@ static void emit_epilogue(gen *g) {
   const fsim_gemm_plan *p = g->p;
   int runs = fsim_mma_atom_values(p->atom, 'C') / 4; /* 4 consecutive rows per run */
   int run_bytes = 4 * p->c_bits / 8;
-  int64_t cbase = (int64_t)2 << 40;
+  int64_t cbase = 2 * FSIM_GEMM_REGION;
   int64_t wg[3] = {(int64_t)p->s.bn * p->s.m * p->c_bits / 8, (int64_t)p->s.bm * p->c_bits / 8, 0};
   if (p->s.op == FSIM_KOP_GROUPED_GEMM) wg[2] = p->s.m * p->s.n * p->c_bits / 8;
   waitcnt(g, 0, 0);
@@ -647,6 +647,15 @@ static void gen_pingpong_program(gen *g, int group) {
 }
 
 fsim_status fsim_gemm_wave_program(const fsim_gemm_plan *p, fsim_wprog *wp, fsim_err *e) {
+  /* A, B and C lie FSIM_GEMM_REGION bytes apart, below the 2^39 bytes the simulated caches tell
+   * apart (sim/cache.h) */
+  const double ng = p->s.op == FSIM_KOP_GROUPED_GEMM ? p->s.groups : 1;
+  const double bytes[3] = {ng * p->s.m * p->s.k * p->op[0].elem_bits / 8, ng * p->s.n * p->s.k * p->op[1].elem_bits / 8,
+                           ng * p->s.m * p->s.n * p->c_bits / 8};
+  for (int i = 0; i < 3; i++)
+    if (bytes[i] > (double)FSIM_GEMM_REGION)
+      return FSIM_ERR(e, FSIM_EINVAL, "%s: %c is %.0f bytes; the simulated memory holds each operand in 128 GiB", p->s.name,
+                      "ABC"[i], bytes[i]);
   fsim_status st = fsim_wprog_init(wp, p->s.name, e);
   if (st != FSIM_OK) return st;
   wp->grid[0] = p->tiles_n;

@@ -204,15 +204,36 @@ static const uint64_t *unaligned_lines(fsim__gpu *g, const fsim_wp_addr *ad, int
   return g->scratch_lines;
 }
 
+/* Records the first global access outside [0, FSIM__GLOBAL_LIMIT): the caches keep lines
+ * modulo 2^32 (cache.h), so addresses 2^39 bytes apart would share a line.  gpu.c stops the
+ * run at the end of the window and reports it. */
+static void __attribute__((cold)) global_fault(fsim__gpu *g, const fsim__cu *cu, const fsim__wave *w,
+                                                const fsim_wp_addr *ad, int64_t lo, int64_t hi) {
+  if (g->fault[0]) return;
+  snprintf(g->fault, sizeof g->fault,
+           "%s: address pattern '%s' reaches global bytes %lld to %lld (workgroup %lld, wave %d), outside 0 to 2^39 - 1 "
+           "(512 GiB), the range the simulated caches tell lines apart in",
+           g->wp->name, ad->name, (long long)lo, (long long)hi - 1, (long long)cu->wgs[w->wg].id, w->wave_in_wg);
+}
+
 /* The lines a global access touches; returns a pointer to n line addresses. */
-static const uint64_t *global_lines(fsim__gpu *g, const fsim_wp_addr *ad, const fsim__wave *w, int width,
-                                    int64_t base, int *n) {
+static const uint64_t *global_lines(fsim__gpu *g, const fsim__cu *cu, const fsim_wp_addr *ad, const fsim__wave *w,
+                                    int width, int64_t base, int *n) {
   const fsim_wp_lanes *l = &g->wp->lanes[ad->lanes];
   int row = lane_row(g, ad, w);
+  const int rk = g->row_base[ad->lanes] + row;
+  if (__builtin_expect(g->row_active[rk] != 0 && (base + g->row_min_off[rk] < 0 ||
+                                                  base + g->row_max_off[rk] + width > FSIM__GLOBAL_LIMIT), 0))
+    global_fault(g, cu, w, ad, base + g->row_min_off[rk], base + g->row_max_off[rk] + width);
   const int32_t *off = &l->offset[row * g->wp->wave_size];
   int shift = g->mem.line_shift;
   int64_t r = base & (((int64_t)1 << shift) - 1);
   if (r != 0) return unaligned_lines(g, ad, row, off, l->active[row], width, base, r, n);
+  if (base < 0 || g->row_min_off[rk] < 0) {
+    /* a lane below the base: its line is not the base's line plus a line of offsets from 0 */
+    *n = fsim_vmem_coalesce(off, l->active[row], g->wp->wave_size, base, width, shift, g->scratch_lines);
+    return g->scratch_lines;
+  }
   fsim__pattern *p = pattern_of(g, ad, row, width);
   if (p->nlines < 0) {
     int k = fsim_vmem_coalesce(off, l->active[row], g->wp->wave_size, 0, width, shift, g->scratch_lines);
@@ -587,7 +608,7 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
     const fsim_wp_addr *ad = &g->wp->addrs[in->addr];
     int64_t base = addr_base(cu, w, ad);
     int n;
-    const uint64_t *lines = global_lines(g, ad, w, in->width, base, &n);
+    const uint64_t *lines = global_lines(g, cu, ad, w, in->width, base, &n);
     int64_t done;
     if (op == FSIM_OP_STORE)
       cu->store_bytes += (int64_t)g->row_active[g->row_base[ad->lanes] + lane_row(g, ad, w)] * in->width;
@@ -813,7 +834,11 @@ void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {
     w->prog = &g->xprogs[wp->wave_program[i]];
     w->age = g->age++;
     w->start = t;
+    /* the next SIMD in turn, or after it the first with room: workgroups that end out of
+     * order can leave the turn's SIMD full (the occupancy leaves room for the whole workgroup) */
     int s = (cu->next_simd + i) % g->a->cu.simds;
+    for (int k = 1; k < g->a->cu.simds && cu->simd[s].nwaves >= g->waves_per_simd; k++)
+      s = (cu->next_simd + i + k) % g->a->cu.simds;
     w->simd = (uint8_t)s;
     skip_markers(w);
     decode(w);

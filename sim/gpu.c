@@ -407,6 +407,14 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
   }
   while (done < g->nwg) {
     int64_t end = now + g->window;
+    if (end > FSIM__CYCLE_LIMIT) {
+      snprintf(g->fault, sizeof g->fault,
+               "%s: the run reaches cycle %lld, past the %lld that the simulated caches' 31-bit time stamps allow "
+               "(a sampled run simulates a few iterations of the main loop)",
+               g->wp->name, (long long)end, (long long)FSIM__CYCLE_LIMIT);
+      rc = -2;
+      break;
+    }
     g->win_end = tm.end = end;
     atomic_store_explicit(&tm.token, 0, memory_order_relaxed);
     atomic_store_explicit(&tm.arrived, 0, memory_order_relaxed);

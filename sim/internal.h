@@ -2,6 +2,12 @@
 #ifndef FSIM_SIM_INTERNAL_H
 #define FSIM_SIM_INTERNAL_H
 
+/* Global addresses the caches tell apart: they keep lines modulo 2^32 (cache.h). */
+#define FSIM__GLOBAL_LIMIT (INT64_C(1) << 39)
+/* The last cycle a run may reach: the caches keep arrival times in 31 bits (cache.h), less a
+ * margin for fills still in flight. */
+#define FSIM__CYCLE_LIMIT ((INT64_C(1) << 31) - (INT64_C(1) << 24))
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -199,7 +205,7 @@ typedef struct fsim__gpu {
   int nparked, parked_cap;
   int threads;             /* host threads for the XCDs (gpu.c) */
   int fault_xcd;           /* the XCD of the fault below (threads), -1 if none */
-  char fault[256];         /* the first LDS access outside the workgroup's LDS (cu.c); "" if none */
+  char fault[512];         /* the first LDS or global access out of range (cu.c), or the cycle limit; "" if none */
   uint64_t *ua_pool;
   int ua_pool_n, ua_pool_cap;
   uint64_t *line_pool;

@@ -39,6 +39,114 @@ static fsim_sim_result sim_ok(const fsim_arch *a, const fsim_wprog *wp, const fs
   return r;
 }
 
+/* Parses text on arch a (with the overrides sets, ";"-separated) and runs it. */
+static fsim_status run_text(const char *text, const char *part, const char *const *sets, fsim_sim_result *r,
+                            fsim_err *e) {
+  fsim_arch a = arch_of(part);
+  for (int i = 0; sets && sets[i]; i++) ck_assert_msg(fsim_arch_set(&a, sets[i], e) == FSIM_OK, "%s", e->msg);
+  fsim_wprog wp;
+  ck_assert_msg(fsim_wprog_parse_string(&wp, text, "t", &a, e) == FSIM_OK, "%s", e->msg);
+  fsim_sim_opts o = {0};
+  fsim_status st = fsim_sim_run(&a, &wp, &o, r, e);
+  fsim_wprog_free(&wp);
+  return st;
+}
+
+/* Five faults an audit found (2026-11-30):
+ * - a lane below a line-aligned base took a line 2^57 away, so a second read of its bytes
+ *   missed: both reads below touch bytes 4092..4095, the second hits the L1 (650 cycles of
+ *   DRAM + 2 of slot alignment + the L1's 116);
+ * - a partial store into an L2 line still in flight made it look arrived early: workgroup 0's
+ *   second read hits the line workgroup 1 is fetching, which arrives at 666, store or not;
+ * - workgroups that end out of order left the next workgroup's turn on a full SIMD: five
+ *   128-VGPR waves on one SIMD that holds four;
+ * - the caches keep lines modulo 2^32 and arrival times in 31 bits (sim/cache.h): lines 2^39
+ *   bytes apart were one line (a false L1 hit at 768 cycles where a cold miss takes 1304; the
+ *   GEMM plans had put A, B and C 2^40 bytes apart, now 2^37), and past cycle 2^31 a hit on
+ *   a line in flight no longer waited for it.  Such addresses and runs are refused, as is an
+ *   access below address 0; below the limit a hit on a line in flight waits for it. */
+START_TEST(test_audit_memory_faults) {
+  fsim_sim_result r;
+  fsim_err e;
+  static const char neg[] = "lanes N active=2 = linear -4\nlanes P active=1 = linear 4\n"
+                            "addr n global lanes=N base=4096\naddr p global lanes=P base=4092\nprogram\n"
+                            "  load b32 a <- @n\n  waitcnt vmcnt=0\n  load b32 b <- @p\n";
+  ck_assert_int_eq(run_text(neg, "mi350x", NULL, &r, &e), FSIM_OK);
+  ck_assert_int_eq(r.cycles, 768);
+  ck_assert_int_eq(r.l1_hits, 1);
+  ck_assert_int_eq(r.l1_misses, 1);
+
+  const char *one_xcd[] = {"device.xcds=1", NULL};
+  static const char store_in_flight[] =
+      "grid 2\nlanes LN active=0xffffffff = linear 4\nlanes L1 active=1 = linear 4\n"
+      "addr p global lanes=LN base=0 wg=1048576,0,0\naddr q global lanes=L1 base=0 wg=1048576,0,0\n"
+      "addr r global lanes=LN base=1048576 wg=-1048576,0,0\nprogram\n  load b32 a <- @p\n%s  nop 40\n"
+      "  load b32 b <- @r\n  waitcnt vmcnt=0\n";
+  for (int store = 0; store < 2; store++) {
+    char text[1024];
+    snprintf(text, sizeof text, store_in_flight, store ? "  store b32 <- z @q\n" : "");
+    ck_assert_int_eq(run_text(text, "mi350x", one_xcd, &r, &e), FSIM_OK);
+    int found = 0;
+    for (int i = 0; i < r.nwave_records; i++)
+      if (r.wave_record[i].workgroup == 0) {
+        ck_assert_msg(r.wave_record[i].end == 668, "store %d: workgroup 0 ends at %lld", store,
+                      (long long)r.wave_record[i].end);
+        found = 1;
+      }
+    ck_assert(found);
+  }
+
+  const char *one_cu[] = {"device.xcds=1", "device.cus=1", NULL};
+  static const char out_of_order[] =
+      "grid 4 3\nwaves 3\nresources vgprs=128\nlanes P active=1 = linear 4\n"
+      "addr p1 global lanes=P base=268435456 wg=1048576,0,0 iter=0:128\n"
+      "addr p2 global lanes=P base=0 wg=135266304,0,0 iter=0:128\nprogram\n  loop 10\n    load b32 a <- @p1\n"
+      "    waitcnt vmcnt=0\n    load b32 b <- @p2\n    waitcnt vmcnt=0\n  end\n";
+  ck_assert_int_eq(run_text(out_of_order, "mi350x", one_cu, &r, &e), FSIM_OK);
+  ck_assert_int_eq(r.waves_per_simd, 4);
+  ck_assert_int_eq(r.nwave_records, 36);
+  int most = 0;
+  for (int i = 0; i < r.nwave_records; i++) {
+    /* the waves on this wave's SIMD at its start */
+    const fsim_sim_wave *w = &r.wave_record[i];
+    int on = 0;
+    for (int j = 0; j < r.nwave_records; j++) {
+      const fsim_sim_wave *v = &r.wave_record[j];
+      on += v->simd == w->simd && v->start <= w->start && v->end > w->start;
+    }
+    if (on > most) most = on;
+  }
+  ck_assert_int_eq(most, 4);
+
+  static const char far[] = "lanes P active=1 = linear 4\naddr p global lanes=P base=640\n"
+                            "addr q global lanes=P base=549755814528\nprogram\n  load b32 a <- @p\n"
+                            "  waitcnt vmcnt=0\n  load b32 b <- @q\n";
+  ck_assert_int_eq(run_text(far, "mi350x", NULL, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "kernel: address pattern 'q' reaches global bytes 549755814528 to 549755814531 (workgroup 0, "
+                          "wave 0), outside 0 to 2^39 - 1 (512 GiB), the range the simulated caches tell lines apart in");
+  static const char below[] = "lanes N active=2 = linear -4\naddr n global lanes=N base=0\nprogram\n  load b32 a <- @n\n";
+  ck_assert_int_eq(run_text(below, "mi350x", NULL, &r, &e), FSIM_EINVAL);
+  ck_assert_ptr_nonnull(strstr(e.msg, "reaches global bytes -4 to -1 (workgroup 0, wave 0), outside 0 to 2^39 - 1"));
+
+  /* wave 1's load hits the line wave 0's load is fetching: it ends when the line arrives,
+   * 653 cycles after the loops (2000 + 653 with two trips); 2.15 million trips pass 2^31 */
+  static const char late[] = "waves 2\nlanes P active=1 = linear 4\naddr p global lanes=P base=640\n"
+                             "program waves=0\n  loop %d\n    nop 1000\n  end\n  load b32 a <- @p\n"
+                             "program waves=1\n  loop %d\n    nop 1000\n  end\n  nop 8\n  load b32 a <- @p\n";
+  char text[512];
+  snprintf(text, sizeof text, late, 2, 2);
+  ck_assert_int_eq(run_text(text, "mi350x", NULL, &r, &e), FSIM_OK);
+  int64_t end1 = -1;
+  for (int k = 0; k < r.nwave_records; k++)
+    if (r.wave_record[k].wave == 1) end1 = r.wave_record[k].end;
+  ck_assert_int_eq(end1, 2653);
+  snprintf(text, sizeof text, late, 2150000, 2150000);
+  ck_assert_int_eq(run_text(text, "mi350x", NULL, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "kernel: the run reaches cycle 2130707032, past the 2130706432 that the simulated caches' "
+                          "31-bit time stamps allow (a sampled run simulates a few iterations of the main loop)");
+}
+END_TEST
+
 /* ---- LDS and coalescing -------------------------------------------------------------------- */
 
 static int gcd(int x, int y) { return y ? gcd(y, x % y) : x; }
@@ -1189,6 +1297,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_per_wave_stalls);
   tcase_add_test(tc, test_sim_assembly);
   tcase_add_test(tc, test_timeline_and_cli);
+  tcase_add_test(tc, test_audit_memory_faults);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1375,7 +1375,7 @@ static int synthetic_addr(fsim_wprog *wp, int lds, fsim_err *e) {
   snprintf(ad.name, sizeof ad.name, "%s", name);
   ad.space = (uint8_t)(lds ? FSIM_SPACE_LDS : FSIM_SPACE_GLOBAL);
   ad.lanes = li;
-  ad.base = lds ? 0 : (int64_t)3 << 40;
+  ad.base = lds ? 0 : (int64_t)3 << 37; /* after the GEMM plans' A, B and C (FSIM_GEMM_REGION), below 2^39 */
   return fsim_wprog_add_addr(wp, &ad, e);
 }
 
