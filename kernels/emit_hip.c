@@ -276,9 +276,8 @@ static int k_ragged(const fsim_gemm_plan *p);
 static int is_global_copy(const fsim_copy_atom *c);
 
 int fsim_emit_supported(const fsim_gemm_plan *p, char *why, size_t n) {
-  if (p->s.op == FSIM_KOP_SCALED_GEMM || (p->atom->scaled && p->s.op != FSIM_KOP_GEMM)) {
-    snprintf(why, n, "scaled-gemm kernels are not emitted yet (the v_mfma_scale builtins and their E8M0 scale operands); "
-                     "gemm and grouped-gemm are");
+  if (p->s.op == FSIM_KOP_SCALED_GEMM) {
+    snprintf(why, n, "scaled-gemm kernels are not emitted yet (E8M0 scale operands); gemm and grouped-gemm are");
     return 0;
   }
   if (atom_types_of(p->atom) == NULL) {
@@ -889,7 +888,7 @@ static void emit_c_store(em *m, ctx *c, const char *vec, int run_bytes, int rowk
       if (m->edge_c) snprintf(ok, sizeof ok, "col < n_left && row + %d < m_left", e);
       if (cb == 4)
         out(m, "%s  { const bool ok = %s; fsim_atomic_add_f32(ok ? c_tile + ((long long)col * M + row + %d) * CB : c_group, "
-               "ok ? __builtin_bit_cast(float, %s[%d]) : 0.0f); }",
+               "ok ? __builtin_bit_cast(float, (u32)%s[%d]) : 0.0f); }",
             c->ind, ok, e, vec, e);
       else if (m->pairs)
         out(m, "%s  { const bool ok = %s; fsim_atomic_add_pk(ok ? c_tile + ((long long)col * M + row + %d) * CB : c_group, "
@@ -1174,8 +1173,10 @@ static void emit_types(em *m) {
   out(m, "}");
   if (p->c_bits == 32) {
     out(m, "__device__ static inline crun fsim_cvt_run(acc_t a, int r) {");
-    out(m, "  return (crun){__builtin_bit_cast(u32, a[4 * r]), __builtin_bit_cast(u32, a[4 * r + 1]),");
-    out(m, "                __builtin_bit_cast(u32, a[4 * r + 2]), __builtin_bit_cast(u32, a[4 * r + 3])};");
+    /* each element read into a scalar first: clang 22 bit-casts an element of a vector
+     * (__builtin_bit_cast(u32, a[i])) as element 0, so every run stored its first value 4 times */
+    out(m, "  return (crun){__builtin_bit_cast(u32, (float)a[4 * r]), __builtin_bit_cast(u32, (float)a[4 * r + 1]),");
+    out(m, "                __builtin_bit_cast(u32, (float)a[4 * r + 2]), __builtin_bit_cast(u32, (float)a[4 * r + 3])};");
     out(m, "}");
   } else {
     const char *pt = p->s.c_type == FSIM_DT_BF16 ? "bf16x2" : "f16x2", *et = p->s.c_type == FSIM_DT_BF16 ? "__bf16" : "_Float16";

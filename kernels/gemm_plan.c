@@ -759,11 +759,12 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
   p->k_tiles = (int)ceil_div(ceil_div(s->k, s->split_k), s->bk);
   p->workgroups = (int64_t)p->tiles_m * p->tiles_n * s->split_k * (s->op == FSIM_KOP_GROUPED_GEMM ? s->groups : 1);
   /* split-K adds 16-bit partial sums in packed pairs (4-byte atomics, paired by element index
-   * from the group's C): with M x N odd, every other group's C starts in the middle of a pair */
-  if (s->split_k > 1 && p->c_bits == 16 && s->op == FSIM_KOP_GROUPED_GEMM && s->groups > 1 && (s->m * s->n) % 2 != 0)
-    return PERR(e, "tile", "split_k", "%d slices add %s partial sums in 4-byte pairs, but a group's C of %lldx%lld "
-                "values (an odd number) puts the next group's first value in the middle of a pair; use split_k = 1 "
-                "or an even M x N", s->split_k, fsim_dtype_name(s->c_type), s->m, s->n);
+   * from the group's C): with M x N odd, C's last value shares its pair with the value after
+   * C, which the atomic would touch, and every other group's C starts in the middle of a pair */
+  if (s->split_k > 1 && p->c_bits == 16 && (s->m * s->n) % 2 != 0)
+    return PERR(e, "tile", "split_k", "%d slices add %s partial sums in 4-byte pairs, but a C of %lldx%lld values (an "
+                "odd number) leaves its last value in a pair with the value past its end; use split_k = 1 or an even "
+                "M x N", s->split_k, fsim_dtype_name(s->c_type), s->m, s->n);
   return FSIM_OK;
 }
 
