@@ -51,6 +51,7 @@ static json_t *estimate_json(const fsim_estimate *e) {
   json_object_set_new(it, "kstep_chain", json_real(e->t_chain));
   json_object_set_new(it, "l2", json_real(e->t_l2));
   json_object_set_new(it, "mall", json_real(e->t_mall));
+  json_object_set_new(it, "dram", json_real(e->t_dram));
   json_object_set_new(it, "exposed_latency", json_real(e->t_exposed));
   json_object_set_new(it, "total", json_real(e->t_iter));
   json_object_set_new(o, "iteration_cycles", it);
@@ -67,9 +68,9 @@ static json_t *estimate_json(const fsim_estimate *e) {
 
 static void estimate_print(FILE *f, const fsim_estimate *e) {
   fprintf(f, "model        %.3f us, bound %s; per main-loop iteration (cycles): MFMA %.0f  LDS %.0f  issue %.0f  "
-             "k-step chain %.0f  L1/L2 %.0f  MALL %.0f  exposed latency %.0f  = %.0f\n",
-          e->time_us, e->bound, e->t_mfma, e->t_lds, e->t_issue, e->t_chain, e->t_l2, e->t_mall, e->t_exposed,
-          e->t_iter);
+             "k-step chain %.0f  L1/L2 %.0f  MALL %.0f  DRAM %.0f  exposed latency %.0f  = %.0f\n",
+          e->time_us, e->bound, e->t_mfma, e->t_lds, e->t_issue, e->t_chain, e->t_l2, e->t_mall, e->t_dram,
+          e->t_exposed, e->t_iter);
   fprintf(f, "             occupancy %d workgroups/CU, %d waves/SIMD (limited by %s); %.2f rounds of workgroups; "
              "HBM %.0f cycles\n",
           e->wgs_per_cu, e->waves_per_simd, e->occupancy_limit, e->rounds, e->t_hbm);

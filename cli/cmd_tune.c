@@ -37,7 +37,8 @@ static void usage(FILE *f) {
           "\n" FSIM_CLI_GEMM_HELP_PROBLEM("required unless --suite") FSIM_CLI_GEMM_HELP_CONFIG FSIM_CLI_GEMM_HELP_PART
           "tuning:\n"
           "  --suite NAME       tune a suite of problems instead of one (default)\n"
-          "  --top N            candidates printed (default 10; the JSON lists as many)\n"
+          "  --top N            candidates printed (default 10; the JSON lists as many), and\n"
+          "                     any simulated candidate ranked below them\n"
           "  --refine N         simulate the model's best N (default 4)\n"
           "  --compiled N       also emit, compile (clang-22) and verify the N fastest simulated\n"
           "                     candidates (flysim verify's checks), and keep the fastest compiled\n"
@@ -138,8 +139,9 @@ static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top, int n
   json_object_set_new(out, "problem", fsim_cli_problem_json(&o->pr));
   json_object_set_new(out, "best", best_json(a, o));
   json_t *cands = json_array();
-  for (int i = 0; !o->fallback && i < o->r.ncand && i < top; i++) {
+  for (int i = 0; !o->fallback && i < o->r.ncand; i++) {
     const fsim_tune_candidate *c = &o->r.cand[i];
+    if (i >= top && !(c->sim_us > 0)) continue; /* the top N, and every simulated one */
     json_t *j = json_object();
     json_object_set_new(j, "rank", json_integer(i + 1));
     json_object_set_new(j, "config", json_string(c->config));
@@ -187,8 +189,9 @@ static void outcome_print(const outcome *o, int top) {
   /* the compiled_us column only with --compiled */
   printf("%5s %10s %10s %s %-8s %s\n", "rank", "model_us", "sim_us", o->compiled ? "compiled_us " : "", "bound",
          "config");
-  for (int i = 0; i < r->ncand && i < top; i++) {
+  for (int i = 0; i < r->ncand; i++) {
     const fsim_tune_candidate *c = &r->cand[i];
+    if (i >= top && !(c->sim_us > 0)) continue; /* the top N, and every simulated one */
     char sim[32] = "-", comp[32] = "";
     if (c->sim_us > 0) snprintf(sim, sizeof sim, "%.3f", c->sim_us);
     if (o->compiled && r->compiled_note[i][0])

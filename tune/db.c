@@ -192,6 +192,11 @@ static int count_tables(fsim_db *db, fsim_err *e) {
     int rc = sqlite3_errcode(db->h);
     if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED || rc == SQLITE_IOERR || rc == SQLITE_NOMEM)
       FSIM_ERR(e, FSIM_EDB, "--db %s: cannot read: %s", db->path, sqlite3_errmsg(db->h)); /* the file may be fine */
+    else if (rc == SQLITE_READONLY)
+      /* a hot journal (a writer stopped mid-transaction) that this user cannot roll back */
+      FSIM_ERR(e, FSIM_EINVAL,
+               "--db %s: an interrupted write must be rolled back first, which needs write access to the file and "
+               "its folder (%s)", db->path, sqlite3_errmsg(db->h));
     else
       FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (%s)", db->path, sqlite3_errmsg(db->h));
   }
