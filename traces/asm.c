@@ -1301,10 +1301,11 @@ static int class_of(int op) {
 
 typedef struct addr_list {
   int n, cap;
-  int32_t *addr, *addr2; /* both cap long */
+  int32_t *addr, *addr2; /* all three cap long */
+  uint8_t *width;        /* the bytes a lane of the template's access */
 } addr_list;
 
-static int list_add(addr_list *l, int32_t a, int32_t a2) {
+static int list_add(addr_list *l, int32_t a, int32_t a2, int width) {
   if (l->n == l->cap) {
     int nc = l->cap ? 2 * l->cap : 16;
     int32_t *x = realloc(l->addr, (size_t)nc * sizeof *x);
@@ -1313,10 +1314,14 @@ static int list_add(addr_list *l, int32_t a, int32_t a2) {
     int32_t *y = realloc(l->addr2, (size_t)nc * sizeof *y);
     if (y == NULL) return -1;
     l->addr2 = y;
+    uint8_t *w = realloc(l->width, (size_t)nc);
+    if (w == NULL) return -1;
+    l->width = w;
     l->cap = nc;
   }
   l->addr[l->n] = a;
   l->addr2[l->n] = a2;
+  l->width[l->n] = (uint8_t)width;
   l->n++;
   return 0;
 }
@@ -1487,7 +1492,8 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
       int c = class_of(tp->inst[i].op);
       if (c < 0) continue;
       int sg = tseg[i] < nseg ? tseg[i] : nseg - 1;
-      if (list_add(&lists[sg][c], tp->inst[i].addr, tp->inst[i].addr2) || list_add(&whole[c], tp->inst[i].addr, tp->inst[i].addr2))
+      if (list_add(&lists[sg][c], tp->inst[i].addr, tp->inst[i].addr2, tp->inst[i].width) ||
+          list_add(&whole[c], tp->inst[i].addr, tp->inst[i].addr2, tp->inst[i].width))
         st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
     }
   }
@@ -1632,6 +1638,7 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
         if (in.op == FSIM_OP_MFMA && in.nsrc == 2) in.src[in.nsrc++] = in.dst;
         /* addresses */
         int c = class_of(ai->op);
+        const int lds_op = ai->op == FSIM_OP_LDS_READ || ai->op == FSIM_OP_LDS_WRITE;
         if (c >= 0) {
           int sg = 0;
           if (info->matched_by_loop) {
@@ -1646,9 +1653,13 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
             L = &whole[c];
             cnt = &nth_whole[c];
           }
-          if (L->n > 0) {
-            int at = *cnt % L->n;
-            (*cnt)++;
+          /* an LDS pattern the template made for narrower accesses than this one's (a compiled
+           * ds_read2st64_b64 where the plan reads 2 bytes a lane) would reach past the bytes it
+           * describes, even past the LDS: the synthetic pattern times it instead */
+          const int need = ai->pair && in.width >= 2 ? in.width / 2 : in.width;
+          int at = L->n > 0 ? *cnt % L->n : -1;
+          if (L->n > 0) (*cnt)++;
+          if (at >= 0 && !(lds_op && L->width[at] < need)) {
             in.addr = L->addr[at];
             in.addr2 = L->addr2[at];
           } else {
@@ -1686,7 +1697,16 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
           if (L2->n > 0) {
             int at = *cnt2 % L2->n;
             (*cnt2)++;
-            in.addr = L2->addr[at];
+            if (!(lds_op && L2->width[at] < in.width)) {
+              in.addr = L2->addr[at];
+            } else {
+              in.addr = synthetic_addr(wp, 1, e);
+              if (in.addr < 0) {
+                st = e ? e->code : FSIM_ENOMEM;
+                break;
+              }
+              if (pi == 0) info->synthetic++;
+            }
           }
           if (half) in.dst.first = (uint16_t)(in.dst.first + half);
           /* the instruction read its address (and data) once, at issue: the second access
@@ -1712,8 +1732,8 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
       wp->lds_bytes < 16 * wp->wave_size)
     wp->lds_bytes = 16 * wp->wave_size;
   for (int s = 0; s < nseg; s++)
-    for (int c = 0; c < N_CLASSES; c++) free(lists[s][c].addr), free(lists[s][c].addr2);
-  for (int c = 0; c < N_CLASSES; c++) free(whole[c].addr), free(whole[c].addr2);
+    for (int c = 0; c < N_CLASSES; c++) free(lists[s][c].addr), free(lists[s][c].addr2), free(lists[s][c].width);
+  for (int c = 0; c < N_CLASSES; c++) free(whole[c].addr), free(whole[c].addr2), free(whole[c].width);
   for (int w = 0; paths && w < nw; w++) free(paths[w].e);
   free(paths);
   free(path_of);
