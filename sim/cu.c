@@ -132,17 +132,25 @@ static inline int lane_row(const fsim__gpu *g, const fsim_wp_addr *ad, const fsi
   return g->wp->lanes[ad->lanes].rows > 1 ? w->wave_in_wg : 0;
 }
 
-/* Records the first LDS access that reaches outside the workgroup's LDS bytes; gpu.c stops
- * the run at the end of the window and reports it (a fault of the program, which hardware
- * would not flag: reads there return zero and writes are dropped). */
+/* Records the first access fault of the run (the LDS's or global memory's, below); gpu.c
+ * stops the run at the end of the window and reports it. */
+static void __attribute__((cold)) access_fault(fsim__gpu *g, const fsim__cu *cu, const fsim__wave *w,
+                                                const fsim_wp_addr *ad, const char *space, int64_t lo, int64_t hi,
+                                                const char *why) {
+  if (g->fault[0]) return;
+  snprintf(g->fault, sizeof g->fault, "%s: address pattern '%s' reaches %s bytes %lld to %lld (workgroup %lld, wave %d), %s",
+           g->wp->name, ad->name, space, (long long)lo, (long long)hi - 1, (long long)cu->wgs[w->wg].id, w->wave_in_wg,
+           why);
+}
+
+/* An LDS access that reaches outside the workgroup's LDS bytes: a fault of the program, which
+ * hardware would not flag (reads there return zero and writes are dropped). */
 static void __attribute__((cold)) lds_fault(fsim__gpu *g, const fsim__cu *cu, const fsim__wave *w,
                                              const fsim_wp_addr *ad, int64_t lo, int64_t hi) {
-  if (g->fault[0]) return;
-  snprintf(g->fault, sizeof g->fault,
-           "%s: address pattern '%s' reaches LDS bytes %lld to %lld (workgroup %lld, wave %d), outside the %d bytes the "
-           "kernel declares (resources lds=%d)",
-           g->wp->name, ad->name, (long long)lo, (long long)hi - 1, (long long)cu->wgs[w->wg].id, w->wave_in_wg,
-           g->wp->lds_bytes, g->wp->lds_bytes);
+  char why[96];
+  snprintf(why, sizeof why, "outside the %d bytes the kernel declares (resources lds=%d)", g->wp->lds_bytes,
+           g->wp->lds_bytes);
+  access_fault(g, cu, w, ad, "LDS", lo, hi, why);
 }
 
 /* Checks an LDS access of `width` bytes per lane at base against the workgroup's LDS. */
@@ -204,18 +212,6 @@ static const uint64_t *unaligned_lines(fsim__gpu *g, const fsim_wp_addr *ad, int
   return g->scratch_lines;
 }
 
-/* Records the first global access outside [0, FSIM__GLOBAL_LIMIT): the caches keep lines
- * modulo 2^32 (cache.h), so addresses 2^39 bytes apart would share a line.  gpu.c stops the
- * run at the end of the window and reports it. */
-static void __attribute__((cold)) global_fault(fsim__gpu *g, const fsim__cu *cu, const fsim__wave *w,
-                                                const fsim_wp_addr *ad, int64_t lo, int64_t hi) {
-  if (g->fault[0]) return;
-  snprintf(g->fault, sizeof g->fault,
-           "%s: address pattern '%s' reaches global bytes %lld to %lld (workgroup %lld, wave %d), outside 0 to 2^39 - 1 "
-           "(512 GiB), the range the simulated caches tell lines apart in",
-           g->wp->name, ad->name, (long long)lo, (long long)hi - 1, (long long)cu->wgs[w->wg].id, w->wave_in_wg);
-}
-
 /* The lines a global access touches; returns a pointer to n line addresses. */
 static const uint64_t *global_lines(fsim__gpu *g, const fsim__cu *cu, const fsim_wp_addr *ad, const fsim__wave *w,
                                     int width, int64_t base, int *n) {
@@ -224,7 +220,9 @@ static const uint64_t *global_lines(fsim__gpu *g, const fsim__cu *cu, const fsim
   const int rk = g->row_base[ad->lanes] + row;
   if (__builtin_expect(g->row_active[rk] != 0 && (base + g->row_min_off[rk] < 0 ||
                                                   base + g->row_max_off[rk] + width > FSIM__GLOBAL_LIMIT), 0))
-    global_fault(g, cu, w, ad, base + g->row_min_off[rk], base + g->row_max_off[rk] + width);
+    /* the caches keep lines modulo 2^32 (cache.h): addresses 2^39 bytes apart would share a line */
+    access_fault(g, cu, w, ad, "global", base + g->row_min_off[rk], base + g->row_max_off[rk] + width,
+                 "outside 0 to 2^39 - 1 (512 GiB), the range the simulated caches tell lines apart in");
   const int32_t *off = &l->offset[row * g->wp->wave_size];
   int shift = g->mem.line_shift;
   int64_t r = base & (((int64_t)1 << shift) - 1);
