@@ -82,8 +82,11 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
    * them; later steps' reads overlap the previous step's MFMAs), at the LDS latency plus
    * their share of the LDS time */
   double first_reads = a->lds.latency + o->t_lds / (s->ksteps > 0 ? s->ksteps : 1);
-  /* other workgroups on the CU fill the gaps */
-  int fillers = c;
+  /* other workgroups on the CU fill the gaps, as far as their waves share this workgroup's
+   * SIMDs: two 2-wave workgroups on a 4-SIMD CU run side by side, each with its own gaps
+   * (with fillers = c the model predicted such a pair faster than one workgroup alone) */
+  double own = (double)s->waves_per_wg / simds < 1 ? 1 : (double)s->waves_per_wg / simds;
+  double fillers = waves_per_simd / own < 1 ? 1 : waves_per_simd / own;
   if (s->stages <= 1) {
     /* One stage: each workgroup loads its tile, waits, then computes, in turn, and the c
      * workgroups on the CU share the compute and memory paths.  That is a closed queueing
