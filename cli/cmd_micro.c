@@ -22,7 +22,9 @@ static void usage(FILE *f) {
           "Runs a small program through the simulator and prints what it measured beside what the\n"
           "arch file implies ('expected'), so a what-if change (--set S.K=V) shows its effect.\n"
           "  mfma       FLOP/clk/CU and cycles per instruction; --dependent chains each MFMA on the\n"
-          "             previous result (latency) instead of independent accumulators (throughput)\n"
+          "             previous result (latency) instead of independent accumulators (throughput);\n"
+          "             --waves-per-simd N (default 1): the run is one workgroup, so N is at most\n"
+          "             max_workgroup_size / (wave size x SIMDs), 4 on CDNA\n"
           "  lds        bank-conflict degree and cycles per ds_read at a lane stride\n"
           "  latency    pointer-chase latency in cycles at a level of the memory hierarchy\n"
           "  bandwidth  whole-GPU streaming bandwidth in TB/s at the sustained clock\n");

@@ -305,8 +305,8 @@ static void emit_kstep(gen *g, int copies, const char *loop_name, int first, int
     for (int i = 0; i < p->rm; i++)
       for (int j = 0; j < p->rn; j++) mfmas[nmfma++] = (kstep_item){'m', 0, i, j, kk, 0, 0};
   }
-  hint h[8];
-  int nh = parse_hints(p->s.interleave, h, 8);
+  hint h[FSIM_SCHED_MAX_HINT_GROUPS];
+  int nh = parse_hints(p->s.interleave, h, FSIM_SCHED_MAX_HINT_GROUPS);
   int ri = 0, mi = 0, copied = !copies;
   int reads_per_k = nread / p->ki, mfma_per_k = nmfma / p->ki;
   if (nh <= 0) {

@@ -56,6 +56,37 @@ static fsim_status operands_exist(const fsim_schedule *s, const fsim_arch *a, co
   return FSIM_OK;
 }
 
+/* Operand id's swizzle: 'none' or B,M,S (not 'auto', which only a GEMM plan chooses), keeping
+ * the `elements` of its LDS stage inside the stage (0: the operand has none). */
+static fsim_status swizzle_ok(const fsim_schedule *s, const char *id, int64_t elements, fsim_err *e) {
+  const fsim_sched_operand *o = fsim_schedule_operand(s, id);
+  char sec[16];
+  snprintf(sec, sizeof sec, "operand.%s", id);
+  if (strcmp(o->swizzle, "auto") == 0)
+    return bad(e, sec, "swizzle", "'auto' is for GEMM schedules; give 'none' or B,M,S");
+  fsim_swizzle sw;
+  fsim_status st = fsim_schedule_swizzle(o, &sw, e);
+  if (st != FSIM_OK || sw.b == 0 || elements <= 0) return st;
+  /* as the GEMM plan requires (gemm_plan.c): a negative S moves bits up, past the stage */
+  int64_t top = 0;
+  for (int64_t x = 0; x < elements && x < (INT64_C(1) << 20); x++) {
+    int64_t y = fsim_swizzle_apply(&sw, x);
+    if (y > top) top = y;
+  }
+  if (top >= elements || (elements >= (INT64_C(1) << 20) && elements % fsim_swizzle_period(&sw) != 0))
+    return bad(e, sec, "swizzle", "S<%d,%d,%d> moves elements of the %lld-element LDS stage outside it", sw.b, sw.m,
+               sw.s, (long long)elements);
+  return FSIM_OK;
+}
+
+/* The epilogue's store atom: a store that exists on the part. */
+static fsim_status store_ok(const fsim_schedule *s, const fsim_arch *a, fsim_err *e) {
+  const fsim_copy_atom *c = fsim_copy_atom_find(s->store);
+  if (c == NULL || c->op != FSIM_OP_STORE) return bad(e, "epilogue", "store", "'%s' is not a store atom", s->store);
+  if (!(c->isas & fsim_isa_bit(a))) return bad(e, "epilogue", "store", "%s does not exist on %s", c->name, a->device.gfx);
+  return FSIM_OK;
+}
+
 static fsim_status check_attention(const fsim_schedule *s, const fsim_arch *a, fsim_sched_resources *r, fsim_err *e) {
   const fsim_mma_atom *qk, *pv;
   fsim_status st;
@@ -73,6 +104,10 @@ static fsim_status check_attention(const fsim_schedule *s, const fsim_arch *a, f
   if (d % qk->k != 0) return bad(e, "tile", "head_split", "a head part of %d is not a multiple of the atom's K = %d", d, qk->k);
   if (d % pv->n != 0) return bad(e, "tile", "head_split", "a head part of %d is not a multiple of the P*V atom's N = %d", d, pv->n);
   if (s->kind == FSIM_PIPE_DUAL_WAVE && waves % 2 != 0) return bad(e, "pipeline", "kind", "dual-wave groups need an even number of waves");
+  /* Q stays in registers; K and V stages hold bn rows of the head part */
+  if ((st = swizzle_ok(s, "Q", 0, e)) != FSIM_OK || (st = swizzle_ok(s, "K", (int64_t)s->bn * d, e)) != FSIM_OK ||
+      (st = swizzle_ok(s, "V", (int64_t)s->bn * d, e)) != FSIM_OK || (st = store_ok(s, a, e)) != FSIM_OK)
+    return st;
   int eb = fsim_dtype_bits(s->a_type) / 8;
   /* K and V tiles of bn rows per stage; Q stays in registers */
   r->lds_bytes = (long long)s->stages * 2 * s->bn * d * eb;
@@ -108,6 +143,7 @@ static fsim_status check_rows(const fsim_schedule *s, const fsim_arch *a, fsim_s
                fsim_dtype_name(s->a_type), s->vec * eb, c->bytes, c->name);
   if (s->op == FSIM_KOP_RMSNORM) {
     if (s->cols % s->vec != 0) return bad(e, "tile", "vec", "%d does not divide the row length %d", s->vec, s->cols);
+    if ((st = swizzle_ok(s, "X", s->cols, e)) != FSIM_OK || (st = store_ok(s, a, e)) != FSIM_OK) return st;
     /* the row is cached in LDS between the sum-of-squares pass and the scaling pass */
     r->lds_bytes = (long long)s->cols * eb;
     if (r->lds_bytes > a->lds.max_bytes_per_wg)
@@ -117,6 +153,7 @@ static fsim_status check_rows(const fsim_schedule *s, const fsim_arch *a, fsim_s
     r->workgroups = s->rows;
   } else {
     if (s->topk > s->experts) return bad(e, "problem", "topk", "%d is more than the %d experts", s->topk, s->experts);
+    if ((st = swizzle_ok(s, "X", 0, e)) != FSIM_OK) return st; /* no LDS stage */
     if (s->experts % s->vec != 0) return bad(e, "tile", "vec", "%d does not divide the %d experts", s->vec, s->experts);
     int lanes_per_row = s->experts / s->vec;
     if (lanes_per_row > a->cu.wave_size || a->cu.wave_size % lanes_per_row != 0)
@@ -137,7 +174,12 @@ int fsim_schedule_interleave_valid(const char *text, char *why, size_t n) {
   char buf[128];
   snprintf(buf, sizeof buf, "%s", text);
   char *save = NULL;
+  int groups = 0;
   for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+    if (++groups > FSIM_SCHED_MAX_HINT_GROUPS) {
+      snprintf(why, n, "'%s': more than %d groups", text, FSIM_SCHED_MAX_HINT_GROUPS);
+      return 0;
+    }
     char *colon = strchr(t, ':');
     char *end = NULL;
     long cnt = colon ? strtol(colon + 1, &end, 10) : 0;

@@ -118,6 +118,9 @@ typedef struct fsim_sched_resources {
   long long workgroups; /* grid size for the problem */
 } fsim_sched_resources;
 
+/* The most groups an interleave hint has (kernels/gemm_wprog.c reads that many). */
+#define FSIM_SCHED_MAX_HINT_GROUPS 8
+
 /* Checks that the schedule is legal on arch a (atoms exist there, tiles divide by the wave
  * and atom layouts, LDS within the limit, registers within budget) and fills r.  Errors name
  * the schedule's section and key. */

@@ -539,6 +539,9 @@ START_TEST(test_legality_errors) {
        "[pipeline] kind: dual-wave is the attention pipeline; a GEMM is plain or pingpong"},
       {{{"stages = 2\n", "stages = 2\ninterleave = dswr:2 mfma:4\n"}},
        "[pipeline] interleave: 'dswr:2': the classes are vmem (copies), dsrd (LDS reads) and mfma"},
+      /* the wave program reads 8 groups; a ninth was dropped without a word until 2026-11-30 */
+      {{{"stages = 2\n", "stages = 2\ninterleave = mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1\n"}},
+       "[pipeline] interleave: 'mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1': more than 8 groups"},
       {{{"stages = 2\n", "stages = 2\ninterleave = mfma:x\n"}},
        "[pipeline] interleave: 'mfma:x': expected CLASS:COUNT (e.g. mfma:8)"},
       /* C stored straight from the accumulators: a lane's 4 consecutive rows are 8 bytes of bf16 */
@@ -578,6 +581,13 @@ START_TEST(test_legality_errors) {
       {{{"bm = 256", "bm = 128"}}, "[tile] bm: 16 rows per wave are not a multiple of the atom's M = 32"},
       {{{"atom2 = v_mfma_f32_32x32x16_bf16", "atom2 = v_mfma_f32_16x16x32_f16"}},
        "[mma] atom2: v_mfma_f32_16x16x32_f16 multiplies f16, the problem is bf16"},
+      /* swizzle and store were checked for GEMMs only until an audit (2026-11-30) */
+      {{{"store = buffer_store_dwordx4", "store = abc"}}, "[epilogue] store: 'abc' is not a store atom"},
+      {{{"store = buffer_store_dwordx4", "store = ds_read_b128"}}, "[epilogue] store: 'ds_read_b128' is not a store atom"},
+      {{{"swizzle = 3,3,3", "swizzle = abc"}}, "[operand.K] swizzle: 'abc' is not 'none' or B,M,S with small integers"},
+      {{{"swizzle = 3,3,3", "swizzle = 2,4,-10"}},
+       "[operand.K] swizzle: S<2,4,-10> moves elements of the 8192-element LDS stage outside it"},
+      {{{"swizzle = 3,3,3", "swizzle = auto"}}, "[operand.K] swizzle: 'auto' is for GEMM schedules; give 'none' or B,M,S"},
   };
   for (size_t i = 0; i < sizeof abad / sizeof abad[0]; i++) {
     text = edited(att, abad[i].ed, 2);
@@ -594,6 +604,12 @@ START_TEST(test_legality_errors) {
   load_text(&s, text);
   ck_assert_int_eq(fsim_schedule_check(&s, &a, &r, &e), FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "[problem] cols: a cached row of 131072 values needs 262144 bytes of LDS, more than 163840");
+  free(text);
+  edit ns[] = {{"store = buffer_store_dwordx4", "store = ds_read_b128"}};
+  text = edited(norm, ns, 1);
+  load_text(&s, text);
+  ck_assert_int_eq(fsim_schedule_check(&s, &a, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "[epilogue] store: 'ds_read_b128' is not a store atom");
   free(text);
   free(norm);
 }
