@@ -96,6 +96,11 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
      * tends to the larger station's time. */
     double dc = compute / c, dm = memory / c;
     double z = 2.0 * a->issue.barrier_latency + first_reads + mem_latency;
+    /* workgroups on separate SIMDs do not queue for each other's compute: the compute station
+     * is c / fillers servers, each serving its fillers' share; Seidmann's approximation
+     * keeps the one queue at compute / c and adds the rest of a workgroup's own compute,
+     * compute / fillers - compute / c, as delay */
+    if (fillers < c) z += compute / fillers - compute / c;
     double qc = 0, qm = 0, x = 0;
     for (int n = 1; n <= c; n++) {
       double rc = dc * (1 + qc), rm = dm * (1 + qm);
