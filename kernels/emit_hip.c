@@ -338,23 +338,22 @@ static int c_edges(const fsim_gemm_plan *p) { return p->s.m % p->s.bm != 0 || p-
 /* 1 when every vector the epilogue stores (a run of 4 rows, or a 16-byte chunk through LDS)
  * starts at a row that is a multiple of its length, and M is too: then a vector lies wholly
  * inside C or wholly outside, and stays aligned as it would in a problem of whole tiles. */
-static int whole_runs(const fsim_gemm_plan *p) {
+static int whole_runs(const em *m) {
+  const fsim_gemm_plan *p = m->p;
   const int lds = p->s.c_path == FSIM_EPI_LDS, elems = lds ? 16 * 8 / p->c_bits : 4;
-  if (p->s.split_k > 1 || p->s.m % elems != 0) return 0;
-  const int runs = fsim_mma_atom_values(p->atom, 'C') / 4;
-  const int chunks = (int)((int64_t)p->s.bm * p->s.bn * p->c_bits / 8 / (16 * p->threads));
+  if (m->atomic || p->s.m % elems != 0) return 0;
   for (int w = 0; w < p->waves; w++)
     for (int l = 0; l < p->wave_size; l++) {
       int row, col;
       if (lds) {
-        for (int ck = 0; ck < (chunks > 0 ? chunks : 1); ck++) {
+        for (int ck = 0; ck < m->chunks; ck++) {
           fsim_gemm_c_chunk_coord(p, ck, w, l, &row, &col);
           if (row % elems != 0) return 0;
         }
       } else {
         for (int i = 0; i < p->rm; i++)
           for (int j = 0; j < p->rn; j++)
-            for (int r = 0; r < runs; r++) {
+            for (int r = 0; r < m->runs; r++) {
               fsim_gemm_c_run_coord(p, i, j, r, w, l, &row, &col);
               if (row % elems != 0) return 0;
             }
@@ -1379,12 +1378,12 @@ fsim_status fsim_emit_hip(const fsim_gemm_plan *p, const fsim_emit_opts *o, FILE
   m->masked_op[0] = needs_mask(p, 0);
   m->masked_op[1] = needs_mask(p, 1);
   m->edge_c = c_edges(p);
-  m->whole_runs = m->edge_c && whole_runs(p);
   m->atomic = p->s.split_k > 1;
   m->pairs = p->c_bits == 16 && p->s.m % 2 == 0;
   m->runs = fsim_mma_atom_values(p->atom, 'C') / 4;
   m->chunks = (int)((int64_t)p->s.bm * p->s.bn * p->c_bits / 8 / (16 * p->threads));
   if (m->chunks < 1) m->chunks = 1;
+  m->whole_runs = m->edge_c && whole_runs(m);
   char kname[96];
   kernel_name(p, kname, sizeof kname);
   fsim_status st = fsim_gemm_wave_program(p, &m->wp, e);

@@ -536,13 +536,8 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
                     op->sw.b, op->sw.m, op->sw.s, gran, ilog2(gran));
         /* the swizzle must keep every element of the stage inside it (a negative S moves bits
          * up, past the stage into the other operand's or the next stage) */
-        int64_t stage = (int64_t)op->nrows_lds * op->row_len, top = 0;
-        for (int64_t x = 0; st == FSIM_OK && op->sw.b > 0 && x < stage && x < (INT64_C(1) << 20); x++) {
-          int64_t y = fsim_swizzle_apply(&op->sw, x);
-          if (y > top) top = y;
-        }
-        if (st == FSIM_OK && op->sw.b > 0 && (top >= stage || (stage >= (INT64_C(1) << 20) &&
-                                                               stage % fsim_swizzle_period(&op->sw) != 0)))
+        int64_t stage = (int64_t)op->nrows_lds * op->row_len, top;
+        if (st == FSIM_OK && fsim_swizzle_leaves(&op->sw, stage, &top))
           st = PERR(&local, sec, "swizzle", "S<%d,%d,%d> moves elements of the %lld-element stage up to %lld, outside it",
                     op->sw.b, op->sw.m, op->sw.s, (long long)stage, (long long)top);
       }

@@ -1165,6 +1165,16 @@ int64_t fsim_swizzle_period(const fsim_swizzle *sw) {
   return (int64_t)1 << (sw->b + sw->m + (sw->s < 0 ? -sw->s : sw->s));
 }
 
+int fsim_swizzle_leaves(const fsim_swizzle *sw, int64_t elements, int64_t *top) {
+  *top = 0;
+  if (sw->b == 0) return 0;
+  for (int64_t x = 0; x < elements && x < (INT64_C(1) << 20); x++) {
+    int64_t y = fsim_swizzle_apply(sw, x);
+    if (y > *top) *top = y;
+  }
+  return *top >= elements || (elements >= (INT64_C(1) << 20) && elements % fsim_swizzle_period(sw) != 0);
+}
+
 void fsim_composed_make(fsim_composed_layout *out, const fsim_swizzle *sw, int64_t offset, const fsim_layout *l) {
   out->sw = *sw;
   out->offset = offset;

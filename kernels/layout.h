@@ -235,6 +235,10 @@ static inline int64_t fsim_swizzle_apply(const fsim_swizzle *sw, int64_t x) {
 }
 /* 2^(b+m+|s|). */
 int64_t fsim_swizzle_period(const fsim_swizzle *sw);
+/* 1 when sw moves an element of [0, elements) to `elements` or past it (a negative S moves bits
+ * up, past an LDS stage); *top is the largest place it moves one to (of the first 2^20 when
+ * the range is larger, whose whole periods then decide). */
+int fsim_swizzle_leaves(const fsim_swizzle *sw, int64_t elements, int64_t *top);
 
 /* The composed layout sw o offset o l; a plain layout is S<0,0,0> o l. */
 void fsim_composed_make(fsim_composed_layout *out, const fsim_swizzle *sw, int64_t offset, const fsim_layout *l);

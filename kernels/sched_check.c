@@ -66,14 +66,9 @@ static fsim_status swizzle_ok(const fsim_schedule *s, const char *id, int64_t el
     return bad(e, sec, "swizzle", "'auto' is for GEMM schedules; give 'none' or B,M,S");
   fsim_swizzle sw;
   fsim_status st = fsim_schedule_swizzle(o, &sw, e);
-  if (st != FSIM_OK || sw.b == 0 || elements <= 0) return st;
-  /* as the GEMM plan requires (gemm_plan.c): a negative S moves bits up, past the stage */
-  int64_t top = 0;
-  for (int64_t x = 0; x < elements && x < (INT64_C(1) << 20); x++) {
-    int64_t y = fsim_swizzle_apply(&sw, x);
-    if (y > top) top = y;
-  }
-  if (top >= elements || (elements >= (INT64_C(1) << 20) && elements % fsim_swizzle_period(&sw) != 0))
+  int64_t top;
+  if (st != FSIM_OK || elements <= 0) return st;
+  if (fsim_swizzle_leaves(&sw, elements, &top)) /* as the GEMM plan requires (gemm_plan.c) */
     return bad(e, sec, "swizzle", "S<%d,%d,%d> moves elements of the %lld-element LDS stage outside it", sw.b, sw.m,
                sw.s, (long long)elements);
   return FSIM_OK;

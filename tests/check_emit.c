@@ -596,12 +596,7 @@ START_TEST(test_command_errors) {
   fputs("// flysim-plan: version=1\n", f);
   fputc('\0', f);
   fclose(f);
-  r = tu_flysim(args);
-  ck_assert_int_eq(r.status, 2);
-  char want[700];
-  snprintf(want, sizeof want, "flysim verify: %s: not a text file\n", path);
-  ck_assert_str_eq(r.err, want);
-  tu_run_free(&r);
+  tu_expect_err(args, 2, "flysim verify: %s: not a text file\n", path);
   snprintf(path, sizeof path, "%s/k942.hip", tmpdir());
   snprintf(args, sizeof args, "emit gemm --m 256 --n 256 --k 256 --arch mi300x --db /nonexistent -o '%s'", path);
   r = tu_flysim(args);

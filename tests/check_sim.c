@@ -39,17 +39,29 @@ static fsim_sim_result sim_ok(const fsim_arch *a, const fsim_wprog *wp, const fs
   return r;
 }
 
-/* Parses text on arch a (with the overrides sets, ";"-separated) and runs it. */
+/* Parses text on arch a and runs it with the default options. */
+static fsim_status run_on(const fsim_arch *a, const char *text, fsim_sim_result *r, fsim_err *e) {
+  fsim_wprog wp;
+  ck_assert_msg(fsim_wprog_parse_string(&wp, text, "t", a, e) == FSIM_OK, "%s", e->msg);
+  fsim_status st = fsim_sim_run(a, &wp, NULL, r, e);
+  fsim_wprog_free(&wp);
+  return st;
+}
+
+/* run_on, which must succeed. */
+static fsim_sim_result sim_text(const fsim_arch *a, const char *text) {
+  fsim_sim_result r;
+  fsim_err e;
+  ck_assert_msg(run_on(a, text, &r, &e) == FSIM_OK, "%s", e.msg);
+  return r;
+}
+
+/* run_on the part named `part` with the overrides in sets (a NULL-terminated list). */
 static fsim_status run_text(const char *text, const char *part, const char *const *sets, fsim_sim_result *r,
                             fsim_err *e) {
   fsim_arch a = arch_of(part);
   for (int i = 0; sets && sets[i]; i++) ck_assert_msg(fsim_arch_set(&a, sets[i], e) == FSIM_OK, "%s", e->msg);
-  fsim_wprog wp;
-  ck_assert_msg(fsim_wprog_parse_string(&wp, text, "t", &a, e) == FSIM_OK, "%s", e->msg);
-  fsim_sim_opts o = {0};
-  fsim_status st = fsim_sim_run(&a, &wp, &o, r, e);
-  fsim_wprog_free(&wp);
-  return st;
+  return run_on(&a, text, r, e);
 }
 
 /* Five faults an audit found (2026-11-30):
@@ -693,20 +705,14 @@ START_TEST(test_barrier_semantics) {
   fsim_arch a = arch_of("mi355x");
   const char *text = "kernel k\ngrid 1\nwaves 2\nresources vgprs=8\nprogram waves=0\n  barrier\nprogram waves=1\n"
                      "  barrier\n  barrier\n";
-  fsim_wprog wp;
-  fsim_err e;
-  ck_assert(fsim_wprog_parse_string(&wp, text, "t", &a, &e) == FSIM_OK);
-  fsim_sim_result r = sim_ok(&a, &wp, NULL);
+  fsim_sim_result r = sim_text(&a, text);
   ck_assert_int_le(r.cycles, 2 * a.issue.barrier_latency + 16);
-  fsim_wprog_free(&wp);
   /* wave 0 waits at its barrier until wave 1 has run 1000 dependent VALU ops and ended */
   text = "kernel k\ngrid 1\nwaves 2\nresources vgprs=8\nprogram waves=0\n  barrier\n  valu x <- x\n"
          "program waves=1\n  loop 1000\n    valu x <- x\n  end\n";
-  ck_assert(fsim_wprog_parse_string(&wp, text, "t", &a, &e) == FSIM_OK);
-  r = sim_ok(&a, &wp, NULL);
+  r = sim_text(&a, text);
   ck_assert_int_ge(r.cycles, 1000 * a.issue.valu_latency);
   ck_assert_msg(r.stall[FSIM_STALL_BARRIER] >= 1000.0 * a.issue.valu_latency - 16, "%.0f", r.stall[FSIM_STALL_BARRIER]);
-  fsim_wprog_free(&wp);
 }
 END_TEST
 
@@ -719,12 +725,8 @@ START_TEST(test_setprio_in_the_walk) {
   fsim_arch a = arch_of("mi355x");
   const char *text = "kernel k\ngrid 1\nwaves 5\nprogram waves=0\n  nop 8\n  valu a\nprogram waves=4\n"
                      "  setprio 3\n  salu a\n  salu b\n  setprio 0\n  salu c\nprogram waves=1-3\n  nop 1\n";
-  fsim_wprog wp;
-  fsim_err e;
-  ck_assert(fsim_wprog_parse_string(&wp, text, "t", &a, &e) == FSIM_OK);
-  fsim_sim_result r = sim_ok(&a, &wp, NULL);
+  fsim_sim_result r = sim_text(&a, text);
   ck_assert_int_eq(r.cycles, 12);
-  fsim_wprog_free(&wp);
 }
 END_TEST
 
@@ -1117,12 +1119,7 @@ START_TEST(test_sim_assembly) {
   json_decref(j);
   tu_run_free(&t);
   snprintf(args, sizeof args, "sim %s --arch mi355x --trips 3,4", path);
-  t = tu_flysim(args);
-  ck_assert_int_eq(t.status, 2);
-  char want[1300];
-  snprintf(want, sizeof want, "flysim sim: --trips: %s has 1 loop(s), 2 trip count(s) given\n", path);
-  ck_assert_str_eq(t.err, want);
-  tu_run_free(&t);
+  tu_expect_err(args, 2, "flysim sim: --trips: %s has 1 loop(s), 2 trip count(s) given\n", path);
   /* assembly for another target, a branch to a label nowhere, an unknown mnemonic (timed as
    * VALU, and said) */
   static const char other[] = "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx1201\"\n\t.text\n\t.globl o\no:\n\ts_endpgm\n";
@@ -1130,11 +1127,7 @@ START_TEST(test_sim_assembly) {
   static const char odd[] = "\t.text\n\t.globl u\nu:\n\tfrobnicate_xyz v0, v1\n\ts_endpgm\n";
   path = tu_write_temp(other, ".s");
   snprintf(args, sizeof args, "sim %s --arch mi355x", path);
-  t = tu_flysim(args);
-  ck_assert_int_eq(t.status, 2);
-  snprintf(want, sizeof want, "flysim sim: %s: compiled for gfx1201, not for gfx950 (MI355X)\n", path);
-  ck_assert_str_eq(t.err, want);
-  tu_run_free(&t);
+  tu_expect_err(args, 2, "flysim sim: %s: compiled for gfx1201, not for gfx950 (MI355X)\n", path);
   path = tu_write_temp(nolabel, ".s");
   snprintf(args, sizeof args, "sim %s --arch mi355x", path);
   t = tu_flysim(args);
@@ -1215,12 +1208,7 @@ START_TEST(test_timeline_and_cli) {
   tu_run_free(&r);
   snprintf(args, sizeof args, "sim '%s' --arch mi355x --timeline '%s'", tu_src_path("traces/examples/gemm_small.wp"),
            tu_src_path("traces"));
-  r = tu_flysim(args);
-  ck_assert_int_eq(r.status, 2);
-  char want[1200];
-  snprintf(want, sizeof want, "flysim sim: --timeline: %s: is a directory\n", tu_src_path("traces"));
-  ck_assert_str_eq(r.err, want);
-  tu_run_free(&r);
+  tu_expect_err(args, 2, "flysim sim: --timeline: %s: is a directory\n", tu_src_path("traces"));
   r = tu_flysim("sim /nonexistent.wp --arch mi355x");
   ck_assert_int_eq(r.status, 2);
   ck_assert_msg(strstr(r.err, "/nonexistent.wp: cannot open") != NULL, "%s", r.err);

@@ -5,6 +5,7 @@
 #include "util/file.h"
 
 #include <check.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,4 +114,16 @@ int tu_run_suite(Suite *s) {
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return failed == 0 ? 0 : 1;
+}
+
+void tu_expect_err(const char *args, int status, const char *fmt, ...) {
+  char want[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(want, sizeof want, fmt, ap);
+  va_end(ap);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == status, "%s: status %d, stderr %s", args, r.status, r.err);
+  ck_assert_str_eq(r.err, want);
+  tu_run_free(&r);
 }

@@ -25,6 +25,9 @@ typedef struct tu_run {
 /* Runs the built flysim with the given arguments (a shell-quoted string). */
 tu_run tu_flysim(const char *args);
 void tu_run_free(tu_run *r);
+/* Runs flysim with args and checks that it exits with status and prints exactly the message
+ * fmt formats on stderr. */
+void tu_expect_err(const char *args, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Runs a Check suite and returns the process status: 0 when every test passed. */
 struct Suite;
 int tu_run_suite(struct Suite *s);
