@@ -753,6 +753,13 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
   p->tiles_n = (int)ceil_div(s->n, s->bn);
   p->k_tiles = (int)ceil_div(ceil_div(s->k, s->split_k), s->bk);
   p->workgroups = (int64_t)p->tiles_m * p->tiles_n * s->split_k * (s->op == FSIM_KOP_GROUPED_GEMM ? s->groups : 1);
+  /* a slice is k_tiles whole K tiles, so fewer slices than asked for can cover K (7168 split 8
+   * ways in 256-deep tiles: 7 slices of 4 tiles); the rest would load and add zeros */
+  int64_t covering = ceil_div(s->k, (int64_t)p->k_tiles * s->bk);
+  if (covering < s->split_k)
+    return PERR(e, "tile", "split_k", "%d slices of %d K tiles of %d cover K = %lld with the first %lld, leaving the "
+                "rest empty; use split_k = %lld", s->split_k, p->k_tiles, s->bk, s->k, (long long)covering,
+                (long long)covering);
   /* split-K adds 16-bit partial sums in packed pairs (4-byte atomics, paired by element index
    * from the group's C): with M x N odd, C's last value shares its pair with the value after
    * C, which the atomic would touch, and every other group's C starts in the middle of a pair */

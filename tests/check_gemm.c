@@ -452,6 +452,20 @@ START_TEST(test_support_and_problem_errors) {
   pr.n = 36;
   ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
   ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
+  /* slices are whole K tiles: 7168 split 8 ways in 256-deep tiles is 7 slices of 4 tiles and
+   * an eighth with nothing to do (the default suite's qkv_a.m8 winner was such a plan) */
+  pr = problem(8, 2112, 7168, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  ck_assert(fsim_gemm_config_parse("tile=16x64x256,waves=1x1,stages=2,mfma=16x16x32,splitk=8,path=direct,c=direct,"
+                                   "kind=plain",
+                                   &cfg, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
+  ck_assert_int_eq(fsim_gemm_plan_make(&p, &s, &a, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "[tile] split_k: 8 slices of 4 K tiles of 256 cover K = 7168 with the first 7, leaving the "
+                          "rest empty; use split_k = 7");
+  cfg.split_k = 7;
+  ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
+  ck_assert_int_eq(p.k_tiles, 4);
   pr = problem(0, 64, 64, FSIM_DT_BF16, FSIM_LAYOUT_TN);
   ck_assert_int_eq(fsim_gemm_problem_check(&pr, &e), FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "--m/--n/--k: 0x64x64 is not a shape (all must be >= 1)");
@@ -480,6 +494,7 @@ static int check_plan(void *vctx, const fsim_gemm_plan *p) {
   ck_assert_int_ge(occ.wgs_per_cu, 1);
   if (c->fixed->bm) ck_assert_int_eq(s->bm, c->fixed->bm);
   if (c->fixed->stages) ck_assert_int_eq(s->stages, c->fixed->stages);
+  ck_assert_int_lt((int64_t)(s->split_k - 1) * p->k_tiles * s->bk, s->k); /* no empty split-K slice */
   return 0;
 }
 
@@ -502,6 +517,14 @@ START_TEST(test_space) {
   ck_assert(fsim_gemm_enumerate(&pr, &fixed, &a, check_plan, &c, &tried, &legal, &e) == FSIM_OK);
   ck_assert_int_eq(legal, c.visited);
   ck_assert_int_eq(legal, 140); /* 60 ping-pong configs hold 4 K steps of fragments (32x32x16, 16x16x16): too many VGPRs */
+  /* a decode shape whose split-K choices can leave slices empty (check_plan refuses them) */
+  pr = problem(8, 2112, 7168, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  fsim_gemm_config_free_all(&fixed);
+  c.visited = 0;
+  ck_assert(fsim_gemm_enumerate(&pr, &fixed, &a, check_plan, &c, &tried, &legal, &e) == FSIM_OK);
+  ck_assert_int_eq(legal, c.visited);
+  ck_assert_int_eq(tried, 18480);
+  ck_assert_int_eq(legal, 10652);
 }
 END_TEST
 
