@@ -849,37 +849,36 @@ START_TEST(test_asm_pattern_widths) {
 }
 END_TEST
 
-/* tune --compiled: of the four candidates it simulates for 2048x51200x5120
- * (qwen3-32b.gate_up.m2048), 256x128x32 on 4x1 waves with three stages is the fastest
- * simulated (1098.0 us) and 2x2 waves with three stages the fastest as compiled (1073.6 us
- * compiled, 1119.0 us scheduled; the 4x1 compiles to 1079.9 us).  Such a winner replaces one
- * that was only simulated.  (This was 4096^3 until the model's fillers changed, 2026-11-30:
- * its simulated four now include 2x4 waves, which win both ways; before that, 4x1 waves
- * compiled to 200 AGPR moves per K tile, 15% slower.) */
+/* tune --compiled: of the four candidates it simulates for 1024^3 on the RX 9070 XT,
+ * 128x128x64 on 4x4 waves is the fastest simulated (19.93 us) and 2x4 waves the fastest as
+ * compiled (22.110 us compiled, 20.980 us scheduled; the 4x4 compiles to 23.05 us).  Such a
+ * winner replaces one that was only simulated.  (This was 4096^3 on the MI355X until the
+ * model's fillers changed, and 2048x51200x5120 until emitted waits got scheduling barriers,
+ * 2026-11-30: the same config then won both ways.) */
 START_TEST(test_tune_compiled) {
-  static const char w4x1[] = "tile=256x128x32,waves=4x1,stages=3,mfma=32x32x16,splitk=1,path=direct,c=lds,remap=1,"
+  static const char w4x4[] = "tile=128x128x64,waves=4x4,stages=2,mfma=16x16x16,splitk=1,path=registers,c=lds,remap=1,"
                              "groupm=0,kind=plain";
-  static const char w2x2[] = "tile=256x128x32,waves=2x2,stages=3,mfma=32x32x16,splitk=1,path=direct,c=lds,remap=1,"
+  static const char w2x4[] = "tile=128x128x64,waves=2x4,stages=2,mfma=16x16x16,splitk=1,path=registers,c=lds,remap=1,"
                              "groupm=0,kind=plain";
   char db[512], args[1024];
   snprintf(db, sizeof db, "%s/compiled.sqlite", tmpdir());
-  snprintf(args, sizeof args, "tune gemm 2048x51200x5120 --arch mi355x --db '%s' --json", db);
+  snprintf(args, sizeof args, "tune gemm 1024x1024x1024 --arch rx9070xt --db '%s' --json", db);
   tu_run r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
   json_t *j = tu_json(&r);
-  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "best"), "config")), w4x1);
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "best"), "config")), w4x4);
   ck_assert_ptr_null(json_object_get(json_object_get(j, "best"), "compiled_us"));
   json_decref(j);
   tu_run_free(&r);
-  snprintf(args, sizeof args, "tune gemm 2048x51200x5120 --arch mi355x --db '%s' --compiled 4 --json", db);
+  snprintf(args, sizeof args, "tune gemm 1024x1024x1024 --arch rx9070xt --db '%s' --compiled 4 --json", db);
   r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
   j = tu_json(&r);
   json_t *best = json_object_get(j, "best");
-  ck_assert_str_eq(json_string_value(json_object_get(best, "config")), w2x2);
+  ck_assert_str_eq(json_string_value(json_object_get(best, "config")), w2x4);
   double bc = json_real_value(json_object_get(best, "compiled_us"));
-  ck_assert_msg(fabs(bc - 1073.570) < 0.01, "compiled %g us", bc);
-  ck_assert_msg(fabs(json_real_value(json_object_get(best, "time_us")) - 1118.975) < 0.01, "scheduled %g us",
+  ck_assert_msg(fabs(bc - 22.110) < 0.001, "compiled %g us", bc);
+  ck_assert_msg(fabs(json_real_value(json_object_get(best, "time_us")) - 20.980) < 0.001, "scheduled %g us",
                 json_real_value(json_object_get(best, "time_us")));
   json_t *cs = json_object_get(j, "candidates");
   int verified = 0;
@@ -894,40 +893,40 @@ START_TEST(test_tune_compiled) {
       verified++;
       ck_assert(json_real_value(cu) >= bc);
     }
-    if (strcmp(json_string_value(json_object_get(c, "config")), w4x1) == 0) {
-      ck_assert(json_real_value(json_object_get(c, "sim_us")) < 1100.0);
-      ck_assert(json_real_value(cu) > bc + 5.0);
+    if (strcmp(json_string_value(json_object_get(c, "config")), w4x4) == 0) {
+      ck_assert(json_real_value(json_object_get(c, "sim_us")) < 20.0);
+      ck_assert(json_real_value(cu) > bc + 0.8);
     }
   }
   ck_assert_int_eq(verified, 4);
-  ck_assert(json_is_true(json_object_get(j, "stored"))); /* although 4x1 was stored as faster */
+  ck_assert(json_is_true(json_object_get(j, "stored"))); /* although 4x4 was stored as faster */
   json_decref(j);
   tu_run_free(&r);
-  snprintf(args, sizeof args, "db show gemm 2048x51200x5120 --arch mi355x --db '%s' --json", db);
+  snprintf(args, sizeof args, "db show gemm 1024x1024x1024 --arch rx9070xt --db '%s' --json", db);
   r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
-  ck_assert_ptr_nonnull(strstr(r.out, w2x2));
-  ck_assert_msg(strstr(r.out, "\"compiled_us\": 1073.5696") != NULL, "%s", r.out);
+  ck_assert_ptr_nonnull(strstr(r.out, w2x4));
+  ck_assert_msg(strstr(r.out, "\"compiled_us\": 22.1104") != NULL, "%s", r.out);
   tu_run_free(&r);
-  /* a plain tune, which finds 4x1 faster as simulated, does not undo the verified winner */
-  snprintf(args, sizeof args, "tune gemm 2048x51200x5120 --arch mi355x --db '%s' --json", db);
+  /* a plain tune, which finds 4x4 faster as simulated, does not undo the verified winner */
+  snprintf(args, sizeof args, "tune gemm 1024x1024x1024 --arch rx9070xt --db '%s' --json", db);
   r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
   j = tu_json(&r);
   ck_assert(json_is_false(json_object_get(j, "stored")));
   json_t *kept = json_object_get(j, "kept");
-  ck_assert_str_eq(json_string_value(json_object_get(kept, "config")), w2x2);
-  ck_assert(fabs(json_real_value(json_object_get(kept, "compiled_us")) - 1073.570) < 0.01);
+  ck_assert_str_eq(json_string_value(json_object_get(kept, "config")), w2x4);
+  ck_assert(fabs(json_real_value(json_object_get(kept, "compiled_us")) - 22.110) < 0.001);
   json_decref(j);
   tu_run_free(&r);
   /* emit and predict, with nothing stored, choose the same (the tuner's) config */
   char out[512];
   snprintf(out, sizeof out, "%s/choice.hip", tmpdir());
-  snprintf(args, sizeof args, "emit gemm 2048x51200x5120 --arch mi355x --db /nonexistent -o '%s' --json", out);
+  snprintf(args, sizeof args, "emit gemm 1024x1024x1024 --arch rx9070xt --db /nonexistent -o '%s' --json", out);
   r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
   j = tu_json(&r);
-  ck_assert_str_eq(json_string_value(json_object_get(j, "config")), w4x1);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config")), w4x4);
   ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "tuned");
   json_decref(j);
   tu_run_free(&r);
@@ -1036,6 +1035,13 @@ START_TEST(test_gfx942_and_gfx1201) {
   j = verify_json(args, &status);
   expect_all_ok("gfx1201 WMMA 2048^3", j, status);
   ck_assert_int_eq(json_integer_value(json_object_get(j, "agprs")), 0);
+  json_decref(j);
+  /* the tuner's own choice for a ragged gfx1201 problem (128x128x64 on 4x4 waves, copies
+   * through registers): without a scheduling barrier before each emitted wait, clang hoisted
+   * the K tile's load wait above its last twelve WMMAs, and the compiled code simulated
+   * +26.7% against the schedule (asm_simulation's tolerance is 25%) */
+  j = verify_json("gemm --m 1024 --n 768 --k 1088 --arch rx9070xt --db /nonexistent", &status);
+  expect_all_ok("gfx1201 1024x768x1088", j, status);
   json_decref(j);
 }
 END_TEST
