@@ -806,8 +806,20 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
                               : (int64_t)sc->bm * sc->bn * ec / 8 / 16 / p->threads;
     s->store_line_bytes_per_wg = (int64_t)nl * a->memory.l2_line * per_wave * parts * p->waves;
   }
-  int runs = fsim_mma_atom_values(p->atom, 'C') / 4;
-  s->epilogue_lds_cycles = sc->c_path == FSIM_EPI_LDS ? p->rm * p->rn * runs * 4 : 0;
+  /* C through LDS: every wave writes its accumulator runs and reads its 16-byte chunks back,
+   * all through the workgroup's one bank array, at the staging pitch's bank cycles */
+  s->epilogue_lds_cycles = 0;
+  if (sc->c_path == FSIM_EPI_LDS) {
+    int32_t off[FSIM_MAX_WAVE];
+    uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
+    int runs = fsim_mma_atom_values(p->atom, 'C') / 4;
+    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_lds(p, 0, 0, 0, p->c_pitch, 0, l);
+    int wc = fsim_lds_bank_cycles(a, off, all, 0, 4 * p->c_bits / 8, NULL);
+    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_chunk(p, 0, p->c_pitch, 0, 0, 0, l);
+    int rc = fsim_lds_bank_cycles(a, off, all, 0, 16, NULL);
+    int64_t chunks = (int64_t)sc->bm * sc->bn * p->c_bits / 8 / 16 / p->threads;
+    s->epilogue_lds_cycles = p->waves * ((int64_t)p->rm * p->rn * runs * wc + chunks * rc);
+  }
   int groups = sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1;
   s->unique_ab_bytes = groups * ((sc->m * sc->k * ea + sc->n * sc->k * eb) / 8);
   /* each split-K slice writes its partial C */

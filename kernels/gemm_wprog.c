@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "kernels/gemm.h"
+#include "model/occupancy.h"
 
 typedef struct gen {
   const fsim_gemm_plan *p;
@@ -403,13 +404,24 @@ int fsim_gemm_c_pitch(const fsim_gemm_plan *p) { return fsim__gemm_c_pitch_memo(
 
 int fsim__gemm_c_pitch_memo(const fsim_gemm_plan *p, fsim_gemm_memo *memo) {
   /* the padded pitch with the fewest bank cycles for an accumulator write, among those whose
-   * buffer fits in the LDS the stages already use (the buffer aliases them) */
+   * buffer fits in the LDS the stages already use (the buffer aliases them) or grows the
+   * workgroup's LDS within what a workgroup may use without lowering the occupancy: a C tile
+   * as large as the stages (256x256 of bf16 over two stages of 256x64) once kept its unpadded
+   * pitch, whose columns all start in bank 0 (32-way conflicts on every write) */
   int best = p->s.bm, best_cyc = 1 << 30;
   int64_t room = p->lds_bytes > (int64_t)p->s.bm * p->s.bn * p->c_bits / 8 ? p->lds_bytes
                                                                             : (int64_t)p->s.bm * p->s.bn * p->c_bits / 8;
+  fsim_occupancy base;
+  fsim_occupancy_of(p->a, p->waves, p->vgprs, p->agprs, p->sgprs, room, &base);
   for (int pad = 0; pad <= 16; pad += 2) {
     int pitch = p->s.bm + pad;
-    if ((int64_t)pitch * p->s.bn * p->c_bits / 8 > room) break;
+    int64_t need = (int64_t)pitch * p->s.bn * p->c_bits / 8;
+    if (need > room) {
+      fsim_occupancy grown;
+      if (need > p->a->lds.max_bytes_per_wg) break;
+      fsim_occupancy_of(p->a, p->waves, p->vgprs, p->agprs, p->sgprs, need, &grown);
+      if (grown.wgs_per_cu < base.wgs_per_cu) break;
+    }
     int cyc = fsim__gemm_memo_pitch_get(memo, p, pad);
     if (cyc == 0) {
       int32_t off[FSIM_MAX_WAVE];

@@ -45,7 +45,7 @@ typedef struct fsim_plan_summary {
   int64_t store_bytes_per_wg;
   int64_t store_line_bytes_per_wg; /* cache-line bytes its C stores touch (poorly coalesced or
                                        split-K's 4-byte atomics touch more than they write) */
-  int epilogue_lds_cycles;   /* bank cycles of the C staging, per wave */
+  int64_t epilogue_lds_cycles; /* bank cycles of the C staging (writes and reads), all waves of a workgroup */
   /* the problem's traffic */
   int64_t unique_bytes;      /* A + B + C footprint */
   int64_t unique_ab_bytes;   /* A + B footprint: the bytes that must come from DRAM at least once */
