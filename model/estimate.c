@@ -30,10 +30,17 @@
 
 static double dmax(double a, double b) { return a > b ? a : b; }
 
+/* Workgroups an XCD runs at once with c on each CU: no more than its share of the grid. */
+static double xcd_resident(const fsim_arch *a, const fsim_plan_summary *s, int c) {
+  const int xcds = a->device.xcds, cus_per_xcd = a->device.cus / xcds;
+  double per_xcd = (double)((s->workgroups + xcds - 1) / xcds);
+  double full = (double)cus_per_xcd * c;
+  return per_xcd < full && per_xcd > 0 ? per_xcd : full;
+}
+
 /* One main-loop iteration with c workgroups on the CU; fills the components. */
 static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, fsim_estimate *o) {
   const int simds = a->cu.simds;
-  const int cus_per_xcd = a->device.cus / a->device.xcds;
   double waves = (double)c * s->waves_per_wg;
   double waves_per_simd = waves / simds < 1 ? 1 : waves / simds;
   double chain = (double)s->mfma_per_wave * s->mfma_cycles;
@@ -59,7 +66,7 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
     o->t_chain = (ks - 1) * dmax(waves_per_simd * step, step + gap) + waves_per_simd * step;
   }
   double l1 = (double)c * s->load_bytes_per_wg / a->memory.l1_bytes_per_clk;
-  o->t_l2 = dmax(l1, (double)cus_per_xcd * c * s->load_bytes_per_wg /
+  o->t_l2 = dmax(l1, xcd_resident(a, s, c) * s->load_bytes_per_wg /
                          (a->memory.l2_channels * (double)a->memory.l2_bytes_per_clk * 0.9));
   double mall_bpc = a->memory.mall_tbps * 1e12 / clk_bytes;
   o->t_mall = a->memory.mall_bytes > 0 && mall_bpc > 0
@@ -133,8 +140,7 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
 static double workgroup(const fsim_arch *a, const fsim_plan_summary *s, int c, fsim_estimate *o) {
   double it = iteration(a, s, c, o);
   double prologue = a->memory.l2_latency + a->lds.latency;
-  const int cus_per_xcd = a->device.cus / a->device.xcds;
-  double l2_share = a->memory.l2_channels * (double)a->memory.l2_bytes_per_clk / (cus_per_xcd * (double)c);
+  double l2_share = a->memory.l2_channels * (double)a->memory.l2_bytes_per_clk / xcd_resident(a, s, c);
   double stored = s->store_line_bytes_per_wg > s->store_bytes_per_wg ? (double)s->store_line_bytes_per_wg
                                                                       : (double)s->store_bytes_per_wg;
   double epilogue = stored / l2_share + a->memory.l2_latency + s->epilogue_lds_cycles +

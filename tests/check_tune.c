@@ -1556,6 +1556,20 @@ START_TEST(test_model_more_work_not_much_faster) {
 }
 END_TEST
 
+/* The L2 terms count the workgroups an XCD runs, not one a CU: 16x4096x4096 on 128x128 tiles
+ * is 32 workgroups, 4 an XCD, and the model once charged the L2 for 32 an XCD, predicting the
+ * MI355X L2-bound at 35.9 us and faster with 64 CUs than with 256 (33.5 us). */
+START_TEST(test_model_l2_counts_resident_workgroups) {
+  static const char cfg[] = "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain,"
+                            "remap=0,groupm=0";
+  char fewer[400];
+  snprintf(fewer, sizeof fewer, "%s --set device.cus=64", cfg);
+  double all = model_us("16x4096x4096", cfg), quarter = model_us("16x4096x4096", fewer);
+  ck_assert_msg(quarter >= all, "256 CUs %g us, 64 CUs %g us", all, quarter);
+  ck_assert_msg(fabs(all - 33.447) < 0.01, "%g us", all);
+}
+END_TEST
+
 START_TEST(test_cli_help) {
   tu_run r = tu_flysim("tune --help");
   ck_assert_int_eq(r.status, 0);
@@ -1601,6 +1615,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_cli_errors);
   tcase_add_test(tc, test_cli_simulated_rows_and_dram);
   tcase_add_test(tc, test_model_more_work_not_much_faster);
+  tcase_add_test(tc, test_model_l2_counts_resident_workgroups);
   tcase_add_test(tc, test_cli_op_from_schedule);
   tcase_add_test(tc, test_cli_tune_db);
   tcase_add_test(tc, test_cli_config_errors);
