@@ -8,6 +8,7 @@
 #include "cli/gemm_args.h"
 #include "cli/report.h"
 #include "tune/predict.h"
+#include "util/file.h"
 
 static const char *const CMD = "predict";
 
@@ -159,6 +160,14 @@ int fsim_cmd_predict(int argc, char **argv) {
   char why[400];
   if (req.timeline && !fsim_gemm_supported(&g.pr, &g.a, why, sizeof why))
     return fsim_cli_usage_error(CMD, "--timeline: the problem falls back (%s): there is no flysim kernel to trace", why);
+  if (req.timeline) {
+    fsim_err fe;
+    fsim_err_clear(&fe);
+    if (fsim_file_out_check(req.timeline, &fe) != FSIM_OK) { /* before the work (tuning can take seconds) */
+      fsim_err_prefix(&fe, "--timeline");
+      return fsim_cli_report(CMD, &fe);
+    }
+  }
   req.pr = g.pr;
   req.schedule = g.schedule_path ? &g.schedule : NULL;
   req.config = g.config;

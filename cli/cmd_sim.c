@@ -145,6 +145,7 @@ int fsim_cmd_sim(int argc, char **argv) {
     case 'T': {
       char buf[256];
       snprintf(buf, sizeof buf, "%s", optarg);
+      ntrips = 0; /* given again: the last --trips holds, as for other flags */
       /* split at each ',' (an empty count, "3,,4" or "", is an error, not skipped) */
       for (char *t = buf, *next; t != NULL; t = next) {
         char *comma = strchr(t, ',');

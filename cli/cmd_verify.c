@@ -181,8 +181,10 @@ int fsim_cmd_verify(int argc, char **argv) {
     switch (c) {
     case 'H': vo.with_hip = 1; break;
     case 'K': vo.keep = 1; break;
-    case 'S': vo.sampled = 1; break;
-    case 'F': vo.sampled = 0; break;
+    case 'S':
+    case 'F':
+      if (fsim_cli_sampled_flag(CMD, c, &vo.sampled)) return FSIM_EXIT_USAGE;
+      break;
     case 'j': json = 1; break;
     case 'h': usage(stdout); return FSIM_EXIT_OK;
     default: return fsim_cli_bad_option(CMD, argc, argv);

@@ -208,6 +208,12 @@ fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
                     fsim_kop_name(pr->op), an);
   }
   if (pr->op == FSIM_KOP_GROUPED_GEMM && pr->groups < 1) return FSIM_ERR(e, FSIM_EINVAL, "--groups: must be >= 1");
+  /* byte counts stay far inside 64 bits (the summary multiplies them by slices and lines) */
+  double groups = pr->op == FSIM_KOP_GROUPED_GEMM ? (double)pr->groups : 1;
+  double bytes = groups * ((double)pr->m * pr->k + (double)pr->n * pr->k + 4.0 * pr->m * pr->n);
+  if (bytes > 0x1p52)
+    return FSIM_ERR(e, FSIM_EINVAL, "--groups/--m/--n/--k: A, B and C of %lldx%lldx%lld x %.0f group(s) take about %.3g "
+                    "bytes, more than 2^52", pr->m, pr->n, pr->k, groups, bytes);
   return FSIM_OK;
 }
 

@@ -51,7 +51,7 @@ static const fsim_arch_key arch_keys[] = {
 
     KI("cu", "simds", A_OFF(cu.simds), 1, 16, "SIMDs", "SIMDs per CU"),
     KI("cu", "simd_lanes", A_OFF(cu.simd_lanes), 1, 128, "lanes", "ALU lanes per SIMD"),
-    KI("cu", "wave_size", A_OFF(cu.wave_size), 16, 128, "lanes", "work-items per wave"),
+    KI("cu", "wave_size", A_OFF(cu.wave_size), 16, 64, "lanes", "work-items per wave (at most 64: the simulator keeps lanes in 64-bit masks)"),
     KI("cu", "waves_per_simd", A_OFF(cu.waves_per_simd), 1, 32, "waves", "wave slots per SIMD"),
     KI("cu", "vgprs_per_lane", A_OFF(cu.vgprs_per_lane), 32, 4096, "registers",
        "vector register file per SIMD lane (VGPRs and AGPRs together where unified)"),

@@ -1120,6 +1120,18 @@ START_TEST(test_sim_assembly) {
   tu_run_free(&t);
   snprintf(args, sizeof args, "sim %s --arch mi355x --trips 3,4", path);
   tu_expect_err(args, 2, "flysim sim: --trips: %s has 1 loop(s), 2 trip count(s) given\n", path);
+  /* given twice, the last --trips holds (the counts once added up: "2 trip count(s) given") */
+  snprintf(args, sizeof args, "sim %s --arch mi355x --trips 3 --trips 100 --json", path);
+  t = tu_flysim(args);
+  ck_assert_msg(t.status == 0, "%s", t.err);
+  j = tu_json(&t);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "wave_instructions")), 1 + 100 * 4 + 1);
+  json_decref(j);
+  tu_run_free(&t);
+  /* a lane mask naming lanes past the wave's 32 (it was counted: twice the bytes stored) */
+  const char *wide = tu_write_temp("kernel k\nlanes l active=0xffffffffffffffff = linear 4\nprogram\n", ".wp");
+  snprintf(args, sizeof args, "sim %s --arch rx9070xt", wide);
+  tu_expect_err(args, 2, "flysim sim: %s:2: active: '0xffffffffffffffff' names lanes beyond the wave's 32\n", wide);
   /* assembly for another target, a branch to a label nowhere, an unknown mnemonic (timed as
    * VALU, and said) */
   static const char other[] = "\t.amdgcn_target \"amdgcn-amd-amdhsa--gfx1201\"\n\t.text\n\t.globl o\no:\n\ts_endpgm\n";

@@ -251,6 +251,37 @@ START_TEST(test_db_round_trip) {
   sqlite3_close(h);
   ck_assert_int_eq(fsim_db_open(&db, foreign, 1, &e), FSIM_EINVAL);
   ck_assert_str_eq(strstr(e.msg, "not a flysim"), "not a flysim tuning database (it holds other tables)");
+  /* a damaged index (its entry's row id changed: the b-trees are sound, so SQLite's
+   * quick_check passed it and tune wrote into it, while db list refused it) is refused too */
+  const char *ix = db_path();
+  ck_assert(fsim_db_open(&db, ix, 1, &e) == FSIM_OK);
+  ck_assert(fsim_db_put(db, &a1, 0, NULL, &e) == FSIM_OK);
+  fsim_db_close(db);
+  ck_assert_int_eq(sqlite3_open(ix, &h), SQLITE_OK);
+  sqlite3_stmt *iq;
+  ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = "
+                                         "'winners';", -1, &iq, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(iq), SQLITE_ROW);
+  long ipage = sqlite3_column_int(iq, 0);
+  sqlite3_finalize(iq);
+  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA page_size;", -1, &iq, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(iq), SQLITE_ROW);
+  long ipage_size = sqlite3_column_int(iq, 0);
+  sqlite3_finalize(iq);
+  sqlite3_close(h);
+  FILE *fi = fopen(ix, "r+b");
+  ck_assert_ptr_nonnull(fi);
+  /* the page's one cell ends the page; its last byte is the layout's (the key's last column,
+   * "TN"; the row id 1 takes no bytes): "TM" leaves a sound b-tree whose key is not the row's */
+  ck_assert_int_eq(fseek(fi, ipage * ipage_size - 1, SEEK_SET), 0);
+  ck_assert_int_eq(fgetc(fi), 'N');
+  ck_assert_int_eq(fseek(fi, ipage * ipage_size - 1, SEEK_SET), 0);
+  ck_assert_int_eq(fputc('M', fi), 'M');
+  fclose(fi);
+  for (int create = 0; create < 2; create++) {
+    ck_assert_int_eq(fsim_db_open(&db, ix, create, &e), FSIM_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.msg, "the database is damaged (SQLite's integrity_check: "));
+  }
   /* a flysim database damaged inside the winners table's page: refused when opened, to read
    * or to write (before a tune spends its time), in one line, and left as it was */
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
@@ -278,7 +309,7 @@ START_TEST(test_db_round_trip) {
   char *before = fsim_file_read(path, &nbefore);
   for (int create = 0; create < 2; create++) {
     ck_assert_int_eq(fsim_db_open(&db, path, create, &e), FSIM_EINVAL);
-    ck_assert_ptr_nonnull(strstr(e.msg, "the database is damaged (SQLite's quick_check: "));
+    ck_assert_ptr_nonnull(strstr(e.msg, "the database is damaged (SQLite's integrity_check: "));
     ck_assert_ptr_null(strchr(e.msg, '\n'));
   }
   char *after = fsim_file_read(path, &nafter);
@@ -1570,6 +1601,31 @@ START_TEST(test_model_l2_counts_resident_workgroups) {
 }
 END_TEST
 
+/* Inputs an audit (2026-11-30) found getting past the contract: a --set name holding a newline
+ * (it became a line of code in an emitted kernel), a wave size the simulator's 64-bit lane
+ * masks cannot hold, byte counts past 64 bits, a --timeline checked only after tuning, and
+ * --sampled with --full given to verify. */
+START_TEST(test_cli_audit_inputs) {
+  char out[512], args[1024];
+  snprintf(out, sizeof out, "%s", tu_write_temp("", ".hip"));
+  unlink(out);
+  snprintf(args, sizeof args, "emit gemm 256x256x256 --arch mi355x --db /nonexistent --set \"device.name=$(printf "
+                              "'X\\n#error injected')\" -o '%s'", out);
+  tu_expect_err(args, 2, "flysim emit: --set device.name=X?#error injected: [device] name: byte 0x0a at character 2 "
+                         "is not printable ASCII\n");
+  ck_assert_int_ne(access(out, F_OK), 0);
+  tu_expect_err("arch show mi355x --set cu.wave_size=128", 2,
+                "flysim arch: --set cu.wave_size=128: [cu] wave_size: 128 is out of range [16, 64]\n");
+  tu_expect_err("predict grouped-gemm 16777216x16777216x16777216 --groups 65536 --arch mi355x --mode model", 2,
+                "flysim predict: --groups/--m/--n/--k: A, B and C of 16777216x16777216x16777216 x 65536 group(s) take "
+                "about 1.11e+20 bytes, more than 2^52\n");
+  tu_expect_err("predict gemm 16384x16384x8192 --arch mi355x --db /nonexistent --timeline /nonexistent/x.json", 2,
+                "flysim predict: --timeline: /nonexistent/x.json: cannot write: No such file or directory\n");
+  tu_expect_err("verify gemm 256x256x256 --arch mi355x --db /nonexistent --sampled --full", 2,
+                "flysim verify: --sampled and --full: give one of them\n");
+}
+END_TEST
+
 START_TEST(test_cli_help) {
   tu_run r = tu_flysim("tune --help");
   ck_assert_int_eq(r.status, 0);
@@ -1616,6 +1672,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_cli_simulated_rows_and_dram);
   tcase_add_test(tc, test_model_more_work_not_much_faster);
   tcase_add_test(tc, test_model_l2_counts_resident_workgroups);
+  tcase_add_test(tc, test_cli_audit_inputs);
   tcase_add_test(tc, test_cli_op_from_schedule);
   tcase_add_test(tc, test_cli_tune_db);
   tcase_add_test(tc, test_cli_config_errors);

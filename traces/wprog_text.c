@@ -261,6 +261,8 @@ static fsim_status parse_lanes(parser *p) {
       int base = number_base(val); /* no sign: a mask */
       if (base != 0) active = strtoull(val, &end, base);
       if (base == 0 || *end != '\0' || errno) return PERR(p, "active: '%s' is not a lane mask", val);
+      if (wp->wave_size < 64 && active >> wp->wave_size)
+        return PERR(p, "active: '%s' names lanes beyond the wave's %d", val, wp->wave_size);
     } else {
       return PERR(p, "lanes: unexpected '%s' before '='", p->tok[i]);
     }

@@ -206,6 +206,13 @@ static int parse_value(void *obj, const fsim_ini_key *k, const char *text, char 
       snprintf(why, wn, "empty");
       return -1;
     }
+    /* names reach reports, JSON strings and comments in emitted code: printable ASCII only (a
+     * newline in one once put a line of its own into an emitted kernel) */
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+      if (*c < 0x20 || *c > 0x7e) {
+        snprintf(why, wn, "byte 0x%02x at character %d is not printable ASCII", *c, (int)(c - (const unsigned char *)text) + 1);
+        return -1;
+      }
     strcpy((char *)p, text);
     return 0;
   case FSIM_KEY_DTYPE:

@@ -26,6 +26,12 @@ int fsim_status_exit_code(fsim_status st) {
   return status_info[st].exit_code;
 }
 
+/* An error is one line, whatever the input it quotes holds: control characters become '?'. */
+static void one_line(char *msg) {
+  for (char *c = msg; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+}
+
 fsim_status fsim__err_set(fsim_err *e, fsim_status code, const char *file, int line,
                           const char *fmt, ...) {
   if (e == NULL) return code;
@@ -36,6 +42,7 @@ fsim_status fsim__err_set(fsim_err *e, fsim_status code, const char *file, int l
   va_start(ap, fmt);
   vsnprintf(e->msg, sizeof e->msg, fmt, ap);
   va_end(ap);
+  one_line(e->msg);
   return code;
 }
 
@@ -54,6 +61,7 @@ void fsim_err_prefix(fsim_err *e, const char *fmt, ...) {
   memcpy(e->msg, prefix, plen - 2);
   e->msg[plen - 2] = ':';
   e->msg[plen - 1] = ' ';
+  one_line(e->msg);
 }
 
 void fsim_err_clear(fsim_err *e) {
