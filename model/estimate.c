@@ -120,7 +120,7 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
     return o->t_iter;
   }
   double work = dmax(compute, memory);
-  double exposed = a->issue.barrier_latency + first_reads + dmax(0, mem_latency - s->copy_lead * work);
+  double fixed = a->issue.barrier_latency + first_reads; /* exposed at every iteration */
   if (s->wave_groups > 1) {
     /* ping-pong (kernels/gemm_wprog.c): each of the tile's P phases ends at a barrier that
      * pairs one group's MFMAs with the other's reads; the group that runs its MFMAs second
@@ -129,10 +129,19 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
      * latency is hidden as far as the summary's copy_lead says. */
     int P = s->phases > 1 ? s->phases : 2;
     double per_phase = a->issue.barrier_latency + a->lds.latency + o->t_lds / (2.0 * P);
-    exposed = P * per_phase + dmax(0, mem_latency - s->copy_lead * work);
+    fixed = P * per_phase;
   }
-  o->t_exposed = exposed / fillers;
-  o->t_iter = work + o->t_exposed;
+  /* A copy is waited for copy_lead iterations after it issues, and those iterations include
+   * their own exposed time: with f fillers, T = work + (fixed + max(0, L - lead x T)) / f,
+   * whose solution is the larger of work + fixed / f (the latency hidden) and
+   * (f x work + fixed + L) / (f + lead).  (Until 2026-11-30 the lead covered lead x work only,
+   * which an audit found doubling the time of latency-bound decode kernels with 2 to 4
+   * stages against the simulator.) */
+  double lead = s->copy_lead > 0 ? s->copy_lead : 0;
+  double hidden = work + fixed / fillers;
+  double waiting = (fillers * work + fixed + mem_latency) / (fillers + lead);
+  o->t_iter = dmax(hidden, waiting);
+  o->t_exposed = o->t_iter - work;
   return o->t_iter;
 }
 
