@@ -632,10 +632,12 @@ static fsim_status verify_in(const char *file, const fsim_gemm_plan *p, const ch
 #endif
 }
 
-static fsim_status make_dir(char *dir, size_t n, fsim_err *e) {
+/* The work folder, which a run stopped by a signal removes too (unless --keep). */
+static fsim_status make_dir(char *dir, size_t n, const fsim_verify_opts *o, fsim_err *e) {
   const char *tmp = getenv("TMPDIR");
   snprintf(dir, n, "%s/flysim-verify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (mkdtemp(dir) == NULL) return FSIM_ERR(e, FSIM_EIO, "cannot make a work folder %s: %s", dir, strerror(errno));
+  if (!(o && o->keep)) fsim_file_work_dir(dir);
   return FSIM_OK;
 }
 
@@ -644,6 +646,7 @@ static void finish(fsim_verify_report *r, const char *dir, const fsim_verify_opt
   for (int i = 0; i < r->nchecks; i++) r->ok &= r->checks[i].ok;
   if (o && o->keep) snprintf(r->workdir, sizeof r->workdir, "%s", dir);
   else remove_tree(dir);
+  fsim_file_work_dir(NULL);
 }
 
 fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_verify_opts *o, fsim_verify_report *r,
@@ -694,7 +697,7 @@ fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_ve
     }
   }
   char dir[512];
-  if (st == FSIM_OK) st = make_dir(dir, sizeof dir, e);
+  if (st == FSIM_OK) st = make_dir(dir, sizeof dir, o, e);
   if (st == FSIM_OK) {
     st = verify_in(path, p, h->kernel, dir, o, r, e);
     finish(r, dir, o);
@@ -708,7 +711,7 @@ fsim_status fsim_verify_plan(const fsim_gemm_plan *p, const fsim_emit_opts *eo, 
                              fsim_verify_report *r, fsim_err *e) {
   memset(r, 0, sizeof *r);
   char dir[512], file[600];
-  fsim_status st = make_dir(dir, sizeof dir, e);
+  fsim_status st = make_dir(dir, sizeof dir, o, e);
   if (st != FSIM_OK) return st;
   snprintf(file, sizeof file, "%s/kernel.hip", dir);
   snprintf(r->file, sizeof r->file, "%s", file);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* fopen succeeds on a directory and the first read fails with EISDIR: the directory is
@@ -218,10 +219,29 @@ static void pending_drop(char *tmp) {
   }
 }
 
+static char work_dir[1024];
+static volatile sig_atomic_t work_dir_set;
+
+void fsim_file_work_dir(const char *dir) {
+  work_dir_set = 0;
+  if (dir == NULL || strlen(dir) >= sizeof work_dir) return;
+  memcpy(work_dir, dir, strlen(dir) + 1);
+  work_dir_set = 1;
+}
+
 void fsim_file_out_unlink_pending(void) {
   for (int i = 0; i < FSIM_FILE_OUT_PENDING; i++) {
     char *tmp = __atomic_load_n(&pending[i], __ATOMIC_SEQ_CST);
     if (tmp != NULL) unlink(tmp);
+  }
+  if (work_dir_set) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      char *argv[] = {"rm", "-rf", "--", work_dir, NULL}, *envp[] = {NULL};
+      execve("/bin/rm", argv, envp);
+      _exit(127);
+    }
+    if (pid > 0) waitpid(pid, NULL, 0);
   }
 }
 
