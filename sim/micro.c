@@ -244,7 +244,7 @@ static fsim_status stream(const fsim_arch *a, int li, int passes, int scale, fsi
   switch (li) {
   case 0: per_wg = a->memory.l1_bytes / 2; break;
   case 1: per_wg = (int64_t)a->memory.l2_bytes / 2 / (a->device.cus / a->device.xcds); break;
-  case 2: per_wg = (int64_t)a->memory.l2_bytes * 2 / (a->device.cus / a->device.xcds); break;
+  case 2: per_wg = (int64_t)a->memory.l2_bytes * 4 / (a->device.cus / a->device.xcds); break;
   default: per_wg = ((int64_t)1 << 18) * scale; break;
   }
   int64_t fit = per_wg / (per_wave_load * waves); /* loads per wave that cover the footprint */
