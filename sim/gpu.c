@@ -527,6 +527,18 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   if (g.wgs_per_cu < 1)
     return FSIM_ERR(e, FSIM_EINVAL, "%s: a workgroup does not fit on one CU (%s limit: %d waves of %d VGPRs, %d LDS bytes)",
                     wp->name, lim, wp->waves_per_wg, wp->vgprs + wp->agprs, wp->lds_bytes);
+  /* the caches' tag tables, one way entry a line: a what-if part can ask for more than any
+   * host holds (4096 CUs of 64 MiB L1s in 16-byte lines: 128 GiB), refused before allocating */
+  {
+    double lines = (double)g.ncus * (a->memory.l1_bytes / (double)a->memory.l1_line) +
+                   (double)g.xcds * (a->memory.l2_bytes / (double)a->memory.l2_line) +
+                   a->memory.mall_bytes / (double)a->memory.l2_line;
+    double bytes = lines * sizeof(fsim__cache_way);
+    if (bytes > FSIM__TAG_BYTES_LIMIT)
+      return FSIM_ERR(e, FSIM_ENOMEM, "%s: the simulated caches' tags would take %.1f GiB (%d CUs' L1s, %d L2s and the "
+                      "MALL in lines of %d and %d bytes), more than the %.0f GiB allowed", wp->name, bytes / 0x1p30,
+                      g.ncus, g.xcds, a->memory.l1_line, a->memory.l2_line, FSIM__TAG_BYTES_LIMIT / 0x1p30);
+  }
   fsim_status st = FSIM_OK;
   int64_t total = fsim_wprog_workgroups(wp);
   /* workgroup queues per simulated XCD */
