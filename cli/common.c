@@ -143,11 +143,14 @@ json_t *fsim_cli_provenance(const fsim_arch *a) {
   if (a != NULL) {
     json_object_set_new(o, "arch_file", json_string(a->file));
     json_t *ov = json_array();
-    /* overrides are stored space-separated; each is one SECTION.KEY=VALUE */
-    char buf[sizeof a->overrides];
-    strcpy(buf, a->overrides);
-    for (char *save = NULL, *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save))
-      json_array_append_new(ov, json_string(t));
+    /* overrides are stored space-separated, each SECTION.KEY=VALUE ending where the arch
+     * records (a value may hold blanks: "device.name=RX 9070 XT") */
+    for (int k = 0, at = 0; k < a->noverrides; k++) {
+      int end = a->overrides_end[k];
+      if (a->overrides[at] == ' ') at++;
+      json_array_append_new(ov, json_stringn(a->overrides + at, (size_t)(end - at)));
+      at = end;
+    }
     json_object_set_new(o, "overrides", ov);
   }
   return o;

@@ -302,7 +302,14 @@ fsim_status fsim_arch_set_all(fsim_arch *a, const char *const *assignments, int 
       /* as the value was read: without the blanks around it (the list is space-separated) */
       char text[512];
       fsim_ini_assignment_text(assignments[i], text, sizeof text);
-      snprintf(t->overrides + used, sizeof t->overrides - used, "%s%s", used ? " " : "", text);
+      int len = snprintf(t->overrides + used, sizeof t->overrides - used, "%s%s", used ? " " : "", text);
+      if (len < 0 || (size_t)len >= sizeof t->overrides - used ||
+          t->noverrides == (int)(sizeof t->overrides_end / sizeof t->overrides_end[0]))
+        st = FSIM_ERR(e, FSIM_EINVAL, "--set %s: the record of overrides holds at most %zu characters and %zu "
+                      "overrides", assignments[i], sizeof t->overrides - 1,
+                      sizeof t->overrides_end / sizeof t->overrides_end[0]);
+      else
+        t->overrides_end[t->noverrides++] = (short)(used + (size_t)len);
     }
   }
   const char *sec = NULL, *key = NULL;

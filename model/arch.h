@@ -41,6 +41,8 @@ typedef struct fsim_arch {
   /* provenance */
   char file[1024];      /* the INI file it was read from */
   char overrides[1024]; /* "--set" overrides applied, space-separated, in order */
+  int noverrides;       /* how many; the k-th ends at overrides_end[k] (a value may hold blanks) */
+  short overrides_end[64];
 
   struct {
     char name[FSIM_ARCH_NAME_LEN];    /* marketing name, "MI355X" */

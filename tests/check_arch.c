@@ -136,6 +136,18 @@ START_TEST(test_overrides) {
   ck_assert_double_eq_tol(blank.device.clock_ghz, 4.8, 1e-12);
   ck_assert_int_eq(blank.device.cus, 128);
   ck_assert_str_eq(blank.overrides, "device.clock_ghz=4.8 device.cus=128");
+  /* each override's end is recorded, for a value with blanks in it; a record that would
+   * overflow is refused (it was cut short, and split at the blanks, in --json's list) */
+  ck_assert_int_eq(fsim_arch_set(&blank, "device.name=RX 9070 XT", &e), FSIM_OK);
+  ck_assert_int_eq(blank.noverrides, 3);
+  ck_assert_int_eq(blank.overrides_end[1], (int)strlen("device.clock_ghz=4.8 device.cus=128"));
+  ck_assert_int_eq(blank.overrides_end[2], (int)strlen(blank.overrides));
+  int refused = 0;
+  for (int i = 0; i < 40 && !refused; i++)
+    refused = fsim_arch_set(&blank, "device.name=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefgh", &e) != FSIM_OK;
+  ck_assert(refused);
+  ck_assert_str_eq(e.msg, "--set device.name=ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefgh: the record of overrides holds at most "
+                          "1023 characters and 64 overrides");
   ck_assert_int_eq(fsim_arch_set(&a, "mfma.v_mfma_f32_16x16x32_bf16.passes=2", &e), FSIM_OK);
   ck_assert_double_eq_tol(peak(&a, "bf16"), bf16 * 4, 1e-6);
   ck_assert_int_eq(fsim_arch_set(&a, "lds.banks=32", &e), FSIM_OK);

@@ -1640,6 +1640,16 @@ START_TEST(test_cli_audit_inputs) {
                 "flysim predict: --timeline: /nonexistent/x.json: cannot write: No such file or directory\n");
   tu_expect_err("verify gemm 256x256x256 --arch mi355x --db /nonexistent --sampled --full", 2,
                 "flysim verify: --sampled and --full: give one of them\n");
+  /* --json lists each override whole, blanks in its value included (it split them) */
+  tu_run r = tu_flysim("arch show mi355x --set 'device.name=A B' --set cu.simds=4 --json");
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  json_t *ov = json_object_get(json_object_get(j, "produced_by"), "overrides");
+  ck_assert_int_eq(json_array_size(ov), 2);
+  ck_assert_str_eq(json_string_value(json_array_get(ov, 0)), "device.name=A B");
+  ck_assert_str_eq(json_string_value(json_array_get(ov, 1)), "cu.simds=4");
+  json_decref(j);
+  tu_run_free(&r);
 }
 END_TEST
 
