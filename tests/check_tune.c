@@ -1640,6 +1640,25 @@ START_TEST(test_cli_audit_inputs) {
                 "flysim predict: --timeline: /nonexistent/x.json: cannot write: No such file or directory\n");
   tu_expect_err("verify gemm 256x256x256 --arch mi355x --db /nonexistent --sampled --full", 2,
                 "flysim verify: --sampled and --full: give one of them\n");
+  /* a path that is not UTF-8 keeps its key in --json, its odd bytes as '?' (the key was dropped) */
+  char odd[512], oddb[600];
+  snprintf(odd, sizeof odd, "%s", tu_write_temp("", ".d"));
+  unlink(odd);
+  strcat(odd, "\xff");
+  ck_assert_int_eq(mkdir(odd, 0700), 0);
+  snprintf(oddb, sizeof oddb, "%s/t.db", odd);
+  snprintf(args, sizeof args, "tune gemm 256x256x256 --arch mi355x --db '%s' --json --quiet", oddb);
+  tu_run q = tu_flysim(args);
+  ck_assert_msg(q.status == 0, "%s", q.err);
+  json_t *qj = tu_json(&q);
+  const char *dbv = json_string_value(json_object_get(qj, "db"));
+  ck_assert_ptr_nonnull(dbv);
+  ck_assert_int_eq((int)strlen(dbv), (int)strlen(oddb));
+  ck_assert_ptr_nonnull(strstr(dbv, "?/t.db"));
+  json_decref(qj);
+  tu_run_free(&q);
+  unlink(oddb);
+  rmdir(odd);
   /* --json lists each override whole, blanks in its value included (it split them) */
   tu_run r = tu_flysim("arch show mi355x --set 'device.name=A B' --set cu.simds=4 --json");
   ck_assert_msg(r.status == 0, "%s", r.err);
