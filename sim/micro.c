@@ -54,6 +54,10 @@ fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, long wps, int 
   /* the benchmark is one workgroup: at most cu.max_workgroup_size work-items over the CU's SIMDs */
   int most = (a->cu.max_workgroup_size / a->cu.wave_size) / a->cu.simds;
   if (most > a->cu.waves_per_simd) most = a->cu.waves_per_simd;
+  if (most < 1)
+    return FSIM_ERR(e, FSIM_EINVAL, "mfma: a wave on each of %s's %d SIMDs needs a workgroup of %d work-items, "
+                    "more than its cu.max_workgroup_size %d", a->device.name, a->cu.simds, a->cu.simds * a->cu.wave_size,
+                    a->cu.max_workgroup_size);
   if (wps < 1 || wps > most)
     return FSIM_ERR(e, FSIM_EINVAL, "--waves-per-simd %ld: out of range [1, %d] (one workgroup of at most %d work-items)",
                     wps, most, a->cu.max_workgroup_size);
@@ -251,6 +255,13 @@ static fsim_status stream(const fsim_arch *a, int li, int passes, int scale, fsi
   if (fit < 1) fit = 1;
   int64_t iters = li == 0 && fit < 16 ? 16 : fit; /* L1: repeats, to cover latency */
   fsim_wprog wp;
+  if (li == 4 && a->lds.max_bytes_per_wg < 65536)
+    return FSIM_ERR(e, FSIM_EINVAL, "bandwidth --level lds: the benchmark reads 65536 bytes of LDS a workgroup, more "
+                    "than %s's lds.max_bytes_per_wg %d", a->device.name, a->lds.max_bytes_per_wg);
+  if (waves * a->cu.wave_size > a->cu.max_workgroup_size)
+    return FSIM_ERR(e, FSIM_EINVAL, "bandwidth: the benchmark's workgroup of %d waves of %d needs %d work-items, more "
+                    "than %s's cu.max_workgroup_size %d", waves, a->cu.wave_size, waves * a->cu.wave_size, a->device.name,
+                    a->cu.max_workgroup_size);
   fsim_status st = setup(&wp, a, "micro_stream", grid, waves, li == 4 ? 65536 : 0, e);
   if (st != FSIM_OK) return st;
   int lanes = fsim_wprog_add_lanes(&wp, "lin", 1, e);

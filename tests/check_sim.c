@@ -314,6 +314,24 @@ START_TEST(test_micro_latency) {
 }
 END_TEST
 
+/* A what-if part the micro benchmarks' fixed programs do not fit gets an error naming the key
+ * (it got "out of range [1, 0]" and an internal program's name). */
+START_TEST(test_micro_what_if_limits) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_err e;
+  fsim_micro_result r;
+  a.cu.max_workgroup_size = 64;
+  ck_assert_int_eq(fsim_micro_mfma(&a, "v_mfma_f32_16x16x32_bf16", 1, 0, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "mfma: a wave on each of MI355X's 4 SIMDs needs a workgroup of 256 work-items, more than "
+                          "its cu.max_workgroup_size 64");
+  a = arch_of("mi355x");
+  a.lds.max_bytes_per_wg = 1024;
+  ck_assert_int_eq(fsim_micro_bandwidth(&a, "lds", &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "bandwidth --level lds: the benchmark reads 65536 bytes of LDS a workgroup, more than "
+                          "MI355X's lds.max_bytes_per_wg 1024");
+}
+END_TEST
+
 START_TEST(test_micro_bandwidth) {
   /* Streaming reaches the level's peak (HBM: its achievable fraction) and never passes it by
    * more than rounding.  L2 stays within 16% below: its channels are FIFO servers fed by a
@@ -1289,6 +1307,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_micro_lds);
   tcase_add_test(tc, test_micro_latency);
   tcase_add_test(tc, test_micro_bandwidth);
+  tcase_add_test(tc, test_micro_what_if_limits);
   tcase_add_test(tc, test_golden_cycles);
   tcase_add_test(tc, test_wave_end_waits);
   tcase_add_test(tc, test_huge_calloc);
