@@ -195,6 +195,25 @@ static fsim_db_entry entry(const char *arch, long long m, const char *config, do
   return en;
 }
 
+/* The root page of the table or index of sqlite_master matching `where`, and the page size. */
+static long root_page(const char *path, const char *where, long *page_size) {
+  sqlite3 *h;
+  sqlite3_stmt *q;
+  char sql[200];
+  snprintf(sql, sizeof sql, "SELECT rootpage FROM sqlite_master WHERE %s;", where);
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_prepare_v2(h, sql, -1, &q, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  long page = sqlite3_column_int(q, 0);
+  sqlite3_finalize(q);
+  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA page_size;", -1, &q, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+  *page_size = sqlite3_column_int(q, 0);
+  sqlite3_finalize(q);
+  sqlite3_close(h);
+  return page;
+}
+
 START_TEST(test_db_round_trip) {
   const char *path = db_path();
   fsim_db *db;
@@ -257,18 +276,7 @@ START_TEST(test_db_round_trip) {
   ck_assert(fsim_db_open(&db, ix, 1, &e) == FSIM_OK);
   ck_assert(fsim_db_put(db, &a1, 0, NULL, &e) == FSIM_OK);
   fsim_db_close(db);
-  ck_assert_int_eq(sqlite3_open(ix, &h), SQLITE_OK);
-  sqlite3_stmt *iq;
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = "
-                                         "'winners';", -1, &iq, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(iq), SQLITE_ROW);
-  long ipage = sqlite3_column_int(iq, 0);
-  sqlite3_finalize(iq);
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA page_size;", -1, &iq, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(iq), SQLITE_ROW);
-  long ipage_size = sqlite3_column_int(iq, 0);
-  sqlite3_finalize(iq);
-  sqlite3_close(h);
+  long ipage_size, ipage = root_page(ix, "type = 'index' AND tbl_name = 'winners'", &ipage_size);
   FILE *fi = fopen(ix, "r+b");
   ck_assert_ptr_nonnull(fi);
   /* the page's one cell ends the page; its last byte is the layout's (the key's last column,
@@ -286,18 +294,7 @@ START_TEST(test_db_round_trip) {
    * or to write (before a tune spends its time), in one line, and left as it was */
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
   fsim_db_close(db);
-  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
-  sqlite3_stmt *q;
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "SELECT rootpage FROM sqlite_master WHERE name = 'winners';", -1, &q, NULL),
-                   SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-  long page = sqlite3_column_int(q, 0);
-  sqlite3_finalize(q);
-  ck_assert_int_eq(sqlite3_prepare_v2(h, "PRAGMA page_size;", -1, &q, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
-  long page_size = sqlite3_column_int(q, 0);
-  sqlite3_finalize(q);
-  sqlite3_close(h);
+  long page_size, page = root_page(path, "name = 'winners'", &page_size);
   FILE *f = fopen(path, "r+b");
   ck_assert_ptr_nonnull(f);
   unsigned char junk[40]; /* over the page's cell pointers, past its 8-byte header */
