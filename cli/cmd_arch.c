@@ -38,7 +38,7 @@ static json_t *key_json(const fsim_arch *a, const fsim_mfma_entry *m, const fsim
   default: {
     char buf[128];
     fsim_arch_format_value(a, m, k, buf, sizeof buf);
-    return fsim_cli_json_str(buf);
+    return fsim_json_text(buf);
   }
   }
 }
@@ -65,8 +65,8 @@ static json_t *arch_json(const fsim_arch *a) {
   fsim_arch_derive(a, &d);
   json_t *o = json_object();
   json_object_set_new(o, "produced_by", fsim_cli_provenance(a));
-  json_object_set_new(o, "name", fsim_cli_json_str(a->device.name));
-  json_object_set_new(o, "gfx", fsim_cli_json_str(a->device.gfx));
+  json_object_set_new(o, "name", fsim_json_text(a->device.name));
+  json_object_set_new(o, "gfx", fsim_json_text(a->device.gfx));
   json_object_set_new(o, "cus", json_integer(a->device.cus));
   json_object_set_new(o, "xcds", json_integer(a->device.xcds));
   json_object_set_new(o, "clock_ghz", json_real(a->device.clock_ghz));
@@ -93,7 +93,7 @@ static json_t *arch_json(const fsim_arch *a) {
   for (int j = 0; j < a->n_mfma; j++) {
     const fsim_mfma_entry *m = &a->mfma[j];
     json_t *e = json_object();
-    json_object_set_new(e, "id", fsim_cli_json_str(m->name));
+    json_object_set_new(e, "id", fsim_json_text(m->name));
     for (int i = 0; i < nk; i++)
       if (strcmp(keys[i].section, "mfma") == 0) json_object_set_new(e, keys[i].key, key_json(a, m, &keys[i]));
     json_object_set_new(e, "cycles", json_integer(fsim_mfma_cycles(a, m)));
@@ -185,15 +185,15 @@ static int cmd_list(int json) {
         fsim_arch_format_value(a, NULL, &keys[k], isa, sizeof isa);
     if (json) {
       json_t *o = json_object();
-      json_object_set_new(o, "part", fsim_cli_json_str(part));
-      json_object_set_new(o, "name", fsim_cli_json_str(a->device.name));
-      json_object_set_new(o, "gfx", fsim_cli_json_str(a->device.gfx));
-      json_object_set_new(o, "aliases", fsim_cli_json_str(a->device.aliases));
-      json_object_set_new(o, "isa", fsim_cli_json_str(isa));
+      json_object_set_new(o, "part", fsim_json_text(part));
+      json_object_set_new(o, "name", fsim_json_text(a->device.name));
+      json_object_set_new(o, "gfx", fsim_json_text(a->device.gfx));
+      json_object_set_new(o, "aliases", fsim_json_text(a->device.aliases));
+      json_object_set_new(o, "isa", fsim_json_text(isa));
       json_object_set_new(o, "cus", json_integer(a->device.cus));
       json_object_set_new(o, "xcds", json_integer(a->device.xcds));
       json_object_set_new(o, "clock_ghz", json_real(a->device.clock_ghz));
-      json_object_set_new(o, "file", fsim_cli_json_str(paths[i]));
+      json_object_set_new(o, "file", fsim_json_text(paths[i]));
       json_array_append_new(arr, o);
     } else {
       printf("%-10s %-8s %-10s %-6s %5d %5d %5.2f GHz  %s\n", part, a->device.gfx,
@@ -216,9 +216,9 @@ static int cmd_list(int json) {
 static void diff_row(json_t *rows, const char *where, const char *va, const char *vb) {
   if (rows != NULL) {
     json_t *r = json_object();
-    json_object_set_new(r, "key", fsim_cli_json_str(where));
-    json_object_set_new(r, "a", va ? fsim_cli_json_str(va) : json_null());
-    json_object_set_new(r, "b", vb ? fsim_cli_json_str(vb) : json_null());
+    json_object_set_new(r, "key", fsim_json_text(where));
+    json_object_set_new(r, "a", va ? fsim_json_text(va) : json_null());
+    json_object_set_new(r, "b", vb ? fsim_json_text(vb) : json_null());
     json_array_append_new(rows, r);
   } else {
     printf("  %-48s %-16s -> %s\n", where, va ? va : "(absent)", vb ? vb : "(absent)");
@@ -285,8 +285,8 @@ static int cmd_diff(const fsim_arch *a, const fsim_arch *b, int json) {
   if (json) {
     json_t *o = json_object();
     json_object_set_new(o, "produced_by", fsim_cli_provenance(b));
-    json_object_set_new(o, "a", fsim_cli_json_str(a->file));
-    json_object_set_new(o, "b", fsim_cli_json_str(b->file));
+    json_object_set_new(o, "a", fsim_json_text(a->file));
+    json_object_set_new(o, "b", fsim_json_text(b->file));
     json_object_set_new(o, "differences", rows);
     return fsim_cli_print_json(o);
   }

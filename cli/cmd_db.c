@@ -32,22 +32,22 @@ static void usage(FILE *f) {
 
 static json_t *entry_json(const fsim_db_entry *en) {
   json_t *o = json_object();
-  json_object_set_new(o, "arch", fsim_cli_json_str(en->arch));
-  json_object_set_new(o, "op", fsim_cli_json_str(en->op));
+  json_object_set_new(o, "arch", fsim_json_text(en->arch));
+  json_object_set_new(o, "op", fsim_json_text(en->op));
   json_object_set_new(o, "m", json_integer(en->m));
   json_object_set_new(o, "n", json_integer(en->n));
   json_object_set_new(o, "k", json_integer(en->k));
   json_object_set_new(o, "groups", json_integer(en->groups));
-  json_object_set_new(o, "a_type", fsim_cli_json_str(en->a_type));
-  json_object_set_new(o, "b_type", fsim_cli_json_str(en->b_type));
-  json_object_set_new(o, "c_type", fsim_cli_json_str(en->c_type));
-  json_object_set_new(o, "layout", fsim_cli_json_str(en->layout));
-  json_object_set_new(o, "config", en->config[0] ? fsim_cli_json_str(en->config) : json_null());
+  json_object_set_new(o, "a_type", fsim_json_text(en->a_type));
+  json_object_set_new(o, "b_type", fsim_json_text(en->b_type));
+  json_object_set_new(o, "c_type", fsim_json_text(en->c_type));
+  json_object_set_new(o, "layout", fsim_json_text(en->layout));
+  json_object_set_new(o, "config", en->config[0] ? fsim_json_text(en->config) : json_null());
   json_object_set_new(o, "time_us", json_real(en->time_us));
   json_object_set_new(o, "tflops", json_real(en->tflops));
   json_object_set_new(o, "model_us", en->model_us > 0 ? json_real(en->model_us) : json_null());
-  json_object_set_new(o, "backend", fsim_cli_json_str(en->backend));
-  json_object_set_new(o, "version", fsim_cli_json_str(en->version));
+  json_object_set_new(o, "backend", fsim_json_text(en->backend));
+  json_object_set_new(o, "version", fsim_json_text(en->version));
   json_object_set_new(o, "compiled_us", en->compiled_us > 0 ? json_real(en->compiled_us) : json_null());
   return o;
 }
@@ -171,7 +171,7 @@ int fsim_cmd_db(int argc, char **argv) {
     if (json) {
       json_t *o = entry_json(&got);
       json_object_set_new(o, "produced_by", fsim_cli_provenance(&g.a));
-      json_object_set_new(o, "db", fsim_cli_json_str(path));
+      json_object_set_new(o, "db", fsim_json_text(path));
       return fsim_cli_print_json(o);
     }
     print_source(path, &g.a);
@@ -219,7 +219,7 @@ int fsim_cmd_db(int argc, char **argv) {
     if (json) {
       json_t *o = json_object();
       json_object_set_new(o, "produced_by", fsim_cli_provenance(g.arch ? &g.a : NULL));
-      json_object_set_new(o, "db", fsim_cli_json_str(path));
+      json_object_set_new(o, "db", fsim_json_text(path));
       json_object_set_new(o, "entries", arr);
       return fsim_cli_print_json(o);
     }

@@ -126,13 +126,13 @@ int fsim_cmd_emit(int argc, char **argv) {
     json_t *o = json_object();
     json_object_set_new(o, "produced_by", fsim_cli_provenance(&g.a));
     json_object_set_new(o, "problem", fsim_cli_problem_json(&g.pr));
-    json_object_set_new(o, "output", fsim_cli_json_str(output));
-    json_object_set_new(o, "kernel", fsim_cli_json_str(info.kernel));
-    json_object_set_new(o, "config", fsim_cli_json_str(cfg));
-    json_object_set_new(o, "config_source", fsim_cli_json_str(source));
+    json_object_set_new(o, "output", fsim_json_text(output));
+    json_object_set_new(o, "kernel", fsim_json_text(info.kernel));
+    json_object_set_new(o, "config", fsim_json_text(cfg));
+    json_object_set_new(o, "config_source", fsim_json_text(source));
     json_object_set_new(o, "predicted_us", json_real(pred->time_us));
     json_object_set_new(o, "predicted_mode", json_string("model"));
-    json_object_set_new(o, "bound", fsim_cli_json_str(pred->bound ? pred->bound : "none"));
+    json_object_set_new(o, "bound", fsim_json_text(pred->bound ? pred->bound : "none"));
     json_object_set_new(o, "lds_bytes", json_integer(p->lds_bytes));
     json_object_set_new(o, "threads", json_integer(p->threads));
     json_object_set_new(o, "workgroups", json_integer(p->workgroups));

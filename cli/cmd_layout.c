@@ -122,14 +122,14 @@ static int print_json(const char *expr, const fsim_layout_value *v, int grid) {
   char buf[2048];
   json_t *o = json_object();
   json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
-  json_object_set_new(o, "expression", fsim_cli_json_str(expr));
-  json_object_set_new(o, "kind", fsim_cli_json_str(fsim_layout_value_kind_name(v->kind)));
+  json_object_set_new(o, "expression", fsim_json_text(expr));
+  json_object_set_new(o, "kind", fsim_json_text(fsim_layout_value_kind_name(v->kind)));
   fsim_layout_value_format(v, buf, sizeof buf);
   if (v->kind == FSIM_LV_INT) {
     json_object_set_new(o, "value", json_integer((json_int_t)v->u.i));
     return fsim_cli_print_json(o);
   }
-  json_object_set_new(o, "value", fsim_cli_json_str(buf));
+  json_object_set_new(o, "value", fsim_json_text(buf));
   if (v->kind == FSIM_LV_TUPLE) {
     int64_t size;
     /* a tuple of large leaves is a value; only its size does not exist (null) */
@@ -145,17 +145,17 @@ static int print_json(const char *expr, const fsim_layout_value *v, int grid) {
   fsim_composed_layout c;
   as_composed(v, &c);
   int64_t size = fsim_composed_size(&c);
-  json_object_set_new(o, "layout", fsim_cli_json_str(buf));
+  json_object_set_new(o, "layout", fsim_json_text(buf));
   fsim_itup t;
   fsim_layout_shape(&c.layout, &t);
   fsim_itup_format(&t, buf, sizeof buf);
-  json_object_set_new(o, "shape", fsim_cli_json_str(buf));
+  json_object_set_new(o, "shape", fsim_json_text(buf));
   fsim_layout_stride(&c.layout, &t);
   fsim_itup_format(&t, buf, sizeof buf);
-  json_object_set_new(o, "stride", fsim_cli_json_str(buf));
+  json_object_set_new(o, "stride", fsim_json_text(buf));
   if (v->kind == FSIM_LV_SWIZZLED) {
     snprintf(buf, sizeof buf, "S<%d,%d,%d>", c.sw.b, c.sw.m, c.sw.s);
-    json_object_set_new(o, "swizzle", fsim_cli_json_str(buf));
+    json_object_set_new(o, "swizzle", fsim_json_text(buf));
     json_object_set_new(o, "offset", json_integer((json_int_t)c.offset));
   }
   json_object_set_new(o, "size", json_integer((json_int_t)size));

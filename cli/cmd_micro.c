@@ -103,10 +103,10 @@ int fsim_cmd_micro(int argc, char **argv) {
   if (json) {
     json_t *o = json_object();
     json_object_set_new(o, "produced_by", fsim_cli_provenance(&a));
-    json_object_set_new(o, "benchmark", fsim_cli_json_str(what));
+    json_object_set_new(o, "benchmark", fsim_json_text(what));
     switch (kind) {
     case 0:
-      json_object_set_new(o, "inst", fsim_cli_json_str(inst));
+      json_object_set_new(o, "inst", fsim_json_text(inst));
       json_object_set_new(o, "dependent", json_boolean(dependent));
       json_object_set_new(o, "waves_per_simd", json_integer(wps));
       json_object_set_new(o, "flops_per_clk_per_cu", json_real(m.value));
@@ -120,11 +120,11 @@ int fsim_cmd_micro(int argc, char **argv) {
       json_object_set_new(o, "cycles_per_instr", json_real(m.cycles_per_instr));
       break;
     case 2:
-      json_object_set_new(o, "level", fsim_cli_json_str(level));
+      json_object_set_new(o, "level", fsim_json_text(level));
       json_object_set_new(o, "latency_cycles", json_real(m.value));
       break;
     default:
-      json_object_set_new(o, "level", fsim_cli_json_str(level));
+      json_object_set_new(o, "level", fsim_json_text(level));
       json_object_set_new(o, "tbps", json_real(m.value));
       break;
     }

@@ -43,7 +43,7 @@ static void usage(FILE *f) {
 static json_t *estimate_json(const fsim_estimate *e) {
   json_t *o = json_object();
   json_object_set_new(o, "time_us", json_real(e->time_us));
-  json_object_set_new(o, "bound", fsim_cli_json_str(e->bound ? e->bound : "none"));
+  json_object_set_new(o, "bound", fsim_json_text(e->bound ? e->bound : "none"));
   json_object_set_new(o, "cycles", json_real(e->cycles));
   json_t *it = json_object();
   json_object_set_new(it, "mfma", json_real(e->t_mfma));
@@ -62,7 +62,7 @@ static json_t *estimate_json(const fsim_estimate *e) {
   json_t *occ = json_object();
   json_object_set_new(occ, "workgroups_per_cu", json_integer(e->wgs_per_cu));
   json_object_set_new(occ, "waves_per_simd", json_integer(e->waves_per_simd));
-  json_object_set_new(occ, "limit", fsim_cli_json_str(e->occupancy_limit ? e->occupancy_limit : "none"));
+  json_object_set_new(occ, "limit", fsim_json_text(e->occupancy_limit ? e->occupancy_limit : "none"));
   json_object_set_new(o, "occupancy", occ);
   return o;
 }
@@ -188,17 +188,17 @@ int fsim_cmd_predict(int argc, char **argv) {
     json_object_set_new(out, "problem", fsim_cli_problem_json(&g.pr));
     json_object_set_new(out, "time_us", json_real(p->time_us));
     json_object_set_new(out, "clock_ghz", json_real(p->clock_ghz));
-    json_object_set_new(out, "bound", fsim_cli_json_str(p->bound));
-    json_object_set_new(out, "config", fallback ? json_null() : fsim_cli_json_str(p->config));
-    json_object_set_new(out, "backend", fsim_cli_json_str(p->backend));
-    if (fallback) json_object_set_new(out, "fallback_reason", fsim_cli_json_str(p->fallback_reason));
+    json_object_set_new(out, "bound", fsim_json_text(p->bound));
+    json_object_set_new(out, "config", fallback ? json_null() : fsim_json_text(p->config));
+    json_object_set_new(out, "backend", fsim_json_text(p->backend));
+    if (fallback) json_object_set_new(out, "fallback_reason", fsim_json_text(p->fallback_reason));
     json_object_set_new(out, "tflops", json_real(p->tflops));
     json_object_set_new(out, "percent_of_peak", json_real(pct));
     json_object_set_new(out, "peak_tflops", json_real(p->peak_tflops));
-    json_object_set_new(out, "mode", fsim_cli_json_str(fallback ? "roofline" : req.mode == FSIM_MODE_SIM ? "sim" : "model"));
-    json_object_set_new(out, "config_source", fsim_cli_json_str(p->source));
+    json_object_set_new(out, "mode", fsim_json_text(fallback ? "roofline" : req.mode == FSIM_MODE_SIM ? "sim" : "model"));
+    json_object_set_new(out, "config_source", fsim_json_text(p->source));
     if (!fallback) /* the schedule's hints, which config does not hold (a schedule file's) */
-      json_object_set_new(out, "interleave", fsim_cli_json_str(p->schedule.interleave[0] ? p->schedule.interleave : "none"));
+      json_object_set_new(out, "interleave", fsim_json_text(p->schedule.interleave[0] ? p->schedule.interleave : "none"));
     if (!fallback) json_object_set_new(out, "model", estimate_json(&p->est));
     if (p->simulated) {
       json_object_set_new(out, "wave_instructions", json_integer(p->sim.wave_instructions));

@@ -66,12 +66,12 @@ static int print_json(const fsim_schedule *s, const char *file) {
     char *end;
     errno = 0;
     long long n = strtoll(v, &end, 10);
-    json_object_set_new(cur, line, numeric && *v && *end == '\0' && errno == 0 ? json_integer(n) : fsim_cli_json_str(v));
+    json_object_set_new(cur, line, numeric && *v && *end == '\0' && errno == 0 ? json_integer(n) : fsim_json_text(v));
   }
   free(text);
   json_t *o = json_object();
   json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
-  json_object_set_new(o, "file", fsim_cli_json_str(file));
+  json_object_set_new(o, "file", fsim_json_text(file));
   json_object_set_new(o, "sections", sections);
   return fsim_cli_print_json(o);
 }
@@ -120,8 +120,8 @@ int fsim_cmd_schedule(int argc, char **argv) {
   if (json) {
     json_t *o = json_object();
     json_object_set_new(o, "produced_by", fsim_cli_provenance(&a));
-    json_object_set_new(o, "schedule", fsim_cli_json_str(s.name));
-    json_object_set_new(o, "op", fsim_cli_json_str(fsim_kop_name((fsim_kop)s.op)));
+    json_object_set_new(o, "schedule", fsim_json_text(s.name));
+    json_object_set_new(o, "op", fsim_json_text(fsim_kop_name((fsim_kop)s.op)));
     json_object_set_new(o, "ok", json_true());
     json_object_set_new(o, "waves", json_integer(r.waves));
     json_object_set_new(o, "threads", json_integer(r.threads));

@@ -217,9 +217,9 @@ int fsim_cmd_sim(int argc, char **argv) {
   if (json) {
     json_t *out = json_object();
     json_t *prov = fsim_cli_provenance(&a);
-    json_object_set_new(prov, "file", fsim_cli_json_str(file));
+    json_object_set_new(prov, "file", fsim_json_text(file));
     json_object_set_new(out, "produced_by", prov);
-    json_object_set_new(out, "kernel", fsim_cli_json_str(wp.name));
+    json_object_set_new(out, "kernel", fsim_json_text(wp.name));
     if (is_asm) {
       json_t *ai = json_object();
       json_object_set_new(ai, "loops_without_trip", json_integer(ainfo.loops_without_trip));

@@ -115,18 +115,18 @@ static json_t *best_json(const fsim_arch *a, const outcome *o) {
   double tf = fsim_gemm_problem_flops(&o->pr) / (t * 1e-6) / 1e12;
   json_object_set_new(b, "time_us", json_real(t));
   json_object_set_new(b, "clock_ghz", json_real(a->device.sustained_clock_ghz));
-  json_object_set_new(b, "bound", fsim_cli_json_str(best_bound(o)));
-  json_object_set_new(b, "config", o->fallback ? json_null() : fsim_cli_json_str(o->r.cand[o->r.best].config));
-  json_object_set_new(b, "backend", fsim_cli_json_str(o->fallback ? "fallback" : "flydsl"));
-  if (o->fallback) json_object_set_new(b, "fallback_reason", fsim_cli_json_str(o->why));
+  json_object_set_new(b, "bound", fsim_json_text(best_bound(o)));
+  json_object_set_new(b, "config", o->fallback ? json_null() : fsim_json_text(o->r.cand[o->r.best].config));
+  json_object_set_new(b, "backend", fsim_json_text(o->fallback ? "fallback" : "flydsl"));
+  if (o->fallback) json_object_set_new(b, "fallback_reason", fsim_json_text(o->why));
   json_object_set_new(b, "tflops", json_real(tf));
   json_object_set_new(b, "percent_of_peak", json_real(o->peak > 0 ? 100.0 * tf / o->peak : 0));
   json_object_set_new(b, "peak_tflops", json_real(o->peak));
   /* predict's keys for the winner: it was simulated (mode sim) unless the tune was the
    * model's alone or the problem fell back */
   int simulated = !o->fallback && o->r.cand[o->r.best].sim_us > 0;
-  json_object_set_new(b, "mode", fsim_cli_json_str(o->fallback ? "roofline" : simulated ? "sim" : "model"));
-  json_object_set_new(b, "config_source", fsim_cli_json_str(o->fallback ? "roofline" : "tuned"));
+  json_object_set_new(b, "mode", fsim_json_text(o->fallback ? "roofline" : simulated ? "sim" : "model"));
+  json_object_set_new(b, "config_source", fsim_json_text(o->fallback ? "roofline" : "tuned"));
   json_object_set_new(b, "wave_instructions", simulated ? json_integer(o->r.sim.wave_instructions) : json_null());
   json_object_set_new(b, "model_us", o->fallback ? json_null() : json_real(o->r.cand[o->r.best].model_us));
   if (o->compiled) json_object_set_new(b, "compiled_us", compiled_us(o) > 0 ? json_real(compiled_us(o)) : json_null());
@@ -144,14 +144,14 @@ static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top, int n
     if (i >= top && !(c->sim_us > 0)) continue; /* the top N, and every simulated one */
     json_t *j = json_object();
     json_object_set_new(j, "rank", json_integer(i + 1));
-    json_object_set_new(j, "config", fsim_cli_json_str(c->config));
+    json_object_set_new(j, "config", fsim_json_text(c->config));
     json_object_set_new(j, "model_us", json_real(c->model_us));
-    json_object_set_new(j, "model_bound", fsim_cli_json_str(c->model_bound));
+    json_object_set_new(j, "model_bound", fsim_json_text(c->model_bound));
     json_object_set_new(j, "sim_us", c->sim_us > 0 ? json_real(c->sim_us) : json_null());
     if (o->compiled) {
       json_object_set_new(j, "compiled_us", o->r.compiled_us[i] > 0 ? json_real(o->r.compiled_us[i]) : json_null());
       json_object_set_new(j, "compiled_note",
-                          o->r.compiled_note[i][0] ? fsim_cli_json_str(o->r.compiled_note[i]) : json_null());
+                          o->r.compiled_note[i][0] ? fsim_json_text(o->r.compiled_note[i]) : json_null());
     }
     json_array_append_new(cands, j);
   }
@@ -164,8 +164,8 @@ static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top, int n
   if (!no_db && !o->stored) {
     json_t *k = json_object();
     json_object_set_new(k, "time_us", json_real(o->kept.time_us));
-    json_object_set_new(k, "config", o->kept.config[0] ? fsim_cli_json_str(o->kept.config) : json_null());
-    json_object_set_new(k, "version", fsim_cli_json_str(o->kept.version));
+    json_object_set_new(k, "config", o->kept.config[0] ? fsim_json_text(o->kept.config) : json_null());
+    json_object_set_new(k, "version", fsim_json_text(o->kept.version));
     json_object_set_new(k, "compiled_us", o->kept.compiled_us > 0 ? json_real(o->kept.compiled_us) : json_null());
     json_object_set_new(out, "kept", k);
   }
@@ -324,7 +324,7 @@ static int agreement(fsim_cli_gemm *g, const fsim_suite_entry *entries, int nent
     json_t *list = json_array();
     for (int i = 0; i < nentries; i++) {
       json_t *o = json_object();
-      if (entries) json_object_set_new(o, "name", fsim_cli_json_str(entries[i].name));
+      if (entries) json_object_set_new(o, "name", fsim_json_text(entries[i].name));
       json_object_set_new(o, "problem", fsim_cli_problem_json(&prs[i]));
       json_object_set_new(o, "legal", json_integer(ag[i].legal));
       json_object_set_new(o, "spearman", json_real(ag[i].spearman));
@@ -335,11 +335,11 @@ static int agreement(fsim_cli_gemm *g, const fsim_suite_entry *entries, int nent
         const fsim_agree_point *p = &ag[i].pt[j];
         json_t *pj = json_object();
         json_object_set_new(pj, "rank", json_integer(p->rank + 1));
-        json_object_set_new(pj, "config", fsim_cli_json_str(p->config));
+        json_object_set_new(pj, "config", fsim_json_text(p->config));
         json_object_set_new(pj, "model_us", json_real(p->model_us));
         json_object_set_new(pj, "sim_us", json_real(p->sim_us));
-        json_object_set_new(pj, "model_bound", fsim_cli_json_str(p->model_bound));
-        json_object_set_new(pj, "sim_bound", fsim_cli_json_str(p->sim_bound));
+        json_object_set_new(pj, "model_bound", fsim_json_text(p->model_bound));
+        json_object_set_new(pj, "sim_bound", fsim_json_text(p->sim_bound));
         json_array_append_new(pts, pj);
       }
       json_object_set_new(o, "points", pts);
@@ -524,12 +524,12 @@ int fsim_cmd_tune(int argc, char **argv) {
       json_decref(one);
       json_object_set_new(out, "host_seconds", json_real(host));
     } else {
-      json_object_set_new(out, "suite", fsim_cli_json_str(suite));
+      json_object_set_new(out, "suite", fsim_json_text(suite));
       json_t *list = json_array();
       int64_t total = 0;
       for (int i = 0; i < done; i++) {
         json_t *one = outcome_json(&g.a, &outs[i], ta.top, ta.no_db);
-        json_object_set_new(one, "name", fsim_cli_json_str(outs[i].entry->name));
+        json_object_set_new(one, "name", fsim_json_text(outs[i].entry->name));
         json_array_append_new(list, one);
         total += outs[i].fallback ? 0 : outs[i].r.legal;
       }
@@ -537,7 +537,7 @@ int fsim_cmd_tune(int argc, char **argv) {
       json_object_set_new(out, "evaluated", json_integer(total));
       json_object_set_new(out, "host_seconds", json_real(host));
     }
-    json_object_set_new(out, "db", ta.no_db ? json_null() : fsim_cli_json_str(db_path));
+    json_object_set_new(out, "db", ta.no_db ? json_null() : fsim_json_text(db_path));
     free(outs);
     int jrc = fsim_cli_print_json(out);
     return rc ? rc : jrc;

@@ -72,9 +72,9 @@ static int report(const fsim_arch *a, const fsim_verify_report *r, double host_s
   if (json) {
     json_t *o = json_object();
     json_object_set_new(o, "produced_by", fsim_cli_provenance(a));
-    json_object_set_new(o, "file", r->file[0] ? fsim_cli_json_str(r->file) : json_null());
-    json_object_set_new(o, "kernel", fsim_cli_json_str(r->kernel));
-    json_object_set_new(o, "arch", fsim_cli_json_str(r->gfx));
+    json_object_set_new(o, "file", r->file[0] ? fsim_json_text(r->file) : json_null());
+    json_object_set_new(o, "kernel", fsim_json_text(r->kernel));
+    json_object_set_new(o, "arch", fsim_json_text(r->gfx));
     json_object_set_new(o, "compiled", json_boolean(r->compiled));
     json_object_set_new(o, "compile_host_seconds", json_real(r->compile_host_seconds));
     json_object_set_new(o, "lds_bytes", r->compiled ? json_integer(r->lds_bytes) : json_null());
@@ -99,7 +99,7 @@ static int report(const fsim_arch *a, const fsim_verify_report *r, double host_s
     }
     if (r->mix_scope[0]) {
       json_t *mx = json_object();
-      json_object_set_new(mx, "scope", fsim_cli_json_str(r->mix_scope));
+      json_object_set_new(mx, "scope", fsim_json_text(r->mix_scope));
       json_object_set_new(mx, "compiled", mix_json(&r->mix_asm));
       json_object_set_new(mx, "wave_program", mix_json(&r->mix_plan));
       json_object_set_new(o, "instruction_mix", mx);
@@ -120,14 +120,14 @@ static int report(const fsim_arch *a, const fsim_verify_report *r, double host_s
     json_t *cs = json_array();
     for (int i = 0; i < r->nchecks; i++) {
       json_t *c = json_object();
-      json_object_set_new(c, "name", fsim_cli_json_str(r->checks[i].name));
+      json_object_set_new(c, "name", fsim_json_text(r->checks[i].name));
       json_object_set_new(c, "ok", json_boolean(r->checks[i].ok));
       json_object_set_new(c, "skipped", json_boolean(r->checks[i].skipped));
-      json_object_set_new(c, "detail", fsim_cli_json_str(r->checks[i].detail));
+      json_object_set_new(c, "detail", fsim_json_text(r->checks[i].detail));
       json_array_append_new(cs, c);
     }
     json_object_set_new(o, "checks", cs);
-    if (r->workdir[0]) json_object_set_new(o, "workdir", fsim_cli_json_str(r->workdir));
+    if (r->workdir[0]) json_object_set_new(o, "workdir", fsim_json_text(r->workdir));
     json_object_set_new(o, "ok", json_boolean(r->ok));
     json_object_set_new(o, "host_seconds", json_real(host_seconds));
     int rc = fsim_cli_print_json(o);

@@ -25,7 +25,11 @@ void fsim_cli_db_source(const char *label, const char *path) {
 
 /* An error line: "flysim CMD: TEXT", with "--db PATH" (or "--db 'PATH'") in TEXT naming where
  * PATH came from when that was $FLYSIM_DB or the default, not the flag. */
-static void error_line(const char *cmd, const char *text) {
+static void error_line(const char *cmd, const char *msg) {
+  /* one line, whatever the input it quotes holds */
+  char text[sizeof((fsim_err *)0)->msg + 512];
+  snprintf(text, sizeof text, "%s", msg);
+  fsim_text_one_line(text);
   fprintf(stderr, "flysim %s: ", cmd);
   const char *at = NULL;
   if (db_named != NULL && strcmp(db_label, "--db") != 0) {
@@ -136,24 +140,12 @@ int fsim_cli_print_json(json_t *root) {
   return rc == 0 ? FSIM_EXIT_OK : FSIM_EXIT_FAIL;
 }
 
-json_t *fsim_cli_json_str(const char *s) {
-  json_t *j = json_string(s);
-  if (j != NULL || s == NULL) return j;
-  size_t n = strlen(s);
-  char *t = malloc(n + 1);
-  if (t == NULL) return NULL;
-  for (size_t i = 0; i <= n; i++) t[i] = (unsigned char)s[i] >= 0x80 ? '?' : s[i];
-  j = json_string(t);
-  free(t);
-  return j;
-}
-
 json_t *fsim_cli_provenance(const fsim_arch *a) {
   json_t *o = json_object();
   json_object_set_new(o, "tool", json_string("flysim"));
-  json_object_set_new(o, "version", fsim_cli_json_str(PACKAGE_VERSION));
+  json_object_set_new(o, "version", fsim_json_text(PACKAGE_VERSION));
   if (a != NULL) {
-    json_object_set_new(o, "arch_file", fsim_cli_json_str(a->file));
+    json_object_set_new(o, "arch_file", fsim_json_text(a->file));
     json_t *ov = json_array();
     /* overrides are stored space-separated, each SECTION.KEY=VALUE ending where the arch
      * records (a value may hold blanks: "device.name=RX 9070 XT") */

@@ -10,6 +10,7 @@
 
 #include "model/arch.h"
 #include "util/status.h"
+#include "util/text.h"
 
 #define FSIM_EXIT_OK 0
 #define FSIM_EXIT_FAIL 1
@@ -45,9 +46,6 @@ int fsim_cli_getopt(int argc, char **argv, const char *optstring, const struct o
 /* Writes JSON to stdout, deterministic (insertion order, 12 significant digits). Steals root. */
 int fsim_cli_print_json(json_t *root);
 /* The "produced_by" object: tool, version, arch file and overrides, plus extra items. */
-/* A JSON string of s that is never NULL: bytes that are not valid UTF-8 (a path may hold
- * any) become '?', where json_string would fail and json_object_set_new drop the key. */
-json_t *fsim_cli_json_str(const char *s);
 json_t *fsim_cli_provenance(const fsim_arch *a);
 /* The same as one comment line for text reports. */
 void fsim_cli_print_provenance(FILE *f, const fsim_arch *a);

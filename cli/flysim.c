@@ -92,6 +92,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "help") == 0 && argc >= 3) {
     /* `flysim help COMMAND` is `flysim COMMAND --help` */
     if (argc > 3) {
+      fsim_text_one_line(argv[3]);
       fprintf(stderr, "flysim: help '%s': expected one command, not more\n", argv[3]);
       return FSIM_EXIT_USAGE;
     }
@@ -100,6 +101,7 @@ int main(int argc, char **argv) {
         char *args[] = {argv[2], "--help", NULL};
         return finish(commands[i].run(2, args));
       }
+    fsim_text_one_line(argv[2]);
     fprintf(stderr, "flysim: help '%s': not a command (see 'flysim --help')\n", argv[2]);
     return FSIM_EXIT_USAGE;
   }
@@ -132,6 +134,7 @@ int main(int argc, char **argv) {
     }
     return finish(commands[i].run(argc - 1, argv + 1));
   }
+  fsim_text_one_line(argv[1]); /* cmd */
   fprintf(stderr, "flysim: '%s' is not a command (see 'flysim --help')\n", cmd);
   return FSIM_EXIT_USAGE;
 }

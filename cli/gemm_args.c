@@ -232,14 +232,14 @@ void fsim_cli_problem_text(const fsim_gemm_problem *pr, char *buf, size_t n) {
 
 json_t *fsim_cli_problem_json(const fsim_gemm_problem *pr) {
   json_t *o = json_object();
-  json_object_set_new(o, "op", fsim_cli_json_str(fsim_kop_name(pr->op)));
+  json_object_set_new(o, "op", fsim_json_text(fsim_kop_name(pr->op)));
   json_object_set_new(o, "m", json_integer(pr->m));
   json_object_set_new(o, "n", json_integer(pr->n));
   json_object_set_new(o, "k", json_integer(pr->k));
   json_object_set_new(o, "groups", json_integer(pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1));
-  json_object_set_new(o, "a_type", fsim_cli_json_str(fsim_dtype_name(pr->a)));
-  json_object_set_new(o, "b_type", fsim_cli_json_str(fsim_dtype_name(pr->b)));
-  json_object_set_new(o, "c_type", fsim_cli_json_str(fsim_dtype_name(pr->c)));
-  json_object_set_new(o, "layout", fsim_cli_json_str(fsim_layout_name(pr->layout)));
+  json_object_set_new(o, "a_type", fsim_json_text(fsim_dtype_name(pr->a)));
+  json_object_set_new(o, "b_type", fsim_json_text(fsim_dtype_name(pr->b)));
+  json_object_set_new(o, "c_type", fsim_json_text(fsim_dtype_name(pr->c)));
+  json_object_set_new(o, "layout", fsim_json_text(fsim_layout_name(pr->layout)));
   return o;
 }

@@ -23,7 +23,7 @@ json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
   json_t *occ = json_object();
   json_object_set_new(occ, "workgroups_per_cu", json_integer(r->wgs_per_cu));
   json_object_set_new(occ, "waves_per_simd", json_integer(r->waves_per_simd));
-  json_object_set_new(occ, "limit", fsim_cli_json_str(r->occupancy_limit));
+  json_object_set_new(occ, "limit", fsim_json_text(r->occupancy_limit));
   json_object_set_new(o, "occupancy", occ);
   json_t *u = json_object();
   json_object_set_new(u, "mfma", json_real(r->util_mfma));

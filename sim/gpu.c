@@ -28,6 +28,7 @@
 #include "sim/hugemem.h"
 #include "sim/internal.h"
 #include "util/file.h"
+#include "util/text.h"
 
 static const char *stall_names[] = {
 #define FSIM__STALL_NAME(id, name) name,
@@ -817,8 +818,8 @@ static fsim_status write_timeline(const char *path, json_t *events, const fsim_a
   json_object_set_new(root, "displayTimeUnit", json_string("ns"));
   json_t *meta = json_object();
   json_object_set_new(meta, "tool", json_string("flysim " PACKAGE_VERSION));
-  json_object_set_new(meta, "arch", json_string(a->device.name));
-  json_object_set_new(meta, "kernel", json_string(wp->name));
+  json_object_set_new(meta, "arch", fsim_json_text(a->device.name));
+  json_object_set_new(meta, "kernel", fsim_json_text(wp->name));
   json_object_set_new(meta, "clock_ghz", json_real(a->device.sustained_clock_ghz));
   json_object_set_new(meta, "note", json_string("CU 0 only; one thread per wave slot; ts in microseconds"));
   json_object_set_new(root, "metadata", meta);

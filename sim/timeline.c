@@ -7,6 +7,7 @@
 #include <jansson.h>
 
 #include "sim/internal.h"
+#include "util/text.h"
 
 void fsim__timeline_span(fsim__gpu *g, const fsim__cu *cu, int wave_slot, const char *name, const char *cat,
                          int64_t t0, int64_t t1) {
@@ -14,8 +15,8 @@ void fsim__timeline_span(fsim__gpu *g, const fsim__cu *cu, int wave_slot, const 
   g->timeline_n++;
   double per_us = g->a->device.sustained_clock_ghz * 1e3; /* cycles per microsecond */
   json_t *ev = json_object();
-  json_object_set_new(ev, "name", json_string(name));
-  json_object_set_new(ev, "cat", json_string(cat));
+  json_object_set_new(ev, "name", fsim_json_text(name));
+  json_object_set_new(ev, "cat", fsim_json_text(cat));
   json_object_set_new(ev, "ph", json_string("X"));
   json_object_set_new(ev, "ts", json_real((double)t0 / per_us));
   json_object_set_new(ev, "dur", json_real((double)(t1 - t0) / per_us));

@@ -1161,8 +1161,10 @@ START_TEST(test_verify_stopped_cleans_up) {
   snprintf(cmd, sizeof cmd,
            "TMPDIR='%s' '%s' verify gemm 4096x4096x4096 --arch mi355x --db /nonexistent --config "
            "tile=256x256x64,waves=2x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,remap=1,groupm=0,kind=plain "
-           "--full >/dev/null 2>&1 & p=$!; sleep 0.5; kill -TERM $p; wait $p; exit $?",
-           dir, bin && *bin ? bin : "flysim");
+           "--full >/dev/null 2>&1 & p=$!; "
+           "i=0; while [ $i -lt 100 ] && ! ls '%s'/flysim-verify-* >/dev/null 2>&1; do sleep 0.05; i=$((i+1)); done; "
+           "sleep 0.2; kill -TERM $p; wait $p; exit $?",
+           dir, bin && *bin ? bin : "flysim", dir);
   int st = system(cmd);
   ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status %d", st);
   snprintf(cmd, sizeof cmd, "rmdir '%s'", dir); /* fails unless the folder is empty */

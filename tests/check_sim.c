@@ -1149,6 +1149,19 @@ START_TEST(test_sim_assembly) {
   ck_assert_int_eq(json_integer_value(json_object_get(j, "wave_instructions")), 1 + 100 * 4 + 1);
   json_decref(j);
   tu_run_free(&t);
+  /* a kernel name that is not UTF-8 keeps the timeline's kernel key (it was dropped) */
+  const char *oddk = tu_write_temp("0000000000001000 <k\xff>:\n\tv_mov_b32_e32 v0, 0  // 000000001000: 7E000280\n"
+                                   "\ts_endpgm  // 000000001004: BF810000\n", ".s");
+  const char *tl = tu_write_temp("", ".json");
+  snprintf(args, sizeof args, "sim %s --arch mi355x --timeline %s", oddk, tl);
+  t = tu_flysim(args);
+  ck_assert_msg(t.status == 0, "%s", t.err);
+  tu_run_free(&t);
+  json_error_t je;
+  json_t *tj = json_load_file(tl, 0, &je);
+  ck_assert_ptr_nonnull(tj);
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(tj, "metadata"), "kernel")), "k?");
+  json_decref(tj);
   /* a what-if part whose cache tags no host holds is refused before allocating (an audit's
    * 4096 CUs of 64 MiB L1s in 16-byte lines ran until the kernel killed it) */
   snprintf(args, sizeof args, "sim %s --arch mi355x --set device.cus=4096 --set memory.l1_bytes=67108864 --set "

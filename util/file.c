@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,9 +225,22 @@ static volatile sig_atomic_t work_dir_set;
 
 void fsim_file_work_dir(const char *dir) {
   work_dir_set = 0;
+  atomic_signal_fence(memory_order_seq_cst);
   if (dir == NULL || strlen(dir) >= sizeof work_dir) return;
   memcpy(work_dir, dir, strlen(dir) + 1);
+  atomic_signal_fence(memory_order_seq_cst); /* the name is whole before the handler may read it */
   work_dir_set = 1;
+}
+
+/* fork for a signal handler: glibc's fork takes stdio's and malloc's locks once the process has
+ * threads, so a signal that lands inside malloc would deadlock it; _Fork (glibc 2.34, POSIX
+ * 2024's async-signal-safe fork) does not */
+static pid_t fork_in_handler(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+  return _Fork();
+#else
+  return fork();
+#endif
 }
 
 void fsim_file_out_unlink_pending(void) {
@@ -235,7 +249,7 @@ void fsim_file_out_unlink_pending(void) {
     if (tmp != NULL) unlink(tmp);
   }
   if (work_dir_set) {
-    pid_t pid = fork();
+    pid_t pid = fork_in_handler();
     if (pid == 0) {
       char *argv[] = {"rm", "-rf", "--", work_dir, NULL}, *envp[] = {NULL};
       execve("/bin/rm", argv, envp);

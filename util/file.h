@@ -51,7 +51,7 @@ void fsim_file_out_abort(fsim_file_out *o);
 
 /* Removes the temporary files of the outputs open now (at most FSIM_FILE_OUT_PENDING are
  * remembered) and the work folder set below, for a signal handler: async-signal-safe, it only
- * calls unlink, fork, execve ("/bin/rm -rf" on the folder) and waitpid.  The command calls it
+ * calls unlink, _Fork, execve ("/bin/rm -rf" on the folder) and waitpid.  The command calls it
  * on SIGINT, SIGTERM and SIGHUP, so that a killed run leaves no partial file or folder. */
 #define FSIM_FILE_OUT_PENDING 16
 void fsim_file_out_unlink_pending(void);

@@ -5,3 +5,4 @@ libflysim_a_SOURCES += \
 libflysim_a_SOURCES += util/ini_table.c util/ini_table.h
 libflysim_a_SOURCES += util/numeric.c util/numeric.h
 libflysim_a_SOURCES += util/file.c util/file.h
+libflysim_a_SOURCES += util/text.c util/text.h

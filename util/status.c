@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "util/status.h"
+#include "util/text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,12 +27,6 @@ int fsim_status_exit_code(fsim_status st) {
   return status_info[st].exit_code;
 }
 
-/* An error is one line, whatever the input it quotes holds: control characters become '?'. */
-static void one_line(char *msg) {
-  for (char *c = msg; *c; c++)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
-}
-
 fsim_status fsim__err_set(fsim_err *e, fsim_status code, const char *file, int line,
                           const char *fmt, ...) {
   if (e == NULL) return code;
@@ -42,7 +37,7 @@ fsim_status fsim__err_set(fsim_err *e, fsim_status code, const char *file, int l
   va_start(ap, fmt);
   vsnprintf(e->msg, sizeof e->msg, fmt, ap);
   va_end(ap);
-  one_line(e->msg);
+  fsim_text_one_line(e->msg); /* one line, whatever the input it quotes holds */
   return code;
 }
 
@@ -61,7 +56,7 @@ void fsim_err_prefix(fsim_err *e, const char *fmt, ...) {
   memcpy(e->msg, prefix, plen - 2);
   e->msg[plen - 2] = ':';
   e->msg[plen - 1] = ' ';
-  one_line(e->msg);
+  fsim_text_one_line(e->msg); /* one line, whatever the input it quotes holds */
 }
 
 void fsim_err_clear(fsim_err *e) {

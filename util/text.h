@@ -1,0 +1,15 @@
+/* Text that leaves flysim: error lines and JSON strings. */
+#ifndef FSIM_UTIL_TEXT_H
+#define FSIM_UTIL_TEXT_H
+
+#include <jansson.h>
+
+/* Replaces control characters in s with '?', so that a message quoting input is one line. */
+void fsim_text_one_line(char *s);
+
+/* A JSON string of s that is never NULL for a non-NULL s: when s is not valid UTF-8 (a path or a
+ * name read from a file may hold any byte), every byte from 0x80 up becomes '?', where
+ * json_string would fail and json_object_set_new drop the key. */
+json_t *fsim_json_text(const char *s);
+
+#endif
