@@ -91,19 +91,25 @@ static int run_tool(char *const argv[], int search, const char *out_path, double
     _exit(127);
   }
   int status = 0;
+  fsim_file_work_child(pid); /* a stopped run kills it before removing the work folder */
   for (;;) {
     pid_t w = waitpid(pid, &status, WNOHANG);
     if (w == pid) break;
-    if (w < 0 && errno != EINTR) return -1;
+    if (w < 0 && errno != EINTR) {
+      fsim_file_work_child(0);
+      return -1;
+    }
     if (now_s() - t0 > limit_s) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
+      fsim_file_work_child(0);
       if (seconds) *seconds = now_s() - t0;
       return -2;
     }
     struct timespec ts = {0, 5 * 1000 * 1000};
     nanosleep(&ts, NULL);
   }
+  fsim_file_work_child(0);
   if (seconds) *seconds = now_s() - t0;
   if (WIFEXITED(status)) return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
   return -1;

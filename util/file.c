@@ -221,7 +221,9 @@ static void pending_drop(char *tmp) {
 }
 
 static char work_dir[1024];
-static volatile sig_atomic_t work_dir_set;
+static volatile sig_atomic_t work_dir_set, work_child;
+
+void fsim_file_work_child(int pid) { work_child = pid; }
 
 void fsim_file_work_dir(const char *dir) {
   work_dir_set = 0;
@@ -247,6 +249,11 @@ void fsim_file_out_unlink_pending(void) {
   for (int i = 0; i < FSIM_FILE_OUT_PENDING; i++) {
     char *tmp = __atomic_load_n(&pending[i], __ATOMIC_SEQ_CST);
     if (tmp != NULL) unlink(tmp);
+  }
+  pid_t child = work_child;
+  if (child > 0) {
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
   }
   if (work_dir_set) {
     pid_t pid = fork_in_handler();

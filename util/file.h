@@ -51,11 +51,14 @@ void fsim_file_out_abort(fsim_file_out *o);
 
 /* Removes the temporary files of the outputs open now (at most FSIM_FILE_OUT_PENDING are
  * remembered) and the work folder set below, for a signal handler: async-signal-safe, it only
- * calls unlink, _Fork, execve ("/bin/rm -rf" on the folder) and waitpid.  The command calls it
+ * calls unlink, kill, _Fork, execve ("/bin/rm -rf" on the folder) and waitpid.  The command calls it
  * on SIGINT, SIGTERM and SIGHUP, so that a killed run leaves no partial file or folder. */
 #define FSIM_FILE_OUT_PENDING 16
 void fsim_file_out_unlink_pending(void);
 /* The private work folder (verify's) that a killed run removes; NULL when there is none. */
 void fsim_file_work_dir(const char *dir);
+/* The tool (clang, objdump) writing into that folder now, which a killed run kills first so
+ * that nothing lands in the folder after its removal; 0 when none. */
+void fsim_file_work_child(int pid);
 
 #endif
