@@ -82,6 +82,15 @@ static int run_tool(char *const argv[], int search, const char *out_path, double
   if (pid < 0) return -1;
   if (pid == 0) {
     signal(SIGPIPE, SIG_DFL); /* flysim ignores it (cli/flysim.c); the tools get the default */
+    /* the tool's temporary files (clang's intermediate objects) go to the work folder, with
+     * out_path: removed with it, also when a stopped run kills the tool */
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s", out_path);
+    char *slash = strrchr(tmp, '/');
+    if (slash != NULL && slash != tmp) {
+      *slash = '\0';
+      setenv("TMPDIR", tmp, 1);
+    }
     FILE *o = freopen(out_path, "w", stdout);
     if (o == NULL) _exit(127);
     dup2(fileno(stdout), fileno(stderr));
