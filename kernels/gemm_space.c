@@ -758,24 +758,28 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
     int regs = p->op[0].lwrite != NULL || p->op[1].lwrite != NULL;
     int direct = p->op[0].gcopy->op == FSIM_OP_LOAD_LDS || p->op[1].gcopy->op == FSIM_OP_LOAD_LDS;
     int tr_a = p->op[0].lread->transpose, tr_b = p->op[1].lread->transpose;
-    double lead;
+    double lead, whole; /* whole: the part of lead that spans whole iterations */
     if (sc->kind == FSIM_PIPE_PINGPONG) {
       int P = s->phases;
-      lead = (regs ? 0.0 : sc->stages - 2.0) + (P - 2.0) / P;
+      whole = regs ? 0.0 : sc->stages - 2.0;
+      lead = whole + (P - 2.0) / P;
       if (direct && (tr_a || tr_b)) {
         double tr = P == 4 ? (tr_b ? 1.0 : 2.0) / P : 1.0;
-        if (tr < lead) lead = tr;
+        if (tr < lead) lead = tr, whole = tr >= 1 ? 1 : 0;
       }
     } else {
       lead = regs ? 1.0 : sc->stages - 1.0;
-      if (direct && (tr_a || tr_b)) lead = 0;
+      whole = regs ? 0.0 : lead;
+      if (direct && (tr_a || tr_b)) lead = whole = 0;
     }
     /* a wave has at most 63 vector-memory operations outstanding (the 6-bit vmcnt: the
      * generator's waits stop there and the simulator stops issuing), so at most 63 / copies
      * tiles of copies are ahead whatever the stages */
     int cpt = p->op[0].copies + p->op[1].copies;
     if (cpt > 0 && lead > 63 / cpt) lead = 63 / cpt;
+    if (whole > lead) whole = lead;
     s->copy_lead = lead < 0 ? 0 : lead;
+    s->copy_lead_whole = whole < 0 ? 0 : whole;
   }
   s->mfma_per_wave = p->rm * p->rn * p->ki;
   s->mfma_cycles = fsim_mfma_cycles(a, p->mfma);

@@ -131,15 +131,18 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
     double per_phase = a->issue.barrier_latency + a->lds.latency + o->t_lds / (2.0 * P);
     fixed = P * per_phase;
   }
-  /* A copy is waited for copy_lead iterations after it issues, and those iterations include
-   * their own exposed time: with f fillers, T = work + (fixed + max(0, L - lead x T)) / f,
-   * whose solution is the larger of work + fixed / f (the latency hidden) and
-   * (f x work + fixed + L) / (f + lead).  (Until 2026-11-30 the lead covered lead x work only,
-   * which an audit found doubling the time of latency-bound decode kernels with 2 to 4
-   * stages against the simulator.) */
-  double lead = s->copy_lead > 0 ? s->copy_lead : 0;
+  /* A copy is waited for copy_lead iterations after it issues: n = copy_lead_whole whole
+   * iterations, their own exposed time included, and the rest (r) of one iteration's work.
+   * With f fillers, T = work + (fixed + max(0, L - n x T - r x work)) / f, whose solution is
+   * the larger of work + fixed / f (the latency hidden) and (f x work + fixed + L - r x work) /
+   * (f + n).  (Until 2026-11-30 the whole lead covered lead x work only, which an audit found
+   * doubling the time of latency-bound decode kernels with 2 to 4 stages against the
+   * simulator; counting the copies through registers, issued at the start of a K step and
+   * waited for at its end, as whole iterations too made them up to 2.3x too fast.) */
+  double n = s->copy_lead_whole > 0 ? s->copy_lead_whole : 0;
+  double r = s->copy_lead > n ? s->copy_lead - n : 0;
   double hidden = work + fixed / fillers;
-  double waiting = (fillers * work + fixed + mem_latency) / (fillers + lead);
+  double waiting = (fillers * work + fixed + mem_latency - r * work) / (fillers + n);
   o->t_iter = dmax(hidden, waiting);
   o->t_exposed = o->t_iter - work;
   return o->t_iter;

@@ -36,8 +36,12 @@ typedef struct fsim_plan_summary {
                                 first MFMA waits for (kernels/gemm_space.c replays the order) */
   int wave_groups;           /* 2 for ping-pong: two groups a barrier apart */
   int phases;                /* ping-pong: phases of a K tile, each ending at a barrier (else 1) */
-  double copy_lead;          /* iterations of work between issuing a tile's copies and the first
-                                wait for them: what hides their latency (stages >= 2) */
+  double copy_lead;          /* iterations between issuing a tile's copies and the first wait
+                                for them: what hides their latency (stages >= 2); of them */
+  double copy_lead_whole;    /* whole iterations (their exposed time included: the copies of
+                                tile t+S-1 issued at t are waited for at t+S-1), the rest being
+                                work within an iteration (through registers, issued at the start
+                                of a K step and waited for at its end) */
   /* per iteration and workgroup */
   int64_t load_bytes_per_wg; /* global bytes the copies move */
   int64_t lds_write_bytes_per_wg;
