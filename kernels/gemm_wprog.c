@@ -407,7 +407,7 @@ int fsim__gemm_c_pitch_memo(const fsim_gemm_plan *p, fsim_gemm_memo *memo) {
    * buffer fits in the LDS the stages already use (the buffer aliases them) or grows the
    * workgroup's LDS within what a workgroup may use without lowering the occupancy: a C tile
    * as large as the stages (256x256 of bf16 over two stages of 256x64) once kept its unpadded
-   * pitch, whose columns all start in bank 0 (32-way conflicts on every write) */
+   * pitch, whose columns all start in bank 0 (16 times the bank cycles on every write) */
   int best = p->s.bm, best_cyc = 1 << 30;
   int64_t room = p->lds_bytes > (int64_t)p->s.bm * p->s.bn * p->c_bits / 8 ? p->lds_bytes
                                                                             : (int64_t)p->s.bm * p->s.bn * p->c_bits / 8;
