@@ -503,6 +503,44 @@ static void mfma_run(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t
   w->ready_at = prev + period; /* prev is a slot of s */
 }
 
+/* Adds a phantom wake-up at `at` (>= t, the slot being run) to SIMD sd; returns 0 when there
+ * is no room.  Phantoms before t are inside the window being run and are dropped to make room. */
+static int add_phantom(fsim__cu *cu, fsim__simd *sd, int64_t t, int64_t at) {
+  if (sd->ph_n == FSIM__PHANTOMS) {
+    int k = 0;
+    for (int i = 0; i < sd->ph_n; i++)
+      if (sd->ph[i] >= t) sd->ph[k++] = sd->ph[i];
+    sd->ph_n = k;
+    sd->ph_i = 0; /* those kept are at or after t, so at or after the window's start */
+    if (k == FSIM__PHANTOMS) return 0;
+  }
+  sd->ph[sd->ph_n++] = at;
+  cu->ph_any = 1;
+  return 1;
+}
+
+/* The wave has just issued an instruction (at slot t or, after an MFMA run, later) and its
+ * next try is at the next slot, its ready time.  When its next instruction is an MFMA and the matrix pipe is
+ * still busy then, that try would only block it until the pipe and its operands allow, so the
+ * block is taken now and the try is not made.  The times are final: the pipe takes no MFMA
+ * before it is free (so no wave takes it, or the slot's VALU issue type, before the try), and
+ * only the wave's own instructions write its registers (unless a source waits on a deferred
+ * op: that is left to the try).  The try's wake-up is kept as a phantom (mfma_run says why).
+ * Not with a timeline of this CU, nor on the reference path (fsim_sim_opts.no_mfma_runs), which
+ * tests/check_sim.c holds it to. */
+static void block_next_try(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
+  const fsim__xprog *p = w->prog;
+  if (!g->mfma_runs || w->pc >= p->ninst || p->inst[w->pc].op != FSIM_OP_MFMA || w->dep_ready >= FSIM__PEND ||
+      (g->timeline && cu->index == 0))
+    return;
+  fsim__simd *sd = &cu->simd[s];
+  const int64_t next = w->ready_at;
+  if (sd->mfma.free <= next || !add_phantom(cu, sd, t, next)) return;
+  int reason;
+  int64_t e = issue_wait(w, FSIM_OP_MFMA, next, sd->mfma.free, &reason);
+  block(g, cu, w, next, slot_align(g, s, e), reason);
+}
+
 /* An MFMA at slot t, if its sources, the matrix pipe and the VALU issue type allow. */
 static void issue_mfma(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const fsim_wp_inst *in, int64_t t) {
   fsim__simd *sd = &cu->simd[s];
@@ -523,6 +561,7 @@ static void issue_mfma(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, const f
   mfma_commit(g, cu, sd, w, in, t);
   w->ready_at = t + g->period; /* t is a slot of s (every wake-up is) */
   mfma_run(g, cu, s, w, t);
+  block_next_try(g, cu, s, w, t);
 }
 
 /* Deferred mode: queues a vector-memory op of n lines issued at t; returns the code that
@@ -640,6 +679,7 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
   consume(g, w);
   if (next > t + g->period) w->stall[FSIM_STALL_FIXED] += (double)(next - t - g->period);
   w->ready_at = op == FSIM_OP_BRANCH ? slot_align(g, s, next) : next; /* else t + period, a slot of s */
+  if (op != FSIM_OP_BRANCH) block_next_try(g, cu, s, w, t);
 }
 
 /* A wait on the wave's counters (an s_waitcnt, or its end) decided at slot t: the wave is held

@@ -66,8 +66,9 @@ typedef struct fsim_sim_opts {
   int window;                /* cycles a CU runs ahead of the others (0: the default); 1 is exact */
   int immediate_memory;      /* 1: answer every vector-memory op at issue, never deferred (the reference
                                 that tests hold the deferred mode to; gpu.c explains) */
-  int no_mfma_runs;          /* 1: issue every MFMA through the event path, never in a run (the
-                                reference that tests hold the runs to; sim/cu.c, mfma_run) */
+  int no_mfma_runs;          /* 1: issue every MFMA through the event path, never in a run, and
+                                make every try (the reference that tests hold the runs and the
+                                skipped tries to; sim/cu.c, mfma_run and block_next_try) */
   int threads;               /* host threads to run the XCDs on (0 or 1: the caller's alone); the
                                 results do not depend on it */
 } fsim_sim_opts;
