@@ -262,8 +262,8 @@ static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *
   fsim_status st = fsim_db_put_unless(db, &en, stored_illegal, &oc, &o->stored, e);
   int found = 0;
   if (st == FSIM_OK && !o->stored) st = fsim_db_get(db, &en, &o->kept, &found, e);
-  /* removed since, or the same winner again (a repeated tune): nothing to report */
-  if (st == FSIM_OK && !o->stored && (!found || strcmp(o->kept.config, en.config) == 0)) o->stored = 1;
+  /* removed since: nothing to report */
+  if (st == FSIM_OK && !o->stored && !found) o->stored = 1;
   return st;
 }
 

@@ -582,6 +582,21 @@ START_TEST(test_db_keep_faster) {
   ck_assert_str_eq(got.config, "slow");
   ck_assert(fsim_db_put(db, &fast, 1, &stored, &e) == FSIM_OK); /* faster, other version again */
   ck_assert_int_eq(stored, 1);
+  /* the same config found again takes the new time, slower or not (a full run after a
+   * sampled one), unless that would drop its verification */
+  fsim_db_entry again = entry("mi355x", 1, "fast", 3.5);
+  ck_assert(fsim_db_put(db, &again, 1, &stored, &e) == FSIM_OK);
+  ck_assert_int_eq(stored, 1);
+  ck_assert(fsim_db_get(db, &again, &got, &found, &e) == FSIM_OK);
+  ck_assert(got.time_us == 3.5);
+  again.compiled_us = 3.8;
+  ck_assert(fsim_db_put(db, &again, 1, &stored, &e) == FSIM_OK);
+  ck_assert_int_eq(stored, 1);
+  fsim_db_entry unverified = entry("mi355x", 1, "fast", 3.2);
+  ck_assert(fsim_db_put(db, &unverified, 1, &stored, &e) == FSIM_OK);
+  ck_assert_int_eq(stored, 0);
+  ck_assert(fsim_db_get(db, &unverified, &got, &found, &e) == FSIM_OK);
+  ck_assert(got.time_us == 3.5 && got.compiled_us == 3.8);
   slow = entry("mi355x", 1, "slow", 4.0);
   ck_assert(fsim_db_put(db, &slow, 0, &stored, &e) == FSIM_OK);
   ck_assert_int_eq(stored, 1);
@@ -653,6 +668,13 @@ START_TEST(test_db_readers_write_nothing) {
   ck_assert_ptr_nonnull(strstr(e.msg, "in memory"));
   ck_assert_int_eq(fsim_db_open(&db, "/tmp", 1, &e), FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "--db /tmp: is a directory");
+  /* a folder's name for a file not there yet: SQLite would create "fresh" */
+  char fresh[1100];
+  snprintf(fresh, sizeof fresh, "%s.d/", foreign);
+  ck_assert_int_eq(fsim_db_open(&db, fresh, 1, &e), FSIM_EINVAL);
+  ck_assert_ptr_nonnull(strstr(e.msg, "names a directory, not a file"));
+  fresh[strlen(fresh) - 1] = '\0';
+  ck_assert_int_ne(access(fresh, F_OK), 0);
   char through[1100];
   snprintf(through, sizeof through, "%s/x.db", foreign);
   ck_assert_int_eq(fsim_db_open(&db, through, 1, &e), FSIM_EINVAL);

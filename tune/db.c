@@ -174,6 +174,13 @@ fsim_status fsim_db_check_path(const char *path, int create, fsim_err *e) {
     return FSIM_OK;
   }
   if (errno != ENOENT) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: %s", path, strerror(errno));
+  /* a name that can only be a folder's ("dir/", "dir/.", ".."): SQLite would create the file
+   * without the slash, which no later command given the same name could open */
+  size_t len = strlen(path);
+  const char *last = strrchr(path, '/');
+  last = last ? last + 1 : path;
+  if (path[len - 1] == '/' || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: names a directory, not a file", path);
   /* a dangling link is a mistake for readers and writers alike, not a missing database */
   if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode))
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: a symbolic link to a file that does not exist", path);
@@ -347,7 +354,9 @@ static fsim_status put(fsim_db *db, const fsim_db_entry *en, int keep_faster,
   }
   /* keep_faster: a stored entry of this flysim version stays unless the new one is better:
    * verified (compiled_us) where it was not, or compiling faster where both were, or
-   * simulating faster where neither was; a verified entry is not replaced by one that was not */
+   * simulating faster where neither was; a verified entry is not replaced by one that was not.
+   * The same config found again takes the new times (a full run's after a sampled one's),
+   * unless that would drop its verification. */
   const char *sql = keep_faster ? "INSERT INTO winners VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
                                   " ON CONFLICT (arch, op, m, n, k, groups, a_type, b_type, c_type, layout) DO UPDATE SET"
                                   " config = excluded.config, time_us = excluded.time_us, tflops = excluded.tflops,"
@@ -357,7 +366,9 @@ static fsim_status put(fsim_db *db, const fsim_db_entry *en, int keep_faster,
                                   " OR (excluded.compiled_us IS NOT NULL AND (winners.compiled_us IS NULL"
                                   " OR excluded.compiled_us < winners.compiled_us))"
                                   " OR (excluded.compiled_us IS NULL AND winners.compiled_us IS NULL"
-                                  " AND excluded.time_us < winners.time_us);"
+                                  " AND excluded.time_us < winners.time_us)"
+                                  " OR (excluded.config = winners.config"
+                                  " AND (excluded.compiled_us IS NOT NULL OR winners.compiled_us IS NULL));"
                                 : "INSERT OR REPLACE INTO winners VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?);";
   fsim_status st = FSIM_OK;
   if (sqlite3_prepare_v2(db->h, sql, -1, &q, NULL) != SQLITE_OK) {
