@@ -174,6 +174,29 @@ int fsim_arch_peak_class_index(const char *name) {
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /* Checks what no single key's range can; names the key that is off. */
+/* The MxNxK an MFMA or WMMA mnemonic carries ("v_mfma_f32_32x32x8bf16_1k": 32, 32, 8); 0 when
+ * it carries none. */
+static int mnemonic_shape(const char *inst, int *m, int *n, int *k) {
+  for (const char *p = inst; *p; p++) {
+    if (!isdigit((unsigned char)*p) || (p > inst && isdigit((unsigned char)p[-1]))) continue;
+    char *end;
+    long v[3];
+    const char *q = p;
+    int i = 0;
+    for (; i < 3; i++) {
+      if (!isdigit((unsigned char)*q)) break;
+      v[i] = strtol(q, &end, 10);
+      q = end;
+      if (i < 2 && *q++ != 'x') break;
+    }
+    if (i == 3 && v[0] > 0 && v[1] > 0 && v[2] > 0 && v[0] <= 1024 && v[1] <= 1024 && v[2] <= 1024) {
+      *m = (int)v[0], *n = (int)v[1], *k = (int)v[2];
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static int check_relations(const void *base, const char **sec, const char **key, char *why, size_t wn) {
   const fsim_arch *a = base;
 #define BAD(s, k, ...)               \
@@ -239,6 +262,18 @@ static int check_relations(const void *base, const char **sec, const char **key,
       static _Thread_local char msec[96]; /* the entry's own section, for the message and its line */
       snprintf(msec, sizeof msec, "mfma.%s", m->name);
       BAD(msec, "latency", "%d is shorter than its %d pipe cycles", m->latency, m->passes * a->issue.mfma_pass_cycles);
+    }
+    /* the shape is the mnemonic's (MxNxK in it): kernels take their atoms' shapes from the
+     * instruction, so another m, n or k would change the peak and nothing else */
+    int sm, sn, sk;
+    if (mnemonic_shape(m->inst, &sm, &sn, &sk)) {
+      static _Thread_local char msec[96];
+      snprintf(msec, sizeof msec, "mfma.%s", m->name);
+      const char *which = m->m != sm ? "m" : m->n != sn ? "n" : m->k != sk ? "k" : NULL;
+      if (which)
+        BAD(msec, which, "%d disagrees with the instruction %s, whose shape is %dx%dx%d (a what-if of another shape "
+            "needs an instruction of that shape)", which[0] == 'm' ? m->m : which[0] == 'n' ? m->n : m->k, m->inst, sm,
+            sn, sk);
     }
     /* an instruction is found by its mnemonic and operand types: two entries alike are ambiguous */
     for (int j = 0; j < i; j++) {

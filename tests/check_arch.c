@@ -231,6 +231,9 @@ START_TEST(test_overrides) {
       {"mfma.v_nope.passes=1", "--set mfma.v_nope.passes=1: [mfma.v_nope]: no such section"},
       {"mfma.v_mfma_f32_16x16x32_bf16.a_type=f99",
        "--set mfma.v_mfma_f32_16x16x32_bf16.a_type=f99: [mfma.v_mfma_f32_16x16x32_bf16] a_type: 'f99' is not a data type"},
+      {"mfma.v_mfma_f32_16x16x32_bf16.k=1",
+       "--set mfma.v_mfma_f32_16x16x32_bf16.k=1: [mfma.v_mfma_f32_16x16x32_bf16] k: 1 disagrees with the instruction "
+       "v_mfma_f32_16x16x32_bf16, whose shape is 16x16x32"},
       {"dispatch.policy=random", "--set dispatch.policy=random: [dispatch] policy: 'random' is not one of round-robin|blocked"},
       {"device.clock_ghz=nan", "--set device.clock_ghz=nan: [device] clock_ghz: 'nan' is not a number"},
   };
@@ -288,10 +291,21 @@ START_TEST(test_loader_errors) {
   expect_file_error("passes = 4\nlatency = 32", "passes = 4\nlatency = 8",
                     "[mfma.v_mfma_f32_16x16x32_bf16] latency: 8 is shorter than its 16 pipe cycles", 1);
   /* two entries of one instruction and operand types: which one a lookup finds is ambiguous */
-  expect_file_error("inst = v_mfma_f32_32x32x16_bf16\n", "inst = v_mfma_f32_16x16x32_bf16\n",
+  expect_file_error("inst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 16\n",
+                    "inst = v_mfma_f32_16x16x32_bf16\nm = 16\nn = 16\nk = 32\n",
                     "[mfma.v_mfma_f32_32x32x16_bf16] inst: v_mfma_f32_16x16x32_bf16 with these operand types is also "
                     "[mfma.v_mfma_f32_16x16x32_bf16]",
                     0);
+  /* the shape is the instruction's: another k changed the peak and nothing else */
+  expect_file_error("inst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 16\n",
+                    "inst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 8\n",
+                    "[mfma.v_mfma_f32_32x32x16_bf16] k: 8 disagrees with the instruction v_mfma_f32_32x32x16_bf16, "
+                    "whose shape is 32x32x16 (a what-if of another shape needs an instruction of that shape)",
+                    3);
+  expect_file_error("inst = v_mfma_f32_32x32x16_bf16\nm = 32\n", "inst = v_mfma_f32_32x32x16_bf16\nm = 16\n",
+                    "[mfma.v_mfma_f32_32x32x16_bf16] m: 16 disagrees with the instruction v_mfma_f32_32x32x16_bf16, "
+                    "whose shape is 32x32x16 (a what-if of another shape needs an instruction of that shape)",
+                    1);
   expect_file_error("xcds = 8\n", "xcds = 8\nxcds = 4\n", "[device] xcds: given twice (first on line %d)", 1);
   expect_file_error("simds = 4\n", "simds = 4\nthis is not ini\n", "syntax error: expected '[section]' or 'key = value'", 1);
   expect_file_error("[cu]\n", "[cu\n", "unclosed section header (no ']')", 0);
