@@ -182,7 +182,8 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   }
   if (g->groups > 1 && g->op != FSIM_KOP_GROUPED_GEMM)
     return fsim_cli_usage_error(g->cmd, "--groups: only grouped-gemm has groups");
-  if (fsim_gemm_problem_check(pr, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);
+  if (fsim_gemm_problem_check(pr, &e) != FSIM_OK || fsim_gemm_problem_fits(pr, &g->a, &e) != FSIM_OK)
+    return fsim_cli_report(g->cmd, &e);
   if (g->schedule_path) {
     /* the shape flags override the file's problem */
     g->schedule.m = pr->m, g->schedule.n = pr->n, g->schedule.k = pr->k, g->schedule.groups = pr->groups;

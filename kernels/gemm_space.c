@@ -217,6 +217,17 @@ fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
   return FSIM_OK;
 }
 
+fsim_status fsim_gemm_problem_fits(const fsim_gemm_problem *pr, const fsim_arch *a, fsim_err *e) {
+  double bytes = fsim_gemm_problem_bytes(pr);
+  if (pr->op == FSIM_KOP_SCALED_GEMM) /* one E8M0 scale per 32 values along K, for A and for B */
+    bytes += ((double)pr->m + pr->n) * (pr->k / 32.0);
+  if (bytes > (double)a->memory.dram_bytes)
+    return FSIM_ERR(e, FSIM_EINVAL, "--m/--n/--k: the operands and result of %lldx%lldx%lld take %.1f GiB, more than "
+                    "the %.1f GiB of memory of %s ([memory] dram_bytes)", pr->m, pr->n, pr->k, bytes / 0x1p30,
+                    a->memory.dram_bytes / 0x1p30, a->device.name);
+  return FSIM_OK;
+}
+
 static int k_contig(const fsim_gemm_problem *pr, int o);
 static int64_t operand_k_row_bits(const fsim_gemm_problem *pr, int o);
 

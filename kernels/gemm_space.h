@@ -44,6 +44,8 @@ double fsim_gemm_problem_flops(const fsim_gemm_problem *pr);
 double fsim_gemm_problem_bytes(const fsim_gemm_problem *pr);
 /* Checks the problem's own values (types for the operator, sizes); errors name the flag. */
 fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e);
+/* FSIM_EINVAL when A, B and C (and a scaled GEMM's scales) do not fit in the part's memory. */
+fsim_status fsim_gemm_problem_fits(const fsim_gemm_problem *pr, const fsim_arch *a, fsim_err *e);
 
 /* The schedule of a problem under a complete config; fails if a key is still free. */
 fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm_config *c, const fsim_arch *a,

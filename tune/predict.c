@@ -157,6 +157,7 @@ fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, f
   memset(out, 0, sizeof *out);
   const fsim_gemm_problem *pr = &req->pr;
   fsim_status st = fsim_gemm_problem_check(pr, e);
+  if (st == FSIM_OK) st = fsim_gemm_problem_fits(pr, a, e);
   if (st != FSIM_OK) return st;
   fsim_arch_derived d;
   fsim_arch_derive(a, &d);
