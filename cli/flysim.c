@@ -110,6 +110,11 @@ int main(int argc, char **argv) {
     return finish(FSIM_EXIT_OK);
   }
   if (strcmp(cmd, "--version") == 0) {
+    if (argc > 2) {
+      fsim_text_one_line(argv[2]);
+      fprintf(stderr, "flysim: --version takes no arguments, not '%s'\n", argv[2]);
+      return FSIM_EXIT_USAGE;
+    }
     printf("flysim %s\n", PACKAGE_VERSION);
     return finish(FSIM_EXIT_OK);
   }

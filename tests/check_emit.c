@@ -1106,6 +1106,19 @@ static char *edit_constant(const char *t) {
   strcpy(r + at + 6, t + at);
   return r;
 }
+/* the kernel renamed: the file compiles, to a code object without the kernel verify looks
+ * for (which it once reported as a tool failure, exit 1 with no JSON) */
+static char *edit_no_kernel(const char *t) {
+  const char *k = strstr(t, "extern \"C\" __global__");
+  const char *name = k ? strstr(k, "\nfsim_gemm_") : NULL;
+  if (name == NULL) return NULL;
+  size_t at = (size_t)(name - t) + 1, n = strlen(t);
+  char *r = malloc(n + 9);
+  memcpy(r, t, at);
+  memcpy(r + at, "renamed_", 8);
+  strcpy(r + at + 8, t + at);
+  return r;
+}
 static char *edit_lds(const char *t) { return tu_replace(t, "lds_raw[LDS_BYTES]", "lds_raw[LDS_BYTES + 4096]"); }
 static char *edit_scratch(const char *t) {
   return tu_replace(t, "  acc_t acc[RM][RN];\n",
@@ -1204,6 +1217,7 @@ START_TEST(test_planted_faults) {
   planted(big, "scratch", edit_scratch, "no_scratch", NULL);
   planted(small, "regs", edit_registers, "registers", "occupancy");
   planted(big, "barrier", edit_barrier, "instruction_mix", NULL);
+  planted(big, "nokernel", edit_no_kernel, "compiled", NULL);
   planted(big, "mfma", edit_mfma, "instruction_mix", "asm_simulation");
 }
 END_TEST

@@ -1669,6 +1669,7 @@ START_TEST(test_cli_audit_inputs) {
   tu_expect_err("predict gemm \"$(printf '64x64\\nx64')\" --arch mi355x", 2,
                 "flysim predict: SHAPE's N: '64?' is not an integer\n");
   tu_expect_err("\"$(printf -- '--fo\\no')\"", 2, "flysim: '--fo?o' is not a command (see 'flysim --help')\n");
+  tu_expect_err("--version --bogus", 2, "flysim: --version takes no arguments, not '--bogus'\n");
   tu_expect_err("arch show mi355x --set cu.wave_size=128", 2,
                 "flysim arch: --set cu.wave_size=128: [cu] wave_size: 128 is out of range [16, 64]\n");
   tu_expect_err("predict grouped-gemm 16777216x16777216x16777216 --groups 65536 --arch mi355x --mode model", 2,
