@@ -451,6 +451,20 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
     if (op->lwrite == NULL) return PERR(e, sec, "global_copy", "no ds_write matches %s", op->gcopy->name);
   }
   int eb = op->elem_bits / 8;
+  /* a padded row must keep every LDS access on its own width: the widest of the copy's write
+   * and the read (a transposing read's 4 values), in elements.  An odd pad once put 16-byte
+   * reads and writes 2 bytes off their alignment, and with a swizzle, whose granule assumes
+   * aligned accesses, gave wrong results that the plan, the emitted kernel and its address
+   * self-test all agreed on. */
+  if (so->lds_pad != 0) {
+    int gran = op->lread->transpose ? 4 : op->lread->bytes / eb;
+    if (op->lwrite && op->lwrite->bytes / eb > gran) gran = op->lwrite->bytes / eb;
+    if (gran < 1) gran = 1;
+    if (so->lds_pad % gran != 0)
+      return PERR(e, sec, "lds_pad", "%d %s elements put rows off the %d-byte alignment of %s%s%s; pad by a multiple of %d",
+                  so->lds_pad, fsim_dtype_name(t), gran * eb, op->lread->name, op->lwrite ? " and " : "",
+                  op->lwrite ? op->lwrite->name : "", gran);
+  }
   int64_t tile_bytes = (int64_t)op->rows * bk * eb;
   int64_t chunk = (int64_t)p->threads * op->gcopy->bytes;
   if (tile_bytes % chunk != 0)

@@ -573,6 +573,16 @@ START_TEST(test_legality_errors) {
   ck_assert_msg(pst == FSIM_OK, "%s", e.msg);
   ck_assert_int_eq(r.lds_bytes, 2LL * (256 * 72 * 2 + 128 * 64 * 2));
   free(text);
+  /* a pad that is not a whole 16-byte access puts the reads and writes off their alignment
+   * (and with a swizzle gave wrong results the plan and the kernel agreed on) */
+  pad[1].rep = "global_copy = buffer_load_dwordx4\npath = registers\nlds_major = k-major\nswizzle = auto\nlds_pad = 1";
+  text = edited(BASE, pad, 2);
+  load_text(&s, text);
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_schedule_check(&s, &a, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "[operand.A] lds_pad: 1 bf16 elements put rows off the 16-byte alignment of ds_read_b128 and "
+                          "ds_write_b128; pad by a multiple of 8");
+  free(text);
 
   /* The other operators' legality errors. */
   char *att = tu_read_file(tu_src_path("kernels/schedules/flash_attn_fwd_gfx950.sched"));
