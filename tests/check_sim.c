@@ -645,6 +645,15 @@ START_TEST(test_parse_errors) {
       {"kernel k\nprogram\n  valu a b <- c\n", "t:3: two destinations ('b'); sources follow '<-'"},
       {"kernel k\nremap xcd\nprogram\n", "t:2: remap: expected 'none' or 'xcd N [group_m G]' or 'group_m G'"},
       {"kernel k\naddr x global lanes=q\nprogram\n", "t:2: addr x: no lanes named 'q'"},
+      /* the header's directives once, before the programs (a later one was taken, last wins) */
+      {"kernel a\nkernel b\nprogram\n", "t:2: kernel: given twice (first on line 1)"},
+      {"kernel k\ngrid 1\nprogram\n  valu v\ngrid 2\n", "t:5: grid: given twice (first on line 2)"},
+      {"kernel k\nprogram\n  valu v\nremap none\n", "t:4: remap: must come before the programs"},
+      {"kernel k\nresources vgprs=1\nresources lds=0 vgprs=200\nprogram\n",
+       "t:3: resources: vgprs given twice (first on line 2)"},
+      {"kernel k\nprogram\n  valu v\nresources lds=64\n", "t:4: resources: must come before the programs"},
+      {"kernel k\nprogram\n  waitcnt vmcnt=1 vmcnt=2\n", "t:3: waitcnt: vmcnt given twice"},
+      {"kernel k\nprogram\n  waitcnt lgkmcnt=1 vmcnt=0 lgkmcnt=2\n", "t:3: waitcnt: lgkmcnt given twice"},
       {"kernel k\n", "t: no 'program' section"},
       /* read strictly: no octal, no skipped fields, no silently defaulted waves */
       {"kernel k\nprogram\n  loop 010\n  valu v\n  end\n", "t:3: loop: '010' is not an integer"},

@@ -38,6 +38,8 @@ typedef struct parser {
   fsim_err *e;
   int cur_program;   /* -1 before the first "program" */
   int seen_waves;
+  int first_line[3];   /* the lines of kernel, grid and remap (0: not yet) */
+  int first_res[4];    /* the lines of resources vgprs=, agprs=, sgprs=, lds= */
   int programs_declared;
   int8_t assigned[32]; /* per wave (waves takes 1..32): 1 once a program line lists it */
   /* program declarations are collected first, then created when the first one opens */
@@ -159,9 +161,11 @@ static fsim_status parse_instruction(parser *p) {
     for (; i < p->ntok; i++) {
       const char *val;
       if ((val = kv(p->tok[i], "vmcnt")) != NULL) {
+        if (in.arg != 0xffff) return PERR(p, "waitcnt: vmcnt given twice");
         if ((st = want_int(p, "vmcnt", val, 0, 63, &v)) != FSIM_OK) return st;
         in.arg = (uint16_t)v;
       } else if ((val = kv(p->tok[i], "lgkmcnt")) != NULL) {
+        if (in.arg2 != 0xffff) return PERR(p, "waitcnt: lgkmcnt given twice");
         if ((st = want_int(p, "lgkmcnt", val, 0, 15, &v)) != FSIM_OK) return st;
         in.arg2 = (uint16_t)v;
       } else {
@@ -395,11 +399,25 @@ static fsim_status assign_waves(parser *p, const char *list, int pi) {
   return FSIM_OK;
 }
 
+/* A directive of the file's header: once (resources once per key), and before the programs,
+ * which take its values as they are read (grid and remap decide the workgroups' coordinates,
+ * lds their bounds). */
+static fsim_status header_once(parser *p, int *first, const char *what) {
+  if (*first) return PERR(p, "%s: given twice (first on line %d)", what, *first);
+  if (p->cur_program >= 0) return PERR(p, "%s: must come before the programs", what);
+  *first = p->line;
+  return FSIM_OK;
+}
+
 static fsim_status parse_line(parser *p) {
   fsim_wprog *wp = p->wp;
   const char *k = p->tok[0];
   int64_t v;
   fsim_status st;
+  static const char *const headers[3] = {"kernel", "grid", "remap"};
+  for (int h = 0; h < 3; h++)
+    if (strcmp(k, headers[h]) == 0 && (st = header_once(p, &p->first_line[h], k)) != FSIM_OK) return st;
+  if (strcmp(k, "resources") == 0 && p->cur_program >= 0) return PERR(p, "resources: must come before the programs");
   if (strcmp(k, "kernel") == 0) {
     if (p->ntok != 2) return PERR(p, "kernel: expected 'kernel NAME'");
     if (strlen(p->tok[1]) >= sizeof wp->name) return PERR(p, "kernel: name too long");
@@ -439,6 +457,9 @@ static fsim_status parse_line(parser *p) {
       else if ((val = kv(p->tok[i], "sgprs")) != NULL) slot = &wp->sgprs, what = "sgprs";
       else if ((val = kv(p->tok[i], "lds")) != NULL) slot = &wp->lds_bytes, what = "lds";
       else return PERR(p, "resources: unexpected '%s' (vgprs= agprs= sgprs= lds=)", p->tok[i]);
+      int *first = &p->first_res[what[0] == 'v' ? 0 : what[0] == 'a' ? 1 : what[0] == 's' ? 2 : 3];
+      if (*first) return PERR(p, "resources: %s given twice (first on line %d)", what, *first);
+      *first = p->line;
       if ((st = want_int(p, what, val, 0, INT32_MAX, &v)) != FSIM_OK) return st;
       *slot = (int)v;
     }
