@@ -331,6 +331,7 @@ START_TEST(test_db_damaged_rows) {
       {"UPDATE winners SET tflops = 'x'", "its tflops is not a finite number"},
       /* flysim writes NULL for a winner that was not verified, never 0 */
       {"UPDATE winners SET compiled_us = 0", "its compiled_us is not a finite number > 0"},
+      {"UPDATE winners SET version = char(7)", "its version is not a name"},
   };
   for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
     const char *path = db_path();
@@ -358,6 +359,39 @@ START_TEST(test_db_damaged_rows) {
     ck_assert(fsim_db_put(db, &a1, 0, NULL, &e) == FSIM_OK);
     ck_assert(fsim_db_get(db, &a1, &got, &found, &e) == FSIM_OK);
     ck_assert(found && !fsim_db_damaged(db) && got.time_us == 9.5);
+    fsim_db_close(db);
+  }
+  /* a damaged key (no command can name the row): list refuses the file, naming the column */
+  static const struct {
+    const char *sql, *why;
+  } keys[] = {
+      {"UPDATE winners SET m = -5", "its m, n or k is not a whole number from 1 to 2^24"},
+      {"UPDATE winners SET k = 4096.5", "its m, n or k is not a whole number from 1 to 2^24"},
+      {"UPDATE winners SET arch = 'a' || char(10) || 'b'", "its arch is not a part's name"},
+      {"UPDATE winners SET a_type = 'zzz'", "a type is not a data type"},
+      {"UPDATE winners SET layout = 'XY'", "its layout is not TN, NN, NT or TT"},
+      {"UPDATE winners SET op = 'conv'", "its op is not an operator"},
+      {"UPDATE winners SET groups = 0", "its groups is not a whole number >= 1"},
+  };
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    const char *kp = db_path();
+    fsim_db *db;
+    fsim_err e;
+    ck_assert(fsim_db_open(&db, kp, 1, &e) == FSIM_OK);
+    fsim_db_entry a1 = entry("mi355x", 1, "tile=16x16x64", 9.5), *all;
+    int n;
+    ck_assert(fsim_db_put(db, &a1, 0, NULL, &e) == FSIM_OK);
+    fsim_db_close(db);
+    sqlite3 *h;
+    ck_assert_int_eq(sqlite3_open(kp, &h), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(h, keys[i].sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    char want[1200];
+    snprintf(want, sizeof want, "--db %s: a winner row is damaged: %s (flysim did not write it; delete the row)", kp,
+             keys[i].why);
+    ck_assert(fsim_db_open(&db, kp, 0, &e) == FSIM_OK);
+    ck_assert_int_eq(fsim_db_list(db, &all, &n, &e), FSIM_EINVAL);
+    ck_assert_str_eq(e.msg, want);
     fsim_db_close(db);
   }
   /* the commands: a reader exits 2 in one line; tune replaces the row */
