@@ -60,7 +60,7 @@ static void entry_print(const fsim_db_entry *en) {
     snprintf(shape, sizeof shape, "%lldx%lldx%lld", en->m, en->n, en->k);
   char comp[32] = "-";
   if (en->compiled_us > 0) snprintf(comp, sizeof comp, "%.3f", en->compiled_us);
-  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10.3f %11s %8.1f  %-8s %-7s %s\n", en->arch, en->op, shape,
+  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10.3f %11s %8.1f  %-8s %-14s %s\n", en->arch, en->op, shape,
          strcmp(en->a_type, en->b_type) == 0 ? en->a_type : "mixed", en->layout, en->c_type, en->time_us, comp,
          en->tflops, en->backend, en->version, en->config[0] ? en->config : "-");
 }
@@ -76,7 +76,7 @@ static void print_source(const char *path, const fsim_arch *a) {
 }
 
 static void header(void) {
-  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10s %11s %8s  %-8s %-7s %s\n", "arch", "op", "shape", "dtype", "lay", "c",
+  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10s %11s %8s  %-8s %-14s %s\n", "arch", "op", "shape", "dtype", "lay", "c",
          "time_us", "compiled_us", "TFLOP/s", "backend", "version", "config");
 }
 

@@ -450,7 +450,7 @@ static int diff_text(const fsim_arch *a, const fsim_arch *ref, char *buf, size_t
 }
 
 /* FNV-1a over every value of a (the loader's formatting), for parts no shipped file names. */
-static uint64_t fingerprint(const fsim_arch *a) {
+uint64_t fsim_arch_fingerprint(const fsim_arch *a) {
   uint64_t h = 1469598103934665603ULL;
   int nk;
   const fsim_arch_key *keys = fsim_arch_keys(&nk);
@@ -491,7 +491,7 @@ void fsim_arch_identity(const fsim_arch *a, char *name, size_t name_n, char *cha
   }
   free(ref);
   /* no shipped part of that name, or more changes than fit: every value's fingerprint */
-  snprintf(changes, changes_n, "#%016llx", (unsigned long long)fingerprint(a));
+  snprintf(changes, changes_n, "#%016llx", (unsigned long long)fsim_arch_fingerprint(a));
 }
 
 /* ---- finding parts ---------------------------------------------------------------------- */

@@ -11,6 +11,7 @@
 #ifndef FSIM_ARCH_H
 #define FSIM_ARCH_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "util/dtype.h"
@@ -171,6 +172,9 @@ int fsim_arch_peak_class_index(const char *name);
  * folder's file, else the source tree's: never $FLYSIM_ARCH_PATH's.  So "--set x=1.2" and
  * "--set x=1.20", or a copied file with one value changed, come out the same. */
 void fsim_arch_identity(const fsim_arch *a, char *name, size_t name_n, char *changes, size_t changes_n);
+/* A 64-bit FNV-1a hash of every value of the part (each key's name and formatted value, the
+ * MFMA entries in file order): equal parts hash equal, an edited value changes it. */
+uint64_t fsim_arch_fingerprint(const fsim_arch *a);
 
 /* Folders searched for part files, in order: $FLYSIM_ARCH_PATH (colon-separated), the
  * installed data folder, the source tree's model/arch.  Fills up to max entries. */

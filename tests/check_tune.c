@@ -594,6 +594,40 @@ START_TEST(test_db_put_unless) {
 }
 END_TEST
 
+/* A winner's version carries a fingerprint of the part's values: a shipped file edited in
+ * place keeps its name and key, and the next tune then replaces the winner found with the old
+ * values (as another version's) instead of keeping its time, found for another part (an
+ * audit's lds.latency edit kept 3.333 us against the edited part's 4.043). */
+START_TEST(test_db_version_fingerprint) {
+  fsim_arch a = arch_of("mi355x"), b = a;
+  fsim_err e;
+  ck_assert(fsim_arch_set(&b, "lds.latency=400", &e) == FSIM_OK);
+  fsim_gemm_problem pr = {.op = FSIM_KOP_GEMM, .m = 256, .n = 256, .k = 256, .groups = 1, .a = FSIM_DT_BF16,
+                          .b = FSIM_DT_BF16, .c = FSIM_DT_BF16, .layout = FSIM_LAYOUT_TN};
+  fsim_db_entry x, y, z;
+  fsim_predict_db_entry(&a, &pr, "cfg", "flydsl", 3.0, 1.0, 2.0, &x);
+  fsim_predict_db_entry(&b, &pr, "cfg", "flydsl", 3.0, 1.0, 2.0, &y);
+  fsim_predict_db_entry(&a, &pr, "cfg", "flydsl", 3.0, 1.0, 2.0, &z);
+  ck_assert_str_eq(x.version, z.version);
+  ck_assert_str_ne(x.version, y.version);
+  ck_assert(strncmp(x.version, PACKAGE_VERSION "#", strlen(PACKAGE_VERSION) + 1) == 0);
+  /* stored under one key, the other values' winner replaces the faster one */
+  strcpy(y.arch, x.arch);
+  y.time_us = 4.0;
+  const char *path = db_path();
+  fsim_db *db;
+  int stored = 0, found = 0;
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  ck_assert(fsim_db_put(db, &x, 1, &stored, &e) == FSIM_OK && stored);
+  strcpy(y.config, "other");
+  ck_assert(fsim_db_put(db, &y, 1, &stored, &e) == FSIM_OK && stored);
+  fsim_db_entry got;
+  ck_assert(fsim_db_get(db, &x, &got, &found, &e) == FSIM_OK && found);
+  ck_assert_str_eq(got.config, "other");
+  fsim_db_close(db);
+}
+END_TEST
+
 /* A search of part of the space (keep_faster) replaces a stored winner only with a faster one
  * or one of another flysim version; a full search always replaces it. */
 START_TEST(test_db_keep_faster) {
@@ -1195,7 +1229,11 @@ START_TEST(test_cli_tune_db) {
   j = tu_json(&r);
   ck_assert_str_eq(json_string_value(json_object_get(j, "config")), best);
   ck_assert_str_eq(json_string_value(json_object_get(j, "arch")), "mi355x");
-  ck_assert_str_eq(json_string_value(json_object_get(j, "version")), PACKAGE_VERSION);
+  /* the version and the fingerprint of the part's values: "0.4.0#xxxxxxxx" */
+  const char *ver = json_string_value(json_object_get(j, "version"));
+  ck_assert_msg(strncmp(ver, PACKAGE_VERSION "#", strlen(PACKAGE_VERSION) + 1) == 0 &&
+                    strlen(ver) == strlen(PACKAGE_VERSION) + 9,
+                "%s", ver);
   json_decref(j);
   tu_run_free(&r);
   /* the same tune again stores the same winner: nothing "kept" to report */
@@ -1781,6 +1819,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_db_verified_winners);
   tcase_add_test(tc, test_db_schema_1);
   tcase_add_test(tc, test_db_keep_faster);
+  tcase_add_test(tc, test_db_version_fingerprint);
   tcase_add_test(tc, test_db_put_unless);
   tcase_add_test(tc, test_db_readers_write_nothing);
   tcase_add_test(tc, test_db_concurrent_writers);

@@ -41,7 +41,10 @@ void fsim_predict_db_entry(const fsim_arch *a, const fsim_gemm_problem *pr, cons
   db_key(a, pr, out);
   snprintf(out->config, sizeof out->config, "%s", config);
   snprintf(out->backend, sizeof out->backend, "%s", backend);
-  snprintf(out->version, sizeof out->version, "%s", PACKAGE_VERSION);
+  /* the version, and which values of the part the time is for: a shipped file edited in place
+   * keeps its name and key, and its winners' times were found with other values (tune
+   * replaces another version's winner rather than compare times with it) */
+  snprintf(out->version, sizeof out->version, "%s#%08x", PACKAGE_VERSION, (unsigned)(fsim_arch_fingerprint(a) >> 32));
   out->time_us = time_us;
   out->tflops = tflops;
   out->model_us = model_us;
