@@ -335,33 +335,6 @@ static int needs_mask(const fsim_gemm_plan *p, int o) {
 
 static int c_edges(const fsim_gemm_plan *p) { return p->s.m % p->s.bm != 0 || p->s.n % p->s.bn != 0; }
 
-/* 1 when every vector the epilogue stores (a run of 4 rows, or a 16-byte chunk through LDS)
- * starts at a row that is a multiple of its length, and M is too: then a vector lies wholly
- * inside C or wholly outside, and stays aligned as it would in a problem of whole tiles. */
-static int whole_runs(const em *m) {
-  const fsim_gemm_plan *p = m->p;
-  const int lds = p->s.c_path == FSIM_EPI_LDS, elems = lds ? 16 * 8 / p->c_bits : 4;
-  if (m->atomic || p->s.m % elems != 0) return 0;
-  for (int w = 0; w < p->waves; w++)
-    for (int l = 0; l < p->wave_size; l++) {
-      int row, col;
-      if (lds) {
-        for (int ck = 0; ck < m->chunks; ck++) {
-          fsim_gemm_c_chunk_coord(p, ck, w, l, &row, &col);
-          if (row % elems != 0) return 0;
-        }
-      } else {
-        for (int i = 0; i < p->rm; i++)
-          for (int j = 0; j < p->rn; j++)
-            for (int r = 0; r < m->runs; r++) {
-              fsim_gemm_c_run_coord(p, i, j, r, w, l, &row, &col);
-              if (row % elems != 0) return 0;
-            }
-      }
-    }
-  return 1;
-}
-
 static int is_global_copy(const fsim_copy_atom *c) { return strncmp(c->name, "global_", 7) == 0; }
 
 /* ---- the header ----------------------------------------------------------------------------- */
@@ -865,23 +838,24 @@ static void emit_mfma(em *m, ctx *c, int i, int j, int buf) {
 /* The stores of one run or chunk: VEC holds it (dwords), `run_bytes` long; rowk/colk the
  * kinds of its row and column, offk of its offset; args its access.  With split-K the wave
  * program stores a run as several atomic adds of `part_bytes` each (addresses named
- * ..._atomicQ); `part` is then Q, and only the elements of bytes [Q * part_bytes,
- * (Q + 1) * part_bytes) of the run are added (part -1: the whole run). */
+ * ..._atomicQ), and at edges that cut through the vectors as one store per element
+ * (..._elemQ); `part` is then Q, and only the elements of bytes [Q * part_bytes,
+ * (Q + 1) * part_bytes) of the run are stored (part -1: the whole run). */
 static void emit_c_store(em *m, ctx *c, const char *vec, int run_bytes, int rowk, int colk, int offk, int a0, int a1,
                          int a2, int part, int part_bytes) {
   const fsim_gemm_plan *p = m->p;
   int cb = p->c_bits / 8, elems = run_bytes / cb;
   char rb[64], cbuf[64];
-  if (m->atomic) {
-    int e0 = 0, e1 = elems;
-    if (part >= 0) {
-      if (part_bytes < cb || part_bytes % cb != 0 || (part + 1) * part_bytes > run_bytes) {
-        fail(m, "internal: split-K store part %d of %d bytes in a %d-byte run", part, part_bytes, run_bytes);
-        return;
-      }
-      e0 = part * part_bytes / cb;
-      e1 = e0 + part_bytes / cb;
+  int e0 = 0, e1 = elems;
+  if (part >= 0) {
+    if (part_bytes < cb || part_bytes % cb != 0 || (part + 1) * part_bytes > run_bytes) {
+      fail(m, "internal: C store part %d of %d bytes in a %d-byte run", part, part_bytes, run_bytes);
+      return;
     }
+    e0 = part * part_bytes / cb;
+    e1 = e0 + part_bytes / cb;
+  }
+  if (m->atomic) {
     lane_expr(m, rowk, a0, a1, a2, rb, sizeof rb);
     lane_expr(m, colk, a0, a1, a2, cbuf, sizeof cbuf);
     out(m, "%s{ const int row = %s, col = %s;", c->ind, rb, cbuf);
@@ -910,7 +884,7 @@ static void emit_c_store(em *m, ctx *c, const char *vec, int run_bytes, int rowk
     lane_expr(m, rowk, a0, a1, a2, rb, sizeof rb);
     lane_expr(m, colk, a0, a1, a2, cbuf, sizeof cbuf);
     out(m, "%s{ const int row = %s, col = %s;", c->ind, rb, cbuf);
-    for (int e = 0; e < elems; e++) {
+    for (int e = e0; e < e1; e++) {
       char val[64];
       if (cb == 4) snprintf(val, sizeof val, "%s[%d]", vec, e);
       else snprintf(val, sizeof val, "(u16)(%s[%d] >> %d)", vec, e / 2, 16 * (e % 2));
@@ -1083,12 +1057,16 @@ static void emit_body(em *m) {
       }
       break;
     case FSIM_OP_STORE: {
-      /* split-K: one wave-program store per packed atomic of the run, named ..._atomicQ */
-      const char *at = strstr(an, "_atomic");
+      /* split-K: one wave-program store per packed atomic of the run, named ..._atomicQ; at
+       * edges that cut the vectors, one per element, ..._elemQ */
+      const char *at = strstr(an, "_atomic"), *el = strstr(an, "_elem");
       int part = -1;
       if (at && sscanf(at, "_atomic%d", &part) != 1) part = -1;
-      if (part >= 0 && !m->atomic) {
+      if (el && sscanf(el, "_elem%d", &part) != 1) part = -1;
+      if (at && !m->atomic) {
         fail(m, "internal: wave-program store '%s' is an atomic part in a kernel without split-K", an);
+      } else if (el && (m->atomic || !m->edge_c || m->whole_runs)) {
+        fail(m, "internal: wave-program store '%s' is one element where the kernel stores whole vectors", an);
       } else if (sscanf(an, "C_direct%d_%d_%d", &x, &y, &z) == 3) {
         char v[64];
         snprintf(v, sizeof v, "outv[%d][%d][%d]", x, y, z);
@@ -1388,7 +1366,7 @@ fsim_status fsim_emit_hip(const fsim_gemm_plan *p, const fsim_emit_opts *o, FILE
   m->runs = fsim_mma_atom_values(p->atom, 'C') / 4;
   m->chunks = (int)((int64_t)p->s.bm * p->s.bn * p->c_bits / 8 / (16 * p->threads));
   if (m->chunks < 1) m->chunks = 1;
-  m->whole_runs = m->edge_c && whole_runs(m);
+  m->whole_runs = m->edge_c && !m->atomic && fsim_gemm_c_stores_whole(p);
   char kname[96];
   kernel_name(p, kname, sizeof kname);
   fsim_status st = fsim_gemm_wave_program(p, &m->wp, e);

@@ -113,6 +113,11 @@ void fsim__gemm_memo_pitch_put(struct fsim_gemm_memo *m, const fsim_gemm_plan *p
  * guard the end of the whole buffer). */
 void fsim_gemm_c_run_coord(const fsim_gemm_plan *p, int i, int j, int run, int w, int l, int *row, int *col);
 void fsim_gemm_c_chunk_coord(const fsim_gemm_plan *p, int c, int w, int l, int *row, int *col);
+/* 1 when the epilogue stores C's vectors whole (a run of 4 rows, or a 16-byte chunk through
+ * LDS): C has no edges, or every vector starts at a row that is a multiple of its length and
+ * so does M (each lies wholly inside C or wholly outside, behind one bounds test); 0 when the
+ * kernel must store element by element (and with split-K, whose atomic adds are per 4 bytes). */
+int fsim_gemm_c_stores_whole(const fsim_gemm_plan *p);
 /* Byte offset in the C buffer of run `run` of fragment (i, j) for lane l of wave w. */
 int64_t fsim_gemm_lane_c_lds(const fsim_gemm_plan *p, int i, int j, int run, int pitch, int w, int l);
 /* Byte offset in the C tile (global, ldc = m) of the same run. */

@@ -37,6 +37,7 @@ typedef struct gen {
   int lgkm_issued, lgkm_done;
   int frag_seq[2][2][64]; /* [operand][k step parity][index]: the plain K step's two buffers
                             (ping-pong waits for all its reads before its MFMAs instead) */
+  int c_whole;           /* C's vectors are stored whole (fsim_gemm_c_stores_whole) */
   int nbuf;              /* fragment buffers: 2 (k step kk in buffer kk mod 2), or every k step's (ping-pong) */
   int vm_outstanding;
   int lds_dma_pending;   /* a direct-to-LDS copy may be outstanding (no vmcnt(0) since) */
@@ -379,6 +380,33 @@ void fsim_gemm_c_chunk_coord(const fsim_gemm_plan *p, int c, int w, int l, int *
   *row = (int)(e % p->s.bm);
 }
 
+int fsim_gemm_c_stores_whole(const fsim_gemm_plan *p) {
+  if (p->s.m % p->s.bm == 0 && p->s.n % p->s.bn == 0) return 1; /* no edges */
+  const int lds = p->s.c_path == FSIM_EPI_LDS, elems = lds ? 16 * 8 / p->c_bits : 4;
+  if (p->s.split_k > 1 || p->s.m % elems != 0) return 0;
+  const int runs = fsim_mma_atom_values(p->atom, 'C') / 4;
+  int chunks = (int)((int64_t)p->s.bm * p->s.bn * p->c_bits / 8 / (16 * p->threads));
+  if (chunks < 1) chunks = 1;
+  for (int w = 0; w < p->waves; w++)
+    for (int l = 0; l < p->wave_size; l++) {
+      int row, col;
+      if (lds) {
+        for (int ck = 0; ck < chunks; ck++) {
+          fsim_gemm_c_chunk_coord(p, ck, w, l, &row, &col);
+          if (row % elems != 0) return 0;
+        }
+      } else {
+        for (int i = 0; i < p->rm; i++)
+          for (int j = 0; j < p->rn; j++)
+            for (int r = 0; r < runs; r++) {
+              fsim_gemm_c_run_coord(p, i, j, r, w, l, &row, &col);
+              if (row % elems != 0) return 0;
+            }
+      }
+    }
+  return 1;
+}
+
 int64_t fsim_gemm_lane_c_lds(const fsim_gemm_plan *p, int i, int j, int run, int pitch, int w, int l) {
   int row, col;
   fsim_gemm_c_run_coord(p, i, j, run, w, l, &row, &col);
@@ -436,12 +464,15 @@ int fsim__gemm_c_pitch_memo(const fsim_gemm_plan *p, fsim_gemm_memo *memo) {
 
 /* Stores `bytes` of C per lane through lane table lt: one store, or with split-K the packed
  * atomic adds of 4 bytes (two 16-bit values or one f32) that a kernel adding its partial
- * sums into C needs, one per 4 bytes. */
+ * sums into C needs, one per 4 bytes, or, at edges of C that cut through the vectors
+ * (fsim_gemm_c_stores_whole), one store per element, each behind its bounds test, as the
+ * emitted kernel stores them. */
 static void store_c(gen *g, const char *name, int lt, int64_t cbase, const int64_t wg[3], int bytes, fsim_wp_reg src) {
-  int parts = g->p->s.split_k > 1 ? bytes / 4 : 1, width = bytes / parts;
+  const fsim_gemm_plan *p = g->p;
+  int parts = p->s.split_k > 1 ? bytes / 4 : !g->c_whole ? bytes / (p->c_bits / 8) : 1, width = bytes / parts;
   for (int q = 0; q < parts; q++) {
     char nm[64];
-    snprintf(nm, sizeof nm, "%s%s%d", name, parts > 1 ? "_atomic" : "", parts > 1 ? q : 0);
+    snprintf(nm, sizeof nm, "%s%s%d", name, parts == 1 ? "" : p->s.split_k > 1 ? "_atomic" : "_elem", parts > 1 ? q : 0);
     int ai = addr(g, parts > 1 ? nm : name, FSIM_SPACE_GLOBAL, lt, cbase + (int64_t)q * width, wg, 0, NULL, NULL,
                   NULL, NULL);
     fsim_wp_inst st = {.op = FSIM_OP_STORE, .width = (uint8_t)width, .addr = ai, .addr2 = -1, .nsrc = 1};
@@ -696,7 +727,7 @@ fsim_status fsim_gemm_wave_program(const fsim_gemm_plan *p, fsim_wprog *wp, fsim
   }
   wp->nprograms = groups;
   for (int w = 0; w < p->waves; w++) wp->wave_program[w] = groups == 2 ? (w >= p->waves / 2) : 0;
-  gen g = {.p = p, .wp = wp, .e = e, .st = FSIM_OK};
+  gen g = {.p = p, .wp = wp, .e = e, .st = FSIM_OK, .c_whole = fsim_gemm_c_stores_whole(p)};
   for (int gi = 0; gi < groups && g.st == FSIM_OK; gi++) {
     g.prog = &wp->programs[gi];
     if (groups == 2) gen_pingpong_program(&g, gi);

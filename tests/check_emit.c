@@ -829,6 +829,17 @@ START_TEST(test_edge_stores_compiled) {
   double comp = json_real_value(json_object_get(j, "predicted_compiled_us"));
   ck_assert_msg(fabs(comp - sched) < 0.10 * sched, "compiled %.3f us against the schedule's %.3f us", comp, sched);
   json_decref(j);
+  /* M = 7 cuts the 4-row runs: the kernel stores element by element, and so does the wave
+   * program (it timed one store per run, 16 against the kernel's 64, until 2026-11-30) */
+  j = verify_json("gemm 7x300x6 --dtype fp16 --layout NT --c-dtype f16 --arch mi355x --db /nonexistent --config "
+                  "tile=16x256x32,waves=1x1,stages=2,mfma=16x16x32,splitk=1,path=registers,c=direct,remap=1,groupm=0,"
+                  "kind=plain",
+                  &status);
+  json_t *mix = json_object_get(j, "instruction_mix");
+  long long cs = json_integer_value(json_object_get(json_object_get(mix, "compiled"), "vmem_store"));
+  long long ws = json_integer_value(json_object_get(json_object_get(mix, "wave_program"), "vmem_store"));
+  ck_assert_msg(cs == 64 && ws == 64, "stores: compiled %lld, wave program %lld", cs, ws);
+  json_decref(j);
 }
 END_TEST
 
