@@ -26,6 +26,8 @@ static void usage(FILE *f) {
           "\n"
           "Checks an emitted kernel (flysim emit) against the plan it came from, or emits the kernel of\n"
           "a problem into a private folder and checks that.  The checks (docs/emit.md):\n"
+          "  functional       the plan's index maps on random data match a GSL reference (on a smaller\n"
+          "                   problem of the same schedule, edges kept, past 2^22 multiply-adds)\n"
           "  addresses        the file's index math, compiled for the host, equals the plan's per lane\n"
           "  compiled         clang compiles the device code for the arch (no ROCm needed)\n"
           "  lds_bytes        the code object's LDS equals the plan's\n"

@@ -512,9 +512,54 @@ static void mix(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_asm_k
   fsim_wprog_free(&tw);
 }
 
+/* The plan's index maps (copies, swizzled LDS, MFMA operand layouts, epilogue), which the
+ * kernel's own are checked against ("addresses"), executed on random data and compared with
+ * the GSL reference (kernels/gemm_func.c): on the problem, or past 2^22 multiply-adds on a
+ * smaller one of the same schedule that keeps its edges (two tiles and the remainder in M and
+ * N, two of the split's K steps and the remainder in K, or whole steps where a split of that
+ * would leave a slice empty); one group of a grouped GEMM.  About a second at most. */
+static void functional_check(fsim_verify_report *r, const fsim_gemm_plan *p) {
+  fsim_schedule s = p->s;
+  if (s.op == FSIM_KOP_GROUPED_GEMM) s.groups = 1;
+  int reduced = 0;
+  long long k_edge = s.k; /* the reduced K with the edge kept, and without (below) */
+  if ((double)s.m * s.n * s.k > 0x1p22) {
+    long long ks = (long long)s.bk * (s.split_k > 1 ? s.split_k : 1);
+    if (s.m > 3LL * s.bm) s.m = 2LL * s.bm + s.m % s.bm, reduced = 1;
+    if (s.n > 3LL * s.bn) s.n = 2LL * s.bn + s.n % s.bn, reduced = 1;
+    if (s.k > 3 * ks) s.k = k_edge = 2 * ks + s.k % ks, reduced = 1;
+  }
+  fsim_gemm_plan *q = malloc(sizeof *q);
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_gemm_check c;
+  memset(&c, 0, sizeof c);
+  fsim_status st = q ? fsim_gemm_plan_make(q, &s, p->a, &e) : FSIM_ERR(&e, FSIM_ENOMEM, "out of memory");
+  if (st == FSIM_EINVAL && reduced && s.k % ((long long)s.bk * (s.split_k > 1 ? s.split_k : 1)) != 0) {
+    /* a split of the shorter K can leave a slice empty: then whole steps only */
+    s.k = k_edge - k_edge % ((long long)s.bk * (s.split_k > 1 ? s.split_k : 1));
+    fsim_err_clear(&e);
+    st = fsim_gemm_plan_make(q, &s, p->a, &e);
+  }
+  if (st == FSIM_OK) st = fsim_gemm_functional(q, 1, 0, &c, &e);
+  free(q);
+  char what[96];
+  snprintf(what, sizeof what, "%s%lldx%lldx%lld", reduced ? "the same schedule on " : "", s.m, s.n, s.k);
+  if (st != FSIM_OK)
+    skip(r, "functional", 1, e.msg);
+  else if (c.ok)
+    check(r, "functional", 1, "%s, random data: all %lld elements of C within %.2g (relative) of the reference; "
+          "largest error %.2g", what, (long long)c.elements, c.tolerance_rel, c.max_rel_err);
+  else
+    check(r, "functional", 0, "%s, random data: %lld of %lld elements of C wrong, the first at (%lld, %lld): %g "
+          "against the reference's %g", what, (long long)c.mismatches, (long long)c.elements, (long long)c.first_row,
+          (long long)c.first_col, c.first_got, c.first_want);
+}
+
 static fsim_status verify_in(const char *file, const fsim_gemm_plan *p, const char *kernel, const char *dir,
                              const fsim_verify_opts *o, fsim_verify_report *r, fsim_err *e) {
   const fsim_arch *a = p->a;
+  functional_check(r, p);
   fsim_occupancy occ;
   fsim_occupancy_of(a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
   r->plan_lds_bytes = p->lds_bytes;

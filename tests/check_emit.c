@@ -724,10 +724,15 @@ static json_t *check_of(json_t *j, const char *name) {
   return NULL;
 }
 
-/* Every check passes (hip_run skips: there is no GPU here). */
+/* Every check passes (hip_run skips: there is no GPU here), the functional one first and not
+ * skipped. */
 static void expect_all_ok(const char *what, json_t *j, int status) {
   json_t *cs = json_object_get(j, "checks");
-  ck_assert_int_eq(json_array_size(cs), 9);
+  ck_assert_int_eq(json_array_size(cs), 10);
+  json_t *fc = json_array_get(cs, 0);
+  ck_assert_str_eq(json_string_value(json_object_get(fc, "name")), "functional");
+  ck_assert_msg(json_is_false(json_object_get(fc, "skipped")), "%s: functional: %s", what,
+                json_string_value(json_object_get(fc, "detail")));
   for (size_t i = 0; i < json_array_size(cs); i++) {
     json_t *c = json_array_get(cs, i);
     ck_assert_msg(json_is_true(json_object_get(c, "ok")), "%s: %s: %s", what,
@@ -1301,7 +1306,11 @@ START_TEST(test_verify_without_clang) {
   ck_assert(json_is_false(json_object_get(j, "compiled")));
   ck_assert(json_is_false(json_object_get(j, "ok")));
   ck_assert(json_is_null(json_object_get(j, "lds_bytes")));
+  /* the functional check needs no compiler: it runs first and passes */
   json_t *c = json_array_get(json_object_get(j, "checks"), 0);
+  ck_assert_str_eq(json_string_value(json_object_get(c, "name")), "functional");
+  ck_assert(json_is_true(json_object_get(c, "ok")));
+  c = json_array_get(json_object_get(j, "checks"), 1);
   ck_assert_str_eq(json_string_value(json_object_get(c, "name")), "compiled");
   ck_assert_msg(strstr(json_string_value(json_object_get(c, "detail")), "no AMDGPU clang was found") != NULL, "%s",
                 json_string_value(json_object_get(c, "detail")));
