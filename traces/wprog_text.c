@@ -104,14 +104,33 @@ static fsim_status ensure_programs(parser *p) {
   return fsim_wprog_set_programs(p->wp, p->wp->waves_per_wg, p->e) == FSIM_OK ? FSIM_OK : PERR(p, "%s", p->e->msg);
 }
 
-static fsim_status parse_reg(parser *p, const char *name, fsim_wp_reg *r) {
+static fsim_status check_reg_name(parser *p, const char *name) {
   if (!isalpha((unsigned char)name[0]) && name[0] != '_') return PERR(p, "'%s' is not a register name", name);
   for (const char *c = name; *c; c++)
     if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.') return PERR(p, "'%s' is not a register name", name);
+  return FSIM_OK;
+}
+
+/* A register, or NAME:COUNT, COUNT consecutive registers from NAME (the ones numbered after it:
+ * a 'regs' line gives that order; assembly's v[0:3] is printed so). */
+static fsim_status parse_reg(parser *p, const char *tok, fsim_wp_reg *r) {
+  char name[FSIM_WP_NAME + 1];
+  const char *colon = strchr(tok, ':');
+  size_t len = colon ? (size_t)(colon - tok) : strlen(tok);
+  if (len > FSIM_WP_NAME) return PERR(p, "'%.40s...' is not a register name", tok);
+  memcpy(name, tok, len);
+  name[len] = '\0';
+  fsim_status st = check_reg_name(p, name);
+  if (st != FSIM_OK) return st;
+  int64_t count = 1;
+  if (colon && (st = want_int(p, "register count", colon + 1, 1, 1024, &count)) != FSIM_OK) return st;
   int id = fsim_wprog_reg(p->wp, name, p->e);
   if (id < 0) return PERR(p, "%s", p->e->msg);
+  if (id + count > p->wp->nregs)
+    return PERR(p, "%s: needs %d registers declared after %s, and %d are (a 'regs' line declares registers in order)",
+                tok, (int)count - 1, name, p->wp->nregs - id - 1);
   r->first = (uint16_t)id;
-  r->count = 1;
+  r->count = (uint16_t)count;
   return FSIM_OK;
 }
 
@@ -486,6 +505,19 @@ static fsim_status parse_line(parser *p) {
     if (i != p->ntok || i == 1) return PERR(p, "remap: expected 'none' or 'xcd N [group_m G]' or 'group_m G'");
     return FSIM_OK;
   }
+  if (strcmp(k, "regs") == 0) {
+    /* registers in the order given, each new, before the programs (for NAME:COUNT ranges) */
+    if (p->cur_program >= 0) return PERR(p, "regs: must come before the programs");
+    if (p->ntok < 2) return PERR(p, "regs: expected 'regs NAME...'");
+    for (int i = 1; i < p->ntok; i++) {
+      if ((st = check_reg_name(p, p->tok[i])) != FSIM_OK) return st;
+      int n = p->wp->nregs;
+      int id = fsim_wprog_reg(wp, p->tok[i], p->e);
+      if (id < 0) return PERR(p, "%s", p->e->msg);
+      if (id != n) return PERR(p, "regs: '%s' is already declared", p->tok[i]);
+    }
+    return FSIM_OK;
+  }
   if (strcmp(k, "lanes") == 0) return parse_lanes(p);
   if (strcmp(k, "addr") == 0) return parse_addr(p);
   if (strcmp(k, "program") == 0) {
@@ -583,7 +615,24 @@ fsim_status fsim_wprog_parse_file(fsim_wprog *wp, const char *path, const fsim_a
 /* ---- printing -------------------------------------------------------------------------- */
 
 static void print_reg(FILE *f, const fsim_wprog *wp, const fsim_wp_reg *r) {
-  fprintf(f, " %s", wp->reg_names[r->first]);
+  if (r->count > 1)
+    fprintf(f, " %s:%d", wp->reg_names[r->first], r->count);
+  else
+    fprintf(f, " %s", wp->reg_names[r->first]);
+}
+
+/* 1 when an instruction names a range of registers (then the file declares them in order). */
+static int has_ranges(const fsim_wprog *wp) {
+  for (int pi = 0; pi < wp->nprograms; pi++) {
+    const fsim_wp_program *pr = &wp->programs[pi];
+    for (int i = 0; i < pr->ninst; i++) {
+      const fsim_wp_inst *in = &pr->inst[i];
+      if (in->dst.count > 1) return 1;
+      for (int q = 0; q < in->nsrc; q++)
+        if (in->src[q].count > 1) return 1;
+    }
+  }
+  return 0;
 }
 
 static const char *width_name(int w) {
@@ -607,6 +656,11 @@ fsim_status fsim_wprog_print(const fsim_wprog *wp, const fsim_arch *a, FILE *f, 
   else
     fprintf(f, "remap none\n");
   if (wp->group_m) fprintf(f, " group_m %d\n", wp->group_m);
+  if (has_ranges(wp)) {
+    /* the registers in their order, 64 to a line, so that NAME:COUNT names the same ones */
+    for (int i = 0; i < wp->nregs; i++)
+      fprintf(f, "%s %s%s", i % 64 == 0 ? "regs" : "", wp->reg_names[i], i % 64 == 63 || i == wp->nregs - 1 ? "\n" : "");
+  }
   uint64_t all = wp->wave_size >= 64 ? ~0ULL : ((1ULL << wp->wave_size) - 1);
   for (int i = 0; i < wp->nlanes; i++) {
     const fsim_wp_lanes *l = &wp->lanes[i];
