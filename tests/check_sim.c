@@ -566,18 +566,10 @@ START_TEST(test_deterministic_and_roundtrip) {
                 "%s", pr.out);
   const char *wp_file = tu_write_temp(pr.out, ".wp");
   tu_run_free(&pr);
-  long long cyc[2];
   for (int i = 0; i < 2; i++) {
     snprintf(args, sizeof args, "sim '%s' --arch mi355x --json", i == 0 ? s_file : wp_file);
-    tu_run r = tu_flysim(args);
-    ck_assert_msg(r.status == 0, "%s", r.err);
-    json_t *j = tu_json(&r);
-    cyc[i] = json_integer_value(json_object_get(j, "cycles"));
-    json_decref(j);
-    tu_run_free(&r);
+    ck_assert(tu_json_number(args, "cycles") == 664);
   }
-  ck_assert_int_eq(cyc[0], 664);
-  ck_assert_int_eq(cyc[1], 664);
 }
 END_TEST
 

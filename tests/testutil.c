@@ -108,6 +108,18 @@ json_t *tu_json(const tu_run *r) {
   return j;
 }
 
+double tu_json_number(const char *args, const char *key) {
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s: %s", args, r.err);
+  json_t *j = tu_json(&r);
+  json_t *v = json_object_get(j, key);
+  ck_assert_msg(json_is_number(v), "%s: no number '%s'", args, key);
+  double x = json_number_value(v);
+  json_decref(j);
+  tu_run_free(&r);
+  return x;
+}
+
 int tu_run_suite(Suite *s) {
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -34,5 +34,8 @@ int tu_run_suite(struct Suite *s);
 
 /* Parses r->out as JSON, failing the test if it is not. */
 json_t *tu_json(const tu_run *r);
+/* Runs flysim with args (which must succeed and print JSON) and returns the number under the
+ * top-level key (failing the test when it is not a number). */
+double tu_json_number(const char *args, const char *key);
 
 #endif
