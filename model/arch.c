@@ -224,9 +224,9 @@ static int check_relations(const void *base, const char **sec, const char **key,
         a->lds.bytes_per_cu);
   if (!is_pow2(a->lds.banks)) BAD("lds", "banks", "%d is not a power of two", a->lds.banks);
   if (!is_pow2(a->lds.bank_bytes)) BAD("lds", "bank_bytes", "%d is not a power of two", a->lds.bank_bytes);
-  if (a->lds.port_bytes_per_clk > a->lds.bytes_per_clk)
-    BAD("lds", "port_bytes_per_clk", "%d exceeds the CU's bytes_per_clk %d", a->lds.port_bytes_per_clk,
-        a->lds.bytes_per_clk);
+  if (a->lds.port_bytes_per_clk > a->lds.banks * a->lds.bank_bytes)
+    BAD("lds", "port_bytes_per_clk", "%d exceeds the %d bytes a clock of the CU's %d banks of %d bytes",
+        a->lds.port_bytes_per_clk, a->lds.banks * a->lds.bank_bytes, a->lds.banks, a->lds.bank_bytes);
   if (a->cu.simds % a->lds.simds_per_port != 0)
     BAD("lds", "simds_per_port", "%d does not divide the %d SIMDs", a->lds.simds_per_port, a->cu.simds);
   {
@@ -703,7 +703,10 @@ void fsim_arch_derive(const fsim_arch *a, fsim_arch_derived *d) {
     d->peak_flops_per_clk_per_cu[f64] = a->cu.valu_fp64_flops_per_clk;
   for (int ci = 0; ci < FSIM_PEAK_CLASS_COUNT; ci++)
     d->peak_tflops[ci] = d->peak_flops_per_clk_per_cu[ci] * to_tera;
-  d->lds_tbps = a->lds.bytes_per_clk * to_tera;
+  /* what the simulator's bank array delivers (banks x bank_bytes a clock), so that a what-if of
+   * the banks moves the figure with the simulation; the shipped files' bytes_per_clk, the
+   * datasheet's, equals it (tests/check_arch.c) */
+  d->lds_tbps = (double)a->lds.banks * a->lds.bank_bytes * to_tera;
   d->l1_tbps = a->memory.l1_bytes_per_clk * to_tera;
   d->l2_tbps = (double)a->memory.l2_bytes_per_clk * a->memory.l2_channels * a->device.xcds *
                a->device.clock_ghz * 1e9 / 1e12;
