@@ -197,22 +197,18 @@ int fsim_cmd_sim(int argc, char **argv) {
     fsim_wprog_free(&wp);
     return rc;
   }
+  /* the full run of --compare-full first: a fault only it meets (in an iteration the sampled
+   * run skips) then stops the command before the sampled run writes the timeline */
   fsim_sim_opts o = {.sampled = sampled, .timeline_path = timeline, .threads = fsim_sim_threads_for(&wp)};
+  fsim_sim_opts of = {.threads = fsim_sim_threads_for(&wp)};
   fsim_sim_result r, full;
-  if (fsim_sim_run(&a, &wp, &o, &r, &e) != FSIM_OK) {
+  if ((compare && fsim_sim_run(&a, &wp, &of, &full, &e) != FSIM_OK) || fsim_sim_run(&a, &wp, &o, &r, &e) != FSIM_OK) {
     fsim_wprog_free(&wp);
     /* about the program (an LDS fault, a workgroup too large): name the file; an argument's
      * error ("--timeline: ...") names its argument already */
     if (e.code == FSIM_EINVAL && strncmp(e.msg, file, strlen(file)) != 0 && strncmp(e.msg, "--", 2) != 0)
       fsim_err_prefix(&e, "%s", file);
     return fsim_cli_report(CMD, &e);
-  }
-  if (compare) {
-    fsim_sim_opts of = {.threads = fsim_sim_threads_for(&wp)};
-    if (fsim_sim_run(&a, &wp, &of, &full, &e) != FSIM_OK) {
-      fsim_wprog_free(&wp);
-      return fsim_cli_report(CMD, &e);
-    }
   }
   if (json) {
     json_t *out = json_object();

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/access.h"
 #include "sim/hugemem.h"
@@ -1295,6 +1296,20 @@ START_TEST(test_timeline_and_cli) {
   snprintf(args, sizeof args, "sim '%s' --arch mi355x --timeline '%s'", tu_src_path("traces/examples/gemm_small.wp"),
            tu_src_path("traces"));
   tu_expect_err(args, 2, "flysim sim: --timeline: %s: is a directory\n", tu_src_path("traces"));
+  /* a fault only the full run of --compare-full meets (iteration 32; the sampled run stops
+   * earlier): exit 2 naming the file, and no timeline (the sampled run had written one) */
+  const char *late = tu_write_temp("kernel late\ngrid 64\nwaves 1\nresources lds=65536\nlanes l = linear 16\n"
+                                   "addr a lds lanes=l base=0 iter=0:2048\nprogram\n  loop 40\n  lds_read b128 x @a\n"
+                                   "  end\n",
+                                   ".wp");
+  const char *tl_late = tu_write_temp("", ".json");
+  remove(tl_late);
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --sampled --compare-full --timeline '%s'", late, tl_late);
+  tu_expect_err(args, 2,
+                "flysim sim: %s: late: address pattern 'a' reaches LDS bytes 65536 to 66559 (workgroup 0, wave 0), "
+                "outside the 65536 bytes the kernel declares (resources lds=65536)\n",
+                late);
+  ck_assert_int_ne(access(tl_late, F_OK), 0);
   r = tu_flysim("sim /nonexistent.wp --arch mi355x");
   ck_assert_int_eq(r.status, 2);
   ck_assert_msg(strstr(r.err, "/nonexistent.wp: cannot open") != NULL, "%s", r.err);
