@@ -221,10 +221,13 @@ fsim_status fsim_gemm_problem_fits(const fsim_gemm_problem *pr, const fsim_arch 
   double bytes = fsim_gemm_problem_bytes(pr);
   if (pr->op == FSIM_KOP_SCALED_GEMM) /* one E8M0 scale per 32 values along K, for A and for B */
     bytes += ((double)pr->m + pr->n) * (pr->k / 32.0);
+  int groups = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
+  char what[64] = "";
+  if (groups > 1) snprintf(what, sizeof what, " x %d groups", groups);
   if (bytes > (double)a->memory.dram_bytes)
-    return FSIM_ERR(e, FSIM_EINVAL, "--m/--n/--k: the operands and result of %lldx%lldx%lld take %.1f GiB, more than "
-                    "the %.1f GiB of memory of %s ([memory] dram_bytes)", pr->m, pr->n, pr->k, bytes / 0x1p30,
-                    a->memory.dram_bytes / 0x1p30, a->device.name);
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: the operands and result of %lldx%lldx%lld%s take %.1f GiB, more than the %.1f "
+                    "GiB of memory of %s ([memory] dram_bytes)", groups > 1 ? "--groups/--m/--n/--k" : "--m/--n/--k",
+                    pr->m, pr->n, pr->k, what, bytes / 0x1p30, a->memory.dram_bytes / 0x1p30, a->device.name);
   return FSIM_OK;
 }
 

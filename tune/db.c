@@ -433,15 +433,15 @@ static int number_ok(sqlite3_stmt *q, int col, int null_ok, int nonneg) {
 /* Reads a winner row; a row that flysim cannot have written (edited by hand, or damaged: a
  * config that is not text, a time that is not a finite number >= 0) is an error naming
  * it, rather than an entry with a missing or made-up value. */
-/* A text column flysim writes: printable ASCII that fits n bytes with its NUL (empty when
- * empty_ok). */
-static int text_ok(sqlite3_stmt *q, int col, size_t n, int empty_ok) {
+/* A text column flysim writes: no control characters, printable ASCII unless high_ok (a part's
+ * name is its file's, whatever its bytes), fitting n bytes with its NUL (empty when empty_ok). */
+static int text_ok(sqlite3_stmt *q, int col, size_t n, int empty_ok, int high_ok) {
   if (sqlite3_column_type(q, col) != SQLITE_TEXT) return 0;
   const unsigned char *t = sqlite3_column_text(q, col);
   size_t len = (size_t)sqlite3_column_bytes(q, col);
   if (t == NULL || len >= n || (len == 0 && !empty_ok) || strlen((const char *)t) != len) return 0;
   for (size_t i = 0; i < len; i++)
-    if (t[i] < 0x20 || t[i] > 0x7e) return 0;
+    if (t[i] < 0x20 || t[i] == 0x7f || (t[i] > 0x7f && !high_ok)) return 0;
   return 1;
 }
 
@@ -459,16 +459,16 @@ static const char *bad_key(sqlite3_stmt *q) {
   fsim_dtype t;
   fsim_gemm_layout l;
   fsim_db_entry en;
-  if (!text_ok(q, 0, sizeof en.arch, 0)) return "its arch is not a part's name";
-  if (!text_ok(q, 1, sizeof en.op, 0) || fsim_kop_parse((const char *)sqlite3_column_text(q, 1), &op) != 0)
+  if (!text_ok(q, 0, sizeof en.arch, 0, 1)) return "its arch is not a part's name";
+  if (!text_ok(q, 1, sizeof en.op, 0, 0) || fsim_kop_parse((const char *)sqlite3_column_text(q, 1), &op) != 0)
     return "its op is not an operator";
   for (int c = 2; c <= 4; c++)
     if (!int_ok(q, c, 1, 1LL << 24)) return "its m, n or k is not a whole number from 1 to 2^24";
   if (!int_ok(q, 5, 1, INT32_MAX)) return "its groups is not a whole number >= 1";
   for (int c = 6; c <= 8; c++)
-    if (!text_ok(q, c, sizeof en.a_type, 0) || fsim_dtype_parse((const char *)sqlite3_column_text(q, c), &t) != 0)
+    if (!text_ok(q, c, sizeof en.a_type, 0, 0) || fsim_dtype_parse((const char *)sqlite3_column_text(q, c), &t) != 0)
       return "a type is not a data type";
-  if (!text_ok(q, 9, sizeof en.layout, 0) || fsim_gemm_layout_parse((const char *)sqlite3_column_text(q, 9), &l) != 0)
+  if (!text_ok(q, 9, sizeof en.layout, 0, 0) || fsim_gemm_layout_parse((const char *)sqlite3_column_text(q, 9), &l) != 0)
     return "its layout is not TN, NN, NT or TT";
   return NULL;
 }
@@ -481,13 +481,13 @@ static fsim_status read_row(fsim_db *db, sqlite3_stmt *q, fsim_db_entry *en, fsi
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: a winner row is damaged: %s (flysim did not write it; delete the row)",
                     db->path, bad);
   }
-  if (!text_ok(q, 10, sizeof en->config, 1)) bad = "its config is not text";
+  if (!text_ok(q, 10, sizeof en->config, 1, 0)) bad = "its config is not text";
   else if (!number_ok(q, 11, 0, 1)) bad = "its time_us is not a finite number >= 0";
   else if (!number_ok(q, 12, 1, 0)) bad = "its tflops is not a finite number";
   else if (!number_ok(q, 13, 1, 0)) bad = "its model_us is not a finite number";
   else if (db->schema == 2 && !number_ok(q, 16, 1, 2)) bad = "its compiled_us is not a finite number > 0";
-  else if (!text_ok(q, 14, sizeof en->backend, 0)) bad = "its backend is not a name";
-  else if (!text_ok(q, 15, sizeof en->version, 0)) bad = "its version is not a name";
+  else if (!text_ok(q, 14, sizeof en->backend, 0, 0)) bad = "its backend is not a name";
+  else if (!text_ok(q, 15, sizeof en->version, 0, 0)) bad = "its version is not a name";
   db->damaged = bad != NULL;
   if (bad)
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: the winner of %s %s %lldx%lldx%lld is damaged: %s", db->path,
