@@ -571,6 +571,21 @@ START_TEST(test_deterministic_and_roundtrip) {
     snprintf(args, sizeof args, "sim '%s' --arch mi355x --json", i == 0 ? s_file : wp_file);
     ck_assert(tu_json_number(args, "cycles") == 664);
   }
+  /* immediates as the hardware reads them (printed values the reader refused, and s_nop
+   * 2147483647 overflowed): s_sleep 64 x SIMM16[6:0], s_setprio SIMM16[1:0], s_nop SIMM16[3:0] + 1 */
+  s_file = tu_write_temp("k:\n  s_sleep 20\n  s_setprio 7\n  s_nop 2147483647\n  s_setprio -1\n  s_endpgm\n", ".s");
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --print", s_file);
+  pr = tu_flysim(args);
+  ck_assert_msg(pr.status == 0, "%s", pr.err);
+  ck_assert_msg(strstr(pr.out, "\n  nop 1280\n  setprio 3\n  nop 16\n  setprio 3\n"), "%s", pr.out);
+  wp_file = tu_write_temp(pr.out, ".wp");
+  tu_run_free(&pr);
+  double c0, c1;
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --json", s_file);
+  c0 = tu_json_number(args, "cycles");
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --json", wp_file);
+  c1 = tu_json_number(args, "cycles");
+  ck_assert(c0 == c1 && c0 > 1280);
 }
 END_TEST
 

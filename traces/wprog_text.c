@@ -195,7 +195,8 @@ static fsim_status parse_instruction(parser *p) {
   case FSIM_OP_SETPRIO:
   case FSIM_OP_NOP:
     if (p->ntok != 2) return PERR(p, "%s: expected one number", p->tok[0]);
-    if ((st = want_int(p, p->tok[0], p->tok[1], 0, op == FSIM_OP_SETPRIO ? 3 : 1000, &v)) != FSIM_OK) return st;
+    /* nop up to s_sleep 127's 64 x 127 clocks */
+    if ((st = want_int(p, p->tok[0], p->tok[1], 0, op == FSIM_OP_SETPRIO ? 3 : 8128, &v)) != FSIM_OK) return st;
     in.arg = (uint16_t)v;
     break;
   case FSIM_OP_BARRIER:
