@@ -173,7 +173,6 @@ int fsim_arch_peak_class_index(const char *name) {
 
 static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
-/* Checks what no single key's range can; names the key that is off. */
 /* The MxNxK an MFMA or WMMA mnemonic carries ("v_mfma_f32_32x32x8bf16_1k": 32, 32, 8); 0 when
  * it carries none. */
 static int mnemonic_shape(const char *inst, int *m, int *n, int *k) {
@@ -197,6 +196,7 @@ static int mnemonic_shape(const char *inst, int *m, int *n, int *k) {
   return 0;
 }
 
+/* Checks what no single key's range can; names the key that is off. */
 static int check_relations(const void *base, const char **sec, const char **key, char *why, size_t wn) {
   const fsim_arch *a = base;
 #define BAD(s, k, ...)               \

@@ -520,12 +520,12 @@ static int add_phantom(fsim__cu *cu, fsim__simd *sd, int64_t t, int64_t at) {
 }
 
 /* The wave has just issued an instruction (at slot t or, after an MFMA run, later) and its
- * next try is at the next slot, its ready time.  When its next instruction is an MFMA and the matrix pipe is
- * still busy then, that try would only block it until the pipe and its operands allow, so the
- * block is taken now and the try is not made.  The times are final: the pipe takes no MFMA
- * before it is free (so no wave takes it, or the slot's VALU issue type, before the try), and
- * only the wave's own instructions write its registers (unless a source waits on a deferred
- * op: that is left to the try).  The try's wake-up is kept as a phantom (mfma_run says why).
+ * next try is at the next slot, its ready time.  When its next instruction is an MFMA and the
+ * matrix pipe is still busy then, that try would only block it until the pipe and its operands
+ * allow, so the block is taken now and the try is not made.  The times are final: no wave
+ * issues an MFMA on the SIMD before the pipe is free (so none does before the try), and only
+ * the wave's own instructions write its registers (unless a source waits on a deferred op:
+ * that is left to the try).  The try's wake-up is kept as a phantom (mfma_run says why).
  * Not with a timeline of this CU, nor on the reference path (fsim_sim_opts.no_mfma_runs), which
  * tests/check_sim.c holds it to. */
 static void block_next_try(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
