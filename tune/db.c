@@ -476,7 +476,7 @@ static const char *bad_key(sqlite3_stmt *q) {
 static fsim_status read_row(fsim_db *db, sqlite3_stmt *q, fsim_db_entry *en, fsim_err *e) {
   const char *bad = bad_key(q);
   if (bad) {
-    /* the key cannot name the row: its row number does */
+    /* a key no command could give: the message cannot name the row by it */
     db->damaged = 1;
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: a winner row is damaged: %s (flysim did not write it; delete the row)",
                     db->path, bad);
