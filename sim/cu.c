@@ -528,17 +528,21 @@ static int add_phantom(fsim__cu *cu, fsim__simd *sd, int64_t t, int64_t at) {
  * that is left to the try).  The try's wake-up is kept as a phantom (mfma_run says why).
  * Not with a timeline of this CU, nor on the reference path (fsim_sim_opts.no_mfma_runs), which
  * tests/check_sim.c holds it to. */
-static void block_next_try(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
-  const fsim__xprog *p = w->prog;
-  if (!g->mfma_runs || w->pc >= p->ninst || p->inst[w->pc].op != FSIM_OP_MFMA || w->dep_ready >= FSIM__PEND ||
-      (g->timeline && cu->index == 0))
-    return;
+static void __attribute__((noinline)) block_next_try_slow(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w,
+                                                          int64_t t) {
+  if (!g->mfma_runs || w->dep_ready >= FSIM__PEND || (g->timeline && cu->index == 0)) return;
   fsim__simd *sd = &cu->simd[s];
   const int64_t next = w->ready_at;
   if (sd->mfma.free <= next || !add_phantom(cu, sd, t, next)) return;
   int reason;
   int64_t e = issue_wait(w, FSIM_OP_MFMA, next, sd->mfma.free, &reason);
   block(g, cu, w, next, slot_align(g, s, e), reason);
+}
+
+/* The common case, inline: the next instruction is not an MFMA. */
+static inline void block_next_try(fsim__gpu *g, fsim__cu *cu, int s, fsim__wave *w, int64_t t) {
+  const fsim__xprog *p = w->prog;
+  if (w->pc < p->ninst && p->inst[w->pc].op == FSIM_OP_MFMA) block_next_try_slow(g, cu, s, w, t);
 }
 
 /* An MFMA at slot t, if its sources, the matrix pipe and the VALU issue type allow. */
