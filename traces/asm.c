@@ -274,15 +274,16 @@ static int classify(fsim_asm_inst *in, const char *ops) {
     in->op = FSIM_OP_BARRIER;
     nr = 0;
   } else if (strcmp(mn, "s_setprio") == 0) {
-    /* the fields of the 16-bit immediate the hardware reads: SIMM16[1:0] the priority,
-     * s_nop's SIMM16[3:0] wait states less one, s_sleep's SIMM16[6:0] x 64 clocks */
+    /* the fields of the 16-bit immediate the hardware reads (ISA3/ISA4, the SOPP table):
+     * SIMM16[1:0] the priority, s_nop's SIMM16[3:0] wait states less one, s_sleep's
+     * SIMM16[6:0] x 64 clocks ("s_sleep 0" sleeps 0) */
     in->op = FSIM_OP_SETPRIO;
     in->arg = (uint16_t)((unsigned long)strtol(ops, NULL, 0) & 3);
     nr = 0;
   } else if (strcmp(mn, "s_nop") == 0 || strcmp(mn, "s_sleep") == 0 || strcmp(mn, "s_delay_alu") == 0) {
     in->op = FSIM_OP_NOP;
     unsigned long v = strcmp(mn, "s_delay_alu") == 0 ? 0 : (unsigned long)strtol(ops, NULL, 0);
-    in->arg = strcmp(mn, "s_sleep") == 0 ? (uint16_t)(64 * ((v & 127) > 0 ? (v & 127) : 1)) : (uint16_t)((v & 15) + 1);
+    in->arg = strcmp(mn, "s_sleep") == 0 ? (uint16_t)(64 * (v & 127)) : (uint16_t)((v & 15) + 1);
     nr = 0;
   } else if (starts(mn, "s_branch") || starts(mn, "s_cbranch") || starts(mn, "s_setpc") || starts(mn, "s_swappc")) {
     in->op = FSIM_OP_BRANCH;
