@@ -195,6 +195,7 @@ int fsim_cmd_predict(int argc, char **argv) {
     json_object_set_new(out, "tflops", json_real(p->tflops));
     json_object_set_new(out, "percent_of_peak", json_real(pct));
     json_object_set_new(out, "peak_tflops", json_real(p->peak_tflops));
+    json_object_set_new(out, "peak_class", json_string(p->peak_class));
     json_object_set_new(out, "mode", fsim_json_text(fallback ? "roofline" : req.mode == FSIM_MODE_SIM ? "sim" : "model"));
     json_object_set_new(out, "config_source", fsim_json_text(p->source));
     if (!fallback) /* the schedule's hints, which config does not hold (a schedule file's) */
@@ -218,7 +219,7 @@ int fsim_cmd_predict(int argc, char **argv) {
     printf("backend      fallback: %s\n", p->fallback_reason);
     printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
            "timed at %.4g GHz (roofline of the fallback path); bound %s\n",
-           p->time_us, p->tflops, pct, p->peak_tflops, fsim_dtype_peak_class(g.pr.a), g.a.device.clock_ghz,
+           p->time_us, p->tflops, pct, p->peak_tflops, p->peak_class, g.a.device.clock_ghz,
            p->clock_ghz, p->bound);
   } else {
     printf("backend      flydsl, config from %s\n", source_text(p, db));
@@ -229,7 +230,7 @@ int fsim_cmd_predict(int argc, char **argv) {
       printf("             and the file's interleave hints '%s', which --config cannot give\n", hints);
     printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
            "timed at %.4g GHz; bound %s\n",
-           p->time_us, p->tflops, pct, p->peak_tflops, fsim_dtype_peak_class(g.pr.a), g.a.device.clock_ghz,
+           p->time_us, p->tflops, pct, p->peak_tflops, p->peak_class, g.a.device.clock_ghz,
            p->clock_ghz, p->bound);
     if (p->simulated) fsim_cli_sim_print(stdout, &p->sim);
     if (p->simulated && waves) fsim_cli_sim_print_waves(stdout, &p->sim);

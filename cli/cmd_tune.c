@@ -90,12 +90,13 @@ static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, con
   o->compiled = ta->compiled > 0;
   fsim_arch_derived d;
   fsim_arch_derive(a, &d);
-  int ci = fsim_arch_peak_class_index(fsim_dtype_peak_class(pr->a));
+  const char *cls = fsim_gemm_peak_class(pr, a);
+  int ci = fsim_arch_peak_class_index(cls);
   o->peak = ci >= 0 ? d.peak_tflops[ci] : 0;
   if (!fsim_gemm_supported(pr, a, o->why, sizeof o->why)) {
     o->fallback = 1;
-    o->fallback_us = fsim_model_roofline_us(a, fsim_gemm_problem_flops(pr), fsim_gemm_problem_bytes(pr),
-                                            fsim_dtype_peak_class(pr->a), &o->fallback_bound);
+    o->fallback_us = fsim_model_roofline_us(a, fsim_gemm_problem_flops(pr), fsim_gemm_problem_bytes(pr), cls,
+                                            &o->fallback_bound);
     return FSIM_OK;
   }
   fsim_tune_opts to = {.fixed = fixed, .refine = ta->refine, .sampled = ta->sampled, .compiled = ta->compiled};

@@ -86,6 +86,20 @@ void fsim_gemm_lane_copy(const fsim_gemm_plan *p, int o, int t, int c, int64_t *
  * K-contiguous, else mn).  Bounds checks use these, not the global offset, which wraps into
  * the next row where a tile reaches past K. */
 void fsim_gemm_lane_copy_at(const fsim_gemm_plan *p, int o, int t, int c, int *mn, int *k);
+/* A scaled GEMM's E8M0 scales (one byte per 32 K values of a row of A or a column of B), as
+ * FlyDSL's preshuffle GEMMs keep them: shuffled on the host so that the bytes each wave's
+ * MFMAs need for one K tile, its wave_tm rows (A) or wave_tn columns (B) times bk / 32, lie
+ * together (*chunk bytes), in [row block][K tile][chunk] order, row blocks of wave_tm (wave_tn)
+ * rows.  Every wave loads its chunks into registers with the copies of each K tile (waves that
+ * share rows load the same bytes): returns the loads per K tile of operand o, each of *width
+ * bytes a lane (4, 8 or 16), and 0 for a plan without scales.  The MFMAs take them from
+ * registers after the tile's vmcnt wait, as they take the tile from LDS. */
+int fsim_gemm_scale_loads(const fsim_gemm_plan *p, int o, int *width, int64_t *chunk);
+/* Byte offset of lane l's part of scale load j of operand o by wave w, from the chunk of the
+ * wave's row block 0 and K tile 0; chunks of one row block follow each other by K tile. */
+int64_t fsim_gemm_lane_scale(const fsim_gemm_plan *p, int o, int j, int w, int l);
+/* The vector-memory loads a wave issues per K tile: the copies of A and B and the scales. */
+int fsim_gemm_loads_per_tile(const fsim_gemm_plan *p);
 /* LDS read r (0..reads_per_frag-1) of fragment (i along M or N, kk along K) of operand o by
  * lane l of wave w: byte offset in the stage. */
 int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk, int r, int l);

@@ -108,6 +108,34 @@ void fsim_gemm_lane_copy(const fsim_gemm_plan *p, int o, int t, int c, int64_t *
   lane_copy_sw(p, o, &p->op[o].sw, t, c, global, lds);
 }
 
+int fsim_gemm_scale_loads(const fsim_gemm_plan *p, int o, int *width, int64_t *chunk) {
+  *width = 0, *chunk = 0;
+  if (p->s.op != FSIM_KOP_SCALED_GEMM) return 0;
+  *chunk = (int64_t)(o == 0 ? p->wave_tm : p->wave_tn) * (p->s.bk / 32);
+  int w = 4;
+  while (w < 16 && (int64_t)2 * w * p->wave_size <= *chunk) w *= 2;
+  *width = w;
+  return (int)((*chunk + (int64_t)w * p->wave_size - 1) / ((int64_t)w * p->wave_size));
+}
+
+int64_t fsim_gemm_lane_scale(const fsim_gemm_plan *p, int o, int j, int w, int l) {
+  int width;
+  int64_t chunk;
+  fsim_gemm_scale_loads(p, o, &width, &chunk);
+  int64_t kt = (int64_t)p->s.split_k * p->k_tiles; /* K tiles of the whole K */
+  int block = o == 0 ? w % p->s.waves_m : w / p->s.waves_m;
+  /* lanes past the chunk (a chunk smaller than a load) read its bytes again: the same lines */
+  int64_t at = (((int64_t)j * p->wave_size + l) * width) % chunk;
+  return block * kt * chunk + at;
+}
+
+int fsim_gemm_loads_per_tile(const fsim_gemm_plan *p) {
+  int n = p->op[0].copies + p->op[1].copies, width;
+  int64_t chunk;
+  for (int o = 0; o < 2; o++) n += fsim_gemm_scale_loads(p, o, &width, &chunk);
+  return n;
+}
+
 void fsim_gemm_lane_copy_at(const fsim_gemm_plan *p, int o, int t, int c, int *mn, int *k) {
   int64_t lds;
   lane_copy_coords(p, o, &p->op[o].sw, t, c, mn, k, &lds);
@@ -708,8 +736,13 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
   int wmma = p->atom->wave_size == 32;
   int frag = (wmma ? p->ki + 1 : s->kind == FSIM_PIPE_PINGPONG ? p->ki : p->ki >= 2 ? 2 : 1) * frag_step;
   int staging = 0;
-  for (int o = 0; o < 2; o++)
+  for (int o = 0; o < 2; o++) {
     if (p->op[o].lwrite) staging += p->op[o].copies * p->op[o].gcopy->bytes / 4;
+    /* scales: the tiles in flight and the one in use, each loads x width bytes */
+    int width;
+    int64_t chunk;
+    staging += s->stages * fsim_gemm_scale_loads(p, o, &width, &chunk) * width / 4;
+  }
   int addressing = 24;
   if (wmma) {
     int ksteps = p->ki < 4 ? p->ki : 4, bases = 2 * 2 * ksteps;

@@ -183,8 +183,25 @@ double fsim_gemm_problem_flops(const fsim_gemm_problem *pr) {
 
 double fsim_gemm_problem_bytes(const fsim_gemm_problem *pr) {
   int groups = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
-  return groups * ((double)pr->m * pr->k * fsim_dtype_bits(pr->a) + (double)pr->n * pr->k * fsim_dtype_bits(pr->b) +
-                   (double)pr->m * pr->n * fsim_dtype_bits(pr->c)) / 8.0;
+  double bytes = groups * ((double)pr->m * pr->k * fsim_dtype_bits(pr->a) + (double)pr->n * pr->k * fsim_dtype_bits(pr->b) +
+                           (double)pr->m * pr->n * fsim_dtype_bits(pr->c)) / 8.0;
+  if (pr->op == FSIM_KOP_SCALED_GEMM) /* one E8M0 scale per 32 values along K, for A and for B */
+    bytes += ((double)pr->m + pr->n) * (pr->k / 32.0);
+  return bytes;
+}
+
+const char *fsim_gemm_peak_class(const fsim_gemm_problem *pr, const fsim_arch *a) {
+  fsim_arch_derived d;
+  fsim_arch_derive(a, &d);
+  const char *best = NULL;
+  double peak = 0;
+  for (int o = 0; o < 2; o++) { /* the MMA runs at the rate of its slower operand type */
+    const char *cls = fsim_dtype_peak_class(o == 0 ? pr->a : pr->b);
+    int ci = cls ? fsim_arch_peak_class_index(cls) : -1;
+    double t = ci >= 0 ? d.peak_tflops[ci] : 0;
+    if (best == NULL || t < peak) best = cls, peak = t;
+  }
+  return peak > 0 ? best : "fp32"; /* no MMA rate for the type: the VALU's (as the roofline takes) */
 }
 
 fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
@@ -219,8 +236,6 @@ fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
 
 fsim_status fsim_gemm_problem_fits(const fsim_gemm_problem *pr, const fsim_arch *a, fsim_err *e) {
   double bytes = fsim_gemm_problem_bytes(pr);
-  if (pr->op == FSIM_KOP_SCALED_GEMM) /* one E8M0 scale per 32 values along K, for A and for B */
-    bytes += ((double)pr->m + pr->n) * (pr->k / 32.0);
   int groups = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
   char what[64] = "";
   if (groups > 1) snprintf(what, sizeof what, " x %d groups", groups);
@@ -789,7 +804,7 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
     /* a wave has at most 63 vector-memory operations outstanding (the 6-bit vmcnt: the
      * generator's waits stop there and the simulator stops issuing), so at most 63 / copies
      * tiles of copies are ahead whatever the stages */
-    int cpt = p->op[0].copies + p->op[1].copies;
+    int cpt = fsim_gemm_loads_per_tile(p);
     if (cpt > 0 && lead > 63 / cpt) lead = 63 / cpt;
     if (whole > lead) whole = lead;
     s->copy_lead = lead < 0 ? 0 : lead;
@@ -805,10 +820,13 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
                                 p->rn * p->op[1].reads_per_frag * p->op[1].lread->bytes);
   s->lds_bank_cycles_per_wave = p->ki * (p->op[0].lds_cycles_per_kstep + p->op[1].lds_cycles_per_kstep) +
                                 p->op[0].lds_cycles_per_tile_writes + p->op[1].lds_cycles_per_tile_writes;
-  s->vmem_per_wave = p->op[0].copies + p->op[1].copies;
+  s->vmem_per_wave = fsim_gemm_loads_per_tile(p);
   int64_t ea = fsim_dtype_bits(sc->a_type), eb = fsim_dtype_bits(sc->b_type), ec = p->c_bits;
   s->load_bytes_per_wg = ((int64_t)sc->bm * sc->bk * ea + (int64_t)sc->bn * sc->bk * eb) / 8;
   s->lds_write_bytes_per_wg = s->load_bytes_per_wg;
+  /* a scaled GEMM's scales of the tile go to registers (not LDS); waves that share rows load
+   * the same bytes, which the L1 serves */
+  if (sc->op == FSIM_KOP_SCALED_GEMM) s->load_bytes_per_wg += ((int64_t)sc->bm + sc->bn) * (sc->bk / 32);
   s->store_bytes_per_wg = (int64_t)sc->bm * sc->bn * ec / 8;
   /* the lines the C stores touch: one store instruction's lines (the first fragment's first
    * run, or the first 16-byte chunk through LDS) times the instructions; split-K stores its
@@ -846,6 +864,7 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   }
   int groups = sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1;
   s->unique_ab_bytes = groups * ((sc->m * sc->k * ea + sc->n * sc->k * eb) / 8);
+  if (sc->op == FSIM_KOP_SCALED_GEMM) s->unique_ab_bytes += (sc->m + sc->n) * (sc->k / 32);
   /* each split-K slice writes its partial C */
   s->unique_bytes = s->unique_ab_bytes + (int64_t)groups * sc->split_k * (sc->m * sc->n * ec / 8);
   s->flops = 2.0 * sc->m * sc->n * sc->k * groups;

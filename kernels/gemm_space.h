@@ -39,9 +39,12 @@ int fsim_gemm_config_complete(const fsim_gemm_config *c);
 /* Whether FlyDSL's path takes the problem; if not, *why says why (PyTorch falls back). */
 int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *why, size_t n);
 /* The problem's FLOPs (2 M N K, times the groups of a grouped GEMM) and the bytes of its A, B
- * and C. */
+ * and C (and a scaled GEMM's E8M0 scales). */
 double fsim_gemm_problem_flops(const fsim_gemm_problem *pr);
 double fsim_gemm_problem_bytes(const fsim_gemm_problem *pr);
+/* The peak class ("bf16", "fp8", ...) the problem's MMAs run at on part a: the slower of A's and
+ * B's (fp8 x fp4 runs at the fp8 rate), or "fp32" where the part has no MMA rate for them. */
+const char *fsim_gemm_peak_class(const fsim_gemm_problem *pr, const fsim_arch *a);
 /* Checks the problem's own values (types for the operator, sizes); errors name the flag. */
 fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e);
 /* FSIM_EINVAL when A, B and C (and a scaled GEMM's scales) do not fit in the part's memory. */

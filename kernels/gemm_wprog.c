@@ -129,6 +129,11 @@ static int64_t lane_copy_lds(const fsim_gemm_plan *p, int o, int c, int unused1,
   return ld;
 }
 
+static int64_t lane_scale(const fsim_gemm_plan *p, int o, int j, int unused1, int unused2, int w, int l) {
+  (void)unused1, (void)unused2;
+  return fsim_gemm_lane_scale(p, o, j, w, l);
+}
+
 static int64_t lane_frag_read(const fsim_gemm_plan *p, int o, int i, int kk, int r, int w, int l) {
   return fsim_gemm_lane_read(p, o, w, i, kk, r, l);
 }
@@ -173,8 +178,41 @@ static void copy_addrs(gen *g, int o, int c, const char *loop_name, int first, i
              level < 0 ? 0 : 1, lv, mods, ph, ls);
 }
 
+/* A scaled GEMM's scale loads of tile `first` for one loop (fsim_gemm_scale_loads): A's scales
+ * in the region after C, B's half a region further.  The registers they load are read by the
+ * MFMAs of that tile, which the tile's vmcnt wait covers; the program names one register per
+ * load, so the MFMAs do not take them as sources (the loop's later iterations load into
+ * others on the hardware: the estimate counts one set a stage). */
+static void emit_scale_loads(gen *g, const char *loop_name, int first, int level) {
+  const fsim_gemm_plan *p = g->p;
+  for (int o = 0; o < 2; o++) {
+    int width;
+    int64_t chunk;
+    int n = fsim_gemm_scale_loads(p, o, &width, &chunk);
+    int64_t kt = (int64_t)p->s.split_k * p->k_tiles, base = 3 * FSIM_GEMM_REGION + o * (FSIM_GEMM_REGION / 2);
+    int64_t wg[3] = {0, 0, p->k_tiles * chunk};
+    wg[o == 0 ? 1 : 0] = (int64_t)(o == 0 ? p->s.waves_m : p->s.waves_n) * kt * chunk; /* a tile's row blocks */
+    for (int j = 0; j < n; j++) {
+      char name[48];
+      snprintf(name, sizeof name, "%c_scale%d", "AB"[o], j);
+      int lt = lanes(g, name, lane_scale, o, j, 0, 0);
+      int8_t lv[1] = {(int8_t)level};
+      int32_t mod0[1] = {0}, ph[1] = {first};
+      int64_t st[1] = {chunk};
+      snprintf(name, sizeof name, "%c_scale%d_%s", "AB"[o], j, loop_name);
+      int ai = addr(g, name, FSIM_SPACE_GLOBAL, lt, base + (level < 0 ? first * chunk : 0), wg, level < 0 ? 0 : 1,
+                    lv, mod0, ph, st);
+      fsim_wp_inst in = {.op = FSIM_OP_LOAD, .width = (uint8_t)width, .addr = ai, .addr2 = -1};
+      in.dst = R(reg(g, "scale_%c%d", "ab"[o], j));
+      emit(g, in);
+      g->vm_outstanding++;
+    }
+  }
+}
+
 static void emit_copies(gen *g, const char *loop_name, int first, int level) {
   const fsim_gemm_plan *p = g->p;
+  emit_scale_loads(g, loop_name, first, level);
   for (int o = 0; o < 2; o++)
     for (int c = 0; c < p->op[o].copies; c++) {
       int ga, la;
@@ -563,7 +601,7 @@ static int begin_program(gen *g, int nbuf) {
 static void gen_wave_program(gen *g) {
   const fsim_gemm_plan *p = g->p;
   int S = p->s.stages, T = p->k_tiles;
-  int copies_per_tile = p->op[0].copies + p->op[1].copies;
+  int copies_per_tile = fsim_gemm_loads_per_tile(p);
   int pre = begin_program(g, 2);
   int main_trips = T - pre, drain = pre;
   if (S == 1) main_trips = 0, drain = T;
@@ -634,7 +672,7 @@ static void pp_reads(gen *g, int o, int half, int halves, const char *loop_name,
 
 static void pp_kstep(gen *g, int copies, const char *loop_name, int first, int level) {
   const fsim_gemm_plan *p = g->p;
-  int S = p->s.stages, cpt = p->op[0].copies + p->op[1].copies, sa, sb;
+  int S = p->s.stages, cpt = fsim_gemm_loads_per_tile(p), sa, sb;
   int P = fsim_gemm_pp_slices(p, &sa, &sb);
   int wait_phase = P - 2;
   int staged = p->op[0].lwrite || p->op[1].lwrite;
@@ -667,7 +705,7 @@ static void pp_kstep(gen *g, int copies, const char *loop_name, int first, int l
 
 static void gen_pingpong_program(gen *g, int group) {
   const fsim_gemm_plan *p = g->p;
-  int T = p->k_tiles, cpt = p->op[0].copies + p->op[1].copies;
+  int T = p->k_tiles, cpt = fsim_gemm_loads_per_tile(p);
   int pre = begin_program(g, p->ki);
   /* tile 0 in LDS for every wave; then the second group falls one barrier behind */
   int allow = p->op[0].lwrite || p->op[1].lwrite ? 0 : (pre - 1) * cpt;

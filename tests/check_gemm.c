@@ -682,6 +682,68 @@ START_TEST(test_wave_program_structure) {
 }
 END_TEST
 
+/* A scaled GEMM loads its E8M0 scales (gemm.md): FlyDSL's MXFP4 kernel (256x256x256 tile on 2x2
+ * waves) loads, per wave and K tile, one 16-byte-a-lane chunk of 128 rows x 8 scales for A and
+ * one for B, beside its direct copies; simulated, HBM delivers A, B and the scales once each
+ * (until 2026-11-30 the programs loaded no scales and HBM read A and B only).  The fallback
+ * and the model count them, and fp4 x fp8 runs at the fp8 rate. */
+START_TEST(test_scaled_gemm_scales) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_schedule s;
+  fsim_err e;
+  static fsim_gemm_plan p;
+  plan_of_file(&p, &s, &a, "kernels/schedules/mxfp4_gemm_4wave.sched", 512, 512, 1024);
+  int width;
+  int64_t chunk;
+  for (int o = 0; o < 2; o++) {
+    ck_assert_int_eq(fsim_gemm_scale_loads(&p, o, &width, &chunk), 1);
+    ck_assert_int_eq(width, 16);
+    ck_assert_int_eq(chunk, 128 * 256 / 32);
+  }
+  ck_assert_int_eq(fsim_gemm_loads_per_tile(&p), p.op[0].copies + p.op[1].copies + 2);
+  /* wave 3 (row block 1 of A, column block 1 of B): the second row block starts after the
+   * first's 4 K tiles of chunks; lane 63 at the chunk's last 16 bytes */
+  ck_assert_int_eq(fsim_gemm_lane_scale(&p, 0, 0, 3, 63), 4 * 1024 + 63 * 16);
+  ck_assert_int_eq(fsim_gemm_lane_scale(&p, 1, 0, 3, 0), 4 * 1024);
+  fsim_wprog wp;
+  ck_assert(fsim_gemm_wave_program(&p, &wp, &e) == FSIM_OK);
+  const fsim_wp_program *pr = &wp.programs[0];
+  const fsim_wp_loop *main = &pr->loops[0];
+  ck_assert_int_eq(count_op(pr, main->begin, main->end, FSIM_OP_LOAD), 2);
+  fsim_sim_opts full = {0};
+  fsim_sim_result r;
+  ck_assert(fsim_sim_run(&a, &wp, &full, &r, &e) == FSIM_OK);
+  const int64_t ab = 2 * 512 * 1024 / 2, scales = (512 + 512) * 1024 / 32;
+  ck_assert_int_eq(r.dram_read_bytes, ab + scales);
+  fsim_wprog_free(&wp);
+  /* a plain tile's scale chunk smaller than a load: lanes past it read it again */
+  fsim_gemm_problem sp = problem(256, 256, 512, FSIM_DT_FP8, FSIM_LAYOUT_TN);
+  sp.op = FSIM_KOP_SCALED_GEMM;
+  plan_of(&p, &a, &sp, "tile=32x64x128,waves=2x1,stages=2,mfma=16x16x128,splitk=1,path=direct,c=direct,remap=0,groupm=0,kind=plain");
+  ck_assert_int_eq(fsim_gemm_scale_loads(&p, 0, &width, &chunk), 1);
+  ck_assert_int_eq(width, 4);
+  ck_assert_int_eq(chunk, 16 * 4);
+  ck_assert_int_eq(fsim_gemm_lane_scale(&p, 0, 0, 0, 17), 4);
+  ck_assert_int_eq(fsim_gemm_scale_loads(&p, 1, &width, &chunk), 1);
+  ck_assert_int_eq(chunk, 64 * 4);
+  ck_assert_int_eq(fsim_gemm_problem_bytes(&sp), 256.0 * 512 * 2 + 256.0 * 256 * 2 + 512.0 * 512 / 32);
+  fsim_plan_summary sum;
+  fsim_gemm_summary(&p, &sum);
+  ck_assert_int_eq(sum.unique_ab_bytes, 2 * 256 * 512 + 512 * 512 / 32);
+  ck_assert_int_eq(sum.load_bytes_per_wg, 32 * 128 + 64 * 128 + (32 + 64) * 128 / 32);
+  /* the peak class: the slower operand type's, fp32 where the part has no MMA for them */
+  fsim_gemm_problem mixed = sp;
+  mixed.a = FSIM_DT_FP4;
+  ck_assert_str_eq(fsim_gemm_peak_class(&mixed, &a), "fp8");
+  mixed.b = FSIM_DT_FP4;
+  ck_assert_str_eq(fsim_gemm_peak_class(&mixed, &a), "fp4");
+  fsim_arch gfx942 = arch_of("mi300x");
+  ck_assert_str_eq(fsim_gemm_peak_class(&mixed, &gfx942), "fp32");
+  fsim_gemm_problem bf = problem(64, 64, 64, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  ck_assert_str_eq(fsim_gemm_peak_class(&bf, &gfx942), "bf16");
+}
+END_TEST
+
 /* The RX 9070 XT's register estimate is not below what clang-22 allocates (counts measured
  * with `flysim verify`, docs/gemm.md): a config that spilled is no longer legal. */
 START_TEST(test_rdna_register_estimate) {
@@ -1327,6 +1389,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_space);
   tcase_add_test(tc, test_enumerated_plans_match_fresh);
   tcase_add_test(tc, test_wave_program_structure);
+  tcase_add_test(tc, test_scaled_gemm_scales);
   tcase_add_test(tc, test_lds_hazards);
   tcase_add_test(tc, test_pingpong_structure);
   tcase_add_test(tc, test_golden_model_and_sim);

@@ -164,8 +164,9 @@ fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, f
   if (st != FSIM_OK) return st;
   fsim_arch_derived d;
   fsim_arch_derive(a, &d);
-  const char *cls = fsim_dtype_peak_class(pr->a);
+  const char *cls = fsim_gemm_peak_class(pr, a);
   int ci = fsim_arch_peak_class_index(cls);
+  out->peak_class = cls;
   out->peak_tflops = ci >= 0 ? d.peak_tflops[ci] : 0;
   out->clock_ghz = a->device.sustained_clock_ghz;
   double flops = fsim_gemm_problem_flops(pr);

@@ -30,6 +30,7 @@ typedef struct fsim_prediction {
   fsim_schedule schedule;        /* flydsl: the schedule that was timed */
   char config[200];
   double time_us, clock_ghz, tflops, peak_tflops;
+  const char *peak_class; /* the peak_tflops' class (fsim_gemm_peak_class) */
   const char *bound;
   fsim_estimate est;             /* the model's estimate (both modes) */
   int simulated;                 /* sim mode: sim holds the simulation */
