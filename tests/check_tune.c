@@ -1134,8 +1134,8 @@ START_TEST(test_cli_errors) {
   {
     tu_run r = tu_flysim("predict gemm 1048576x64x102400 --arch mi355x --db /nonexistent");
     ck_assert_int_eq(r.status, 2);
-    ck_assert_str_eq(r.err, "flysim predict: gemm_1048576x64x102400: A is 214748364800 bytes; the simulated "
-                            "memory holds each operand in 128 GiB\n");
+    ck_assert_str_eq(r.err, "flysim predict: --m/--n/--k: A of gemm_1048576x64x102400 takes 200.0 GiB; the simulator "
+                            "holds each operand in at most 128 GiB (predict --mode model has no such limit)\n");
     ck_assert_str_eq(r.out, "");
     tu_run_free(&r);
     tu_run m = tu_flysim("predict gemm 1048576x64x102400 --arch mi355x --mode model --db /nonexistent --json");
