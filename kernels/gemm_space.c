@@ -676,6 +676,15 @@ fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gem
   }
   /* tile: one stage of the A and B tiles (each aligned to 1 KiB, as the plan lays them out) in LDS */
   if (only_key(fixed, KEY_TILE, &one, text, sizeof text)) {
+    int divides = 0;
+    for (int i = 0; i < nok && !divides; i++)
+      divides = fixed->bm % ok[i]->m == 0 && fixed->bn % ok[i]->n == 0 && (!fixed->bk || fixed->bk % ok[i]->k == 0);
+    if (pr->op == FSIM_KOP_SCALED_GEMM && fixed->bk % 128 != 0)
+      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: BK %d; a scaled GEMM's tiles hold whole 128-value scale groups "
+                      "(BK a multiple of 128)", text, fixed->bk);
+    if (nok > 0 && !divides)
+      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no %s x %s matrix instruction of %s divides the tile (their M x N x "
+                      "K: %s)", text, an, bn, a->device.gfx, have);
     int bk = fixed->bk ? fixed->bk : pr->op == FSIM_KOP_SCALED_GEMM ? 128 : 32;
     int64_t stage = kib_align((int64_t)fixed->bm * bk * fsim_dtype_bits(pr->a) / 8) +
                     kib_align((int64_t)fixed->bn * bk * fsim_dtype_bits(pr->b) / 8);

@@ -1361,10 +1361,16 @@ START_TEST(test_cli_config_errors) {
        "flysim predict: --config tile=64x64x64,waves=2x2: no configuration of gemm 256x256x256 bf16 on MI355X is "
        "legal, whatever --config fixes; e.g. tile=16x16x32,waves=1x1,stages=1,mfma=v_mfma_f32_16x16x32_bf16,splitk=1,"
        "path=direct,c=lds,kind=plain: [tile] bm: the tile needs an estimated 32 VGPRs per wave, more than 8\n"},
+      /* a tile no atom divides, and a scaled GEMM's BK (until 2026-11-30 both without a reason) */
       {"predict gemm 1024x1024x1024 --arch mi355x --db /nonexistent --config tile=128x128x63",
-       "flysim predict: --config tile=128x128x63: no legal configuration of gemm 1024x1024x1024 bf16 on MI355X has it; "
-       "e.g. tile=128x128x63,waves=1x1,stages=1,mfma=v_mfma_f32_16x16x32_bf16,splitk=1,path=direct,c=lds,kind=plain: "
-       "[operand.A] global_copy: no direct-to-LDS copy divides a 128x63 tile on 64 threads\n"},
+       "flysim predict: --config tile=128x128x63: no bf16 x bf16 matrix instruction of gfx950 divides the tile (their "
+       "M x N x K: 16x16x32, 32x32x16, 16x16x16, 32x32x8)\n"},
+      {"predict gemm 200x136x264 --arch mi355x --db /nonexistent --mode model --config tile=17x17x32",
+       "flysim predict: --config tile=17x17x32: no bf16 x bf16 matrix instruction of gfx950 divides the tile (their "
+       "M x N x K: 16x16x32, 32x32x16, 16x16x16, 32x32x8)\n"},
+      {"predict scaled-gemm 256x256x256 --dtype fp8 --arch mi355x --db /nonexistent --mode model --config tile=64x64x64",
+       "flysim predict: --config tile=64x64x64: BK 64; a scaled GEMM's tiles hold whole 128-value scale groups (BK a "
+       "multiple of 128)\n"},
       {"predict gemm 64x64x64 --arch mi355x --b-dtype fp8",
        "flysim predict: --b-dtype fp8: a gemm takes A and B of one type (A is bf16; scaled-gemm mixes fp8 and fp4)\n"},
       {"predict gemm 64x64x64 --arch mi355x --dtype fp16 --b-dtype bf16",
