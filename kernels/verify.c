@@ -573,9 +573,62 @@ static void functional_check(fsim_verify_report *r, const fsim_gemm_plan *p) {
           (long long)c.first_col, c.first_got, c.first_want);
 }
 
+/* The file after its header (from the line after "// flysim-schedule-end": the sizes, index
+ * math, kernel, host program and self-test) against what this flysim emits for the plan: the
+ * functional check runs the plan's maps, and the address self-test sees the index functions and
+ * constant tables but not every literal of the kernel, so an edited file (a store offset, a
+ * table index, a size constant) could pass them both. */
+static void source_check(fsim_verify_report *r, const fsim_gemm_plan *p, const char *file) {
+  static const char mark[] = "// flysim-schedule-end\n";
+  char *text = NULL, *want = NULL;
+  size_t len = 0, wlen = 0;
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_status st = fsim_file_load(file, &text, &len, &e);
+  FILE *f = st == FSIM_OK ? open_memstream(&want, &wlen) : NULL;
+  if (st == FSIM_OK && f == NULL) st = FSIM_ERR(&e, FSIM_ENOMEM, "out of memory");
+  if (f != NULL) {
+    st = fsim_emit_hip(p, NULL, f, NULL, &e);
+    fclose(f);
+  }
+  const char *got = st == FSIM_OK ? strstr(text, mark) : NULL, *exp = st == FSIM_OK ? strstr(want, mark) : NULL;
+  if (st != FSIM_OK) {
+    check(r, "source", 0, "the kernel of the file's schedule could not be emitted here: %s", e.msg);
+  } else if (got == NULL || exp == NULL) {
+    check(r, "source", 0, "the file has no '// flysim-schedule-end' line ending its header");
+  } else {
+    int line = 1;
+    for (const char *c = text; c < got + sizeof mark - 1; c++) line += *c == '\n';
+    got += sizeof mark - 1, exp += sizeof mark - 1;
+    const int first = line;
+    while (*got && *got == *exp) {
+      if (*got == '\n') line++;
+      got++, exp++;
+    }
+    if (*got == '\0' && *exp == '\0') {
+      check(r, "source", 1, "lines %d-%d (all after the header) are what flysim %s emits for the file's schedule", first,
+            line - 1, PACKAGE_VERSION);
+    } else {
+      /* the differing lines from a little before the first difference (they agree up to it) */
+      int back = 0;
+      while (back < 24 && got - back > text && got[-back - 1] != '\n') back++;
+      const int cut = got - back > text && got[-back - 1] != '\n'; /* the line starts further back */
+      got -= back, exp -= back;
+      int gl = (int)strcspn(got, "\n"), el = (int)strcspn(exp, "\n");
+      check(r, "source", 0, "line %d is not what flysim %s emits for the file's schedule ('%s%.*s%s', emitted '%s%.*s%s'): "
+            "an edited file is not the plan the functional check runs; edit the schedule and emit it again", line,
+            PACKAGE_VERSION, cut ? "..." : "", gl > 64 ? 64 : gl, got, gl > 64 ? "..." : "", cut ? "..." : "",
+            el > 64 ? 64 : el, exp, el > 64 ? "..." : "");
+    }
+  }
+  free(text);
+  free(want);
+}
+
 static fsim_status verify_in(const char *file, const fsim_gemm_plan *p, const char *kernel, const char *dir,
                              const fsim_verify_opts *o, fsim_verify_report *r, fsim_err *e) {
   const fsim_arch *a = p->a;
+  source_check(r, p, file);
   functional_check(r, p);
   fsim_occupancy occ;
   fsim_occupancy_of(a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
