@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/ini_table.h"
+
 void fsim_cli_gemm_init(fsim_cli_gemm *g, const char *cmd) {
   memset(g, 0, sizeof *g);
   g->cmd = cmd;
@@ -168,11 +170,11 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   }
   if (g->b_dtype && type_flag(g, "--b-dtype", g->b_dtype, &pr->b)) return FSIM_EXIT_USAGE;
   if (g->c_dtype && type_flag(g, "--c-dtype", g->c_dtype, &pr->c)) return FSIM_EXIT_USAGE;
-  if (pr->c != FSIM_DT_BF16 && pr->c != FSIM_DT_F16 && pr->c != FSIM_DT_F32)
-  {
+  if (pr->c != FSIM_DT_BF16 && pr->c != FSIM_DT_F16 && pr->c != FSIM_DT_F32) {
     if (g->c_dtype) return fsim_cli_usage_error(g->cmd, "--c-dtype %s: the output is bf16, fp16 or f32", g->c_dtype);
-    return fsim_cli_usage_error(g->cmd, "--schedule %s: [problem] c_type %s: the output is bf16, fp16 or f32",
-                                g->schedule_path ? g->schedule_path : "", fsim_dtype_name(pr->c));
+    FSIM_ERR(&e, FSIM_EINVAL, "[problem] c_type %s: the output is bf16, fp16 or f32", fsim_dtype_name(pr->c));
+    fsim_ini_err_locate(&e, g->schedule_path ? g->schedule_path : "");
+    return fsim_cli_report(g->cmd, &e);
   }
   if (g->layout) {
     fsim_gemm_layout l;
@@ -182,8 +184,23 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   }
   if (g->groups > 1 && g->op != FSIM_KOP_GROUPED_GEMM)
     return fsim_cli_usage_error(g->cmd, "--groups: only grouped-gemm has groups");
-  if (fsim_gemm_problem_check(pr, &e) != FSIM_OK || fsim_gemm_problem_fits(pr, &g->a, &e) != FSIM_OK)
+  if (fsim_gemm_problem_check(pr, &e) != FSIM_OK) {
+    /* operand types that came from a schedule file: name its keys and lines, not the flags */
+    static const struct {
+      const char *flag, *key;
+    } from[] = {{"--dtype", "a_type"}, {"--b-dtype", "b_type"}};
+    for (int i = 0; i < 2 && g->schedule_path && !g->dtype && !g->b_dtype; i++) {
+      size_t n = strlen(from[i].flag);
+      if (strncmp(e.msg, from[i].flag, n) != 0 || (e.msg[n] != ':' && e.msg[n] != ' ')) continue;
+      char rest[sizeof e.msg - 16]; /* the messages are short; this keeps the result in e.msg */
+      snprintf(rest, sizeof rest, "%s", e.msg + n);
+      snprintf(e.msg, sizeof e.msg, "[problem] %s%s", from[i].key, rest);
+      fsim_ini_err_locate(&e, g->schedule_path);
+      break;
+    }
     return fsim_cli_report(g->cmd, &e);
+  }
+  if (fsim_gemm_problem_fits(pr, &g->a, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);
   if (g->schedule_path) {
     /* the shape flags override the file's problem */
     g->schedule.m = pr->m, g->schedule.n = pr->n, g->schedule.k = pr->k, g->schedule.groups = pr->groups;

@@ -998,11 +998,30 @@ START_TEST(test_cli_op_from_schedule) {
   fb = tu_flysim(args);
   ck_assert_int_eq(fb.status, 2);
   char want_ct[1400];
-  snprintf(want_ct, sizeof want_ct, "flysim predict: --schedule %s: [problem] c_type fp8: the output is bf16, fp16 or f32\n",
+  snprintf(want_ct, sizeof want_ct, "flysim predict: %s:18: [problem] c_type fp8: the output is bf16, fp16 or f32\n",
            badpath);
   ck_assert_str_eq(fb.err, want_ct);
   tu_run_free(&fb);
   free(bad);
+  /* so are A's and B's types (until 2026-11-30 named as --dtype and --b-dtype, which were not
+   * given) */
+  static const struct {
+    const char *from, *to, *want;
+  } types[] = {{"a_type = bf16", "a_type = f32", "16: [problem] a_type: a GEMM takes bf16, fp16 or fp8, not f32"},
+               {"b_type = bf16", "b_type = f16",
+                "17: [problem] b_type fp16: a gemm takes A and B of one type (A is bf16; scaled-gemm mixes fp8 and fp4)"}};
+  for (int i = 0; i < 2; i++) {
+    bad = tu_replace(fly, types[i].from, types[i].to);
+    ck_assert_ptr_nonnull(bad);
+    badpath = tu_write_temp(bad, ".sched");
+    snprintf(args, sizeof args, "predict --schedule '%s' --arch mi355x --mode model", badpath);
+    fb = tu_flysim(args);
+    ck_assert_int_eq(fb.status, 2);
+    snprintf(want_ct, sizeof want_ct, "flysim predict: %s:%s\n", badpath, types[i].want);
+    ck_assert_str_eq(fb.err, want_ct);
+    tu_run_free(&fb);
+    free(bad);
+  }
   free(fly);
   /* TT (A K-contiguous, B N-contiguous) is a layout of the family too */
   fb = tu_flysim("predict gemm 256x256x512 --layout TT --arch mi355x --mode model --db /nonexistent --json");
