@@ -36,7 +36,7 @@ static json_t *key_json(const fsim_arch *a, const fsim_mfma_entry *m, const fsim
   case FSIM_KEY_LLONG: return json_integer((json_int_t)fsim_arch_numeric_value(a, m, k));
   case FSIM_KEY_DOUBLE: return json_real(fsim_arch_numeric_value(a, m, k));
   default: {
-    char buf[128];
+    char buf[FSIM_ARCH_VALUE_MAX];
     fsim_arch_format_value(a, m, k, buf, sizeof buf);
     return fsim_json_text(buf);
   }
@@ -118,7 +118,7 @@ static void print_arch(const fsim_arch *a) {
       printf("%s[%s]\n", *cur ? "\n" : "", k->section);
       cur = k->section;
     }
-    char buf[128];
+    char buf[FSIM_ARCH_VALUE_MAX];
     fsim_arch_format_value(a, NULL, k, buf, sizeof buf);
     printf("  %-24s %-14s %-10s %s\n", k->key, buf, k->unit, k->doc);
   }

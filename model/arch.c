@@ -394,7 +394,7 @@ static const fsim_mfma_entry *entry_named(const fsim_arch *a, const char *name) 
 int fsim_arch_each_difference(const fsim_arch *a, const fsim_arch *b, fsim_arch_diff_fn f, void *ctx) {
   int nk, rc;
   const fsim_arch_key *keys = fsim_arch_keys(&nk);
-  char va[128], vb[128];
+  char va[FSIM_ARCH_VALUE_MAX], vb[FSIM_ARCH_VALUE_MAX];
   for (int i = 0; i < nk; i++) {
     if (strcmp(keys[i].section, "mfma") == 0) continue;
     fsim_arch_format_value(a, NULL, &keys[i], va, sizeof va);
@@ -454,7 +454,7 @@ uint64_t fsim_arch_fingerprint(const fsim_arch *a) {
   uint64_t h = 1469598103934665603ULL;
   int nk;
   const fsim_arch_key *keys = fsim_arch_keys(&nk);
-  char v[128];
+  char v[FSIM_ARCH_VALUE_MAX];
   for (int j = -1; j < a->n_mfma; j++)
     for (int i = 0; i < nk; i++) {
       int is_mfma = strcmp(keys[i].section, "mfma") == 0;

@@ -195,6 +195,9 @@ const fsim_mfma_entry *fsim_arch_find_mfma_shape(const fsim_arch *a, int m, int 
 typedef fsim_ini_key fsim_arch_key;
 const fsim_ini_spec *fsim_arch_spec(void);
 const fsim_arch_key *fsim_arch_keys(int *n);
+/* Room for any formatted value: the longest, a lane-phase list of 64 lanes, takes under 400
+ * characters (a 128-byte buffer once cut such lists, and parts that differ compared equal). */
+#define FSIM_ARCH_VALUE_MAX 1024
 /* Formats one key's value of a (entry may be NULL except for section "mfma"). */
 void fsim_arch_format_value(const fsim_arch *a, const fsim_mfma_entry *entry,
                             const fsim_arch_key *k, char *buf, size_t n);

@@ -229,6 +229,28 @@ START_TEST(test_overrides) {
   ck_assert_int_eq(fsim_arch_set(&c, "lds.banks=32", &e), FSIM_OK);
   fsim_arch_identity(&c, name, sizeof name, changes_c, sizeof changes_c);
   ck_assert_str_ne(changes, changes_c);
+  /* lane-phase lists that differ only past their 127th character (a 128-byte buffer once cut
+   * them: both parts had one fingerprint, one database key, and arch diff saw no difference) */
+  {
+    static const char even[] = "0 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30 32 34 36 38 40 42 44 46 48 50 52 54 56 58 60 62";
+    static const char odd[] = "1 3 5 7 9 11 13 15 17 19 21 23 25 27 29 31 33 35 37 39 41 43 45 47 49 51 53 55 57 59 61";
+    char two[400], three[400], c2[900], c3[900];
+    snprintf(two, sizeof two, "lds.phases_b32=%s / %s 63", even, odd);
+    snprintf(three, sizeof three, "lds.phases_b32=%s / %s / 63", even, odd);
+    fsim_arch p2 = c, p3 = c;
+    ck_assert_int_eq(fsim_arch_set(&p2, two, &e), FSIM_OK);
+    ck_assert_int_eq(fsim_arch_set(&p3, three, &e), FSIM_OK);
+    ck_assert(fsim_arch_fingerprint(&p2) != fsim_arch_fingerprint(&p3));
+    fsim_arch_identity(&p2, name, sizeof name, c2, sizeof c2);
+    fsim_arch_identity(&p3, name, sizeof name, c3, sizeof c3);
+    ck_assert_str_ne(c2, c3);
+    char v[FSIM_ARCH_VALUE_MAX];
+    int nk;
+    const fsim_arch_key *keys = fsim_arch_keys(&nk);
+    for (int i = 0; i < nk; i++)
+      if (strcmp(keys[i].key, "phases_b32") == 0) fsim_arch_format_value(&p3, NULL, &keys[i], v, sizeof v);
+    ck_assert_str_eq(v, three + strlen("lds.phases_b32="));
+  }
 
   static const struct {
     const char *set, *msg;
