@@ -70,7 +70,8 @@ static void as_composed(const fsim_layout_value *v, fsim_composed_layout *c) {
 
 static int digits(long long v) {
   int n = v < 0 ? 2 : 1;
-  for (v = v < 0 ? -v : v; v >= 10; v /= 10) n++;
+  /* counted on the magnitude as unsigned: -v overflows for LLONG_MIN */
+  for (unsigned long long m = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v; m >= 10; m /= 10) n++;
   return n;
 }
 
@@ -119,7 +120,7 @@ static void print_grid(const fsim_composed_layout *c, int64_t rows, int64_t cols
 }
 
 static int print_json(const char *expr, const fsim_layout_value *v, int grid) {
-  char buf[2048];
+  char buf[FSIM_LAYOUT_VALUE_TEXT_MAX];
   json_t *o = json_object();
   json_object_set_new(o, "produced_by", fsim_cli_provenance(NULL));
   json_object_set_new(o, "expression", fsim_json_text(expr));
@@ -222,7 +223,7 @@ int fsim_cmd_layout(int argc, char **argv) {
     rc = fsim_cli_report(CMD, &e);
     goto done;
   }
-  char buf[2048];
+  char buf[FSIM_LAYOUT_VALUE_TEXT_MAX];
   fsim_layout_value_format(v, buf, sizeof buf);
   int is_layout = v->kind == FSIM_LV_LAYOUT || v->kind == FSIM_LV_SWIZZLED;
   if ((indices || grid) && !is_layout) {

@@ -126,6 +126,7 @@ int fsim_cmd_micro(int argc, char **argv) {
     default:
       json_object_set_new(o, "level", fsim_json_text(level));
       json_object_set_new(o, "tbps", json_real(m.value));
+      json_object_set_new(o, "whole_run", json_boolean(m.whole_run));
       break;
     }
     json_object_set_new(o, "expected", json_real(m.expected));
@@ -144,8 +145,9 @@ int fsim_cmd_micro(int argc, char **argv) {
     break;
   case 2: printf("latency %s: %.1f cycles (arch: %.0f)\n", level, m.value, m.expected); break;
   default:
-    printf("bandwidth %s: %.2f TB/s at %.3g GHz (arch: %.2f TB/s)\n", level, m.value, a.device.sustained_clock_ghz,
-           m.expected);
+    printf("bandwidth %s: %.2f TB/s at %.3g GHz (arch: %.2f TB/s)%s\n", level, m.value, a.device.sustained_clock_ghz,
+           m.expected,
+           m.whole_run ? "; the whole run's rate: the workgroup launches, not the level, set the time" : "");
     break;
   }
   return FSIM_EXIT_OK;

@@ -152,7 +152,7 @@ static int range_ok(const fsim_layout *l) {
     if (__builtin_mul_overflow(l->shape[k] - 1, l->stride[k], &span)) return 0;
     if (span > 0 ? __builtin_add_overflow(hi, span, &hi) : __builtin_add_overflow(lo, span, &lo)) return 0;
   }
-  return 1;
+  return hi < INT64_MAX; /* the cosize, hi + 1, fits too */
 }
 
 /* Finishes a result: capacity, depth and range checks, then copies it out. */
@@ -1132,7 +1132,7 @@ fsim_status fsim_tiler_from_shape(fsim_tiler *t, const fsim_itup *shape, fsim_er
 int fsim_tiler_format(const fsim_tiler *t, char *buf, size_t n) {
   if (t->rank == 0) return fsim_layout_format(&t->mode[0], buf, n);
   size_t len = 0;
-  char part[512];
+  char part[FSIM_LAYOUT_TEXT_MAX];
   for (int i = 0; i <= t->rank; i++) {
     const char *s = part;
     if (i == t->rank)

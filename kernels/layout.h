@@ -28,6 +28,11 @@
 #define FSIM_LAYOUT_MAX_DEPTH 6    /* nesting depth: "(4,(2,8))" has depth 2 */
 #define FSIM_LAYOUT_MAX_PROFILE 96 /* profile characters: one per leaf, two per tuple */
 #define FSIM_TILER_MAX_MODES 8     /* layouts in one by-mode tiler <L0,L1,...> */
+/* Room for any formatted layout (64 numbers of up to 20 characters and two profiles' commas
+ * and parentheses: under 1,500), and for any formatted value (a tiler of 8 layouts, a
+ * swizzle's prefix); 512 and 2,048 once cut large tilers, which then did not parse back. */
+#define FSIM_LAYOUT_TEXT_MAX 2048
+#define FSIM_LAYOUT_VALUE_TEXT_MAX (FSIM_TILER_MAX_MODES * FSIM_LAYOUT_TEXT_MAX + 128)
 
 /* The profile is the tree of a tuple as characters: '(' and ')' around a tuple's children,
  * 'x' for an integer leaf and '_' for a wildcard leaf (coordinates only).  "(4,(2,8))" has

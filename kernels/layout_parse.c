@@ -397,11 +397,37 @@ static fsim_status arg_layout_or_swizzled(ecall *c, int i, fsim_layout *out, con
   return arg_layout(c, i, out);
 }
 
-/* Stores a layout result, re-wrapped in the swizzle of the first argument when it had one. */
+/* A swizzled layout's offset plus its layout's values must stay well inside 64 bits (the
+ * swizzle works on them as bit patterns): within [-2^62, 2^62]. */
+static fsim_status swizzled_bounds(pstate *p, size_t at, int64_t offset, const fsim_layout *l) {
+  int64_t lo = 0, hi = 0, part;
+  for (int k = 0; k < l->nleaf; k++) {
+    if (__builtin_mul_overflow(l->shape[k] - 1, l->stride[k], &part) ||
+        __builtin_add_overflow(part > 0 ? hi : lo, part, part > 0 ? &hi : &lo))
+      return perr(p, at, FSIM_EINVAL, "the layout's values overflow 64 bits");
+  }
+  const int64_t limit = INT64_C(1) << 62;
+  /* the sums formed with overflow checks (hi may be near 2^63; limit - offset overflowed for
+   * offset -2^62, refusing a legal one) */
+  int64_t top, bottom;
+  if (offset > limit || offset < -limit || __builtin_add_overflow(hi, offset, &top) ||
+      __builtin_add_overflow(lo, offset, &bottom) || top > limit || bottom < -limit)
+    return perr(p, at, FSIM_EINVAL, "offset %lld plus the layout's values (%lld to %lld) leave [-2^62, 2^62]",
+                (long long)offset, (long long)lo, (long long)hi);
+  return FSIM_OK;
+}
+
+/* Stores a layout result, re-wrapped in the swizzle of the first argument when it had one
+ * (held to the bound of a swizzled layout again: an operation can grow the values). */
 static fsim_status put_layout(ecall *c, const fsim_layout *l, const fsim_composed_layout *sw, int64_t extra_offset) {
   if (sw != NULL) {
+    int64_t offset;
+    if (__builtin_add_overflow(sw->offset, extra_offset, &offset))
+      return perr(c->p, c->at, FSIM_EINVAL, "%s: the swizzled layout's offset overflows 64 bits", c->name);
+    fsim_status st = swizzled_bounds(c->p, c->at, offset, l);
+    if (st != FSIM_OK) return st;
     c->out->kind = FSIM_LV_SWIZZLED;
-    fsim_composed_make(&c->out->u.c, &sw->sw, sw->offset + extra_offset, l);
+    fsim_composed_make(&c->out->u.c, &sw->sw, offset, l);
   } else {
     c->out->kind = FSIM_LV_LAYOUT;
     c->out->u.l = *l;
@@ -844,19 +870,7 @@ static fsim_status parse_swizzle(pstate *p, size_t at, fsim_layout_value *out) {
   if (out->kind == FSIM_LV_SWIZZLED || out->kind == FSIM_LV_TILER)
     return perr(p, lat, FSIM_EINVAL, "expected a layout after 'o', not a %s", fsim_layout_value_kind_name(out->kind));
   TRY(to_layout(p, lat, out, &l));
-  /* the offset plus the layout's values must stay well inside 64 bits (the swizzle works on
-   * them as bit patterns) */
-  int64_t lo = 0, hi = 0, part;
-  for (int k = 0; k < l.nleaf; k++) {
-    if (__builtin_mul_overflow(l.shape[k] - 1, l.stride[k], &part) ||
-        __builtin_add_overflow(part > 0 ? hi : lo, part, part > 0 ? &hi : &lo))
-      return perr(p, lat, FSIM_EINVAL, "the layout's values overflow 64 bits");
-  }
-  const int64_t limit = INT64_C(1) << 62;
-  /* |offset| <= limit first, then the sums compared without forming them (hi may be near 2^63) */
-  if (offset > limit || offset < -limit || hi > limit - offset || lo < -limit - offset)
-    return perr(p, lat, FSIM_EINVAL, "offset %lld plus the layout's values (%lld to %lld) leave [-2^62, 2^62]",
-                (long long)offset, (long long)lo, (long long)hi);
+  TRY(swizzled_bounds(p, lat, offset, &l));
   out->kind = FSIM_LV_SWIZZLED;
   fsim_composed_make(&out->u.c, &sw, offset, &l);
   return FSIM_OK;

@@ -12,6 +12,7 @@
 
 #include "sim/micro.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "sim/lds.h"
@@ -323,7 +324,8 @@ fsim_status fsim_micro_bandwidth(const fsim_arch *a, const char *level, fsim_mic
   if ((st = stream(a, li, li == 3 ? 1 : 2, 1, &r1, &b1, e)) != FSIM_OK) return st;
   if ((st = stream(a, li, li == 3 ? 1 : 6, 2, &r2, &b2, e)) != FSIM_OK) return st;
   out->cycles = r2.cycles;
-  out->value = (double)(b2 - b1) / ((double)(r2.cycles - r1.cycles) / (a->device.sustained_clock_ghz * 1e9)) / 1e12;
+  const double hz = a->device.sustained_clock_ghz * 1e9;
+  out->value = r2.cycles > r1.cycles ? (double)(b2 - b1) / ((double)(r2.cycles - r1.cycles) / hz) / 1e12 : INFINITY;
   fsim_arch_derived d;
   fsim_arch_derive(a, &d);
   double scale = a->device.sustained_clock_ghz / a->device.clock_ghz; /* derived figures are at the peak clock */
@@ -333,6 +335,14 @@ fsim_status fsim_micro_bandwidth(const fsim_arch *a, const char *level, fsim_mic
   case 2: out->expected = a->memory.mall_tbps; break;
   case 3: out->expected = d.dram_tbps * a->memory.dram_efficiency; break;
   default: out->expected = d.lds_tbps * scale; break;
+  }
+  /* Past the peak (2% for rounding), the difference is not a streaming rate: with the launches
+   * spread out, the longer run's extra time is only its last workgroups' while its extra bytes
+   * are all of them (an audit's wg_launch_cycles = 1000 gave 21.5 TB/s of HBM against 6.3).
+   * The whole run's rate, launches included, is then the honest figure: a lower bound. */
+  if (out->value > out->expected * 1.02) {
+    out->value = (double)b2 / ((double)r2.cycles / hz) / 1e12;
+    out->whole_run = 1;
   }
   return FSIM_OK;
 }

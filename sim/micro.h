@@ -13,6 +13,7 @@ typedef struct fsim_micro_result {
   double cycles_per_instr;
   double expected;         /* what the arch file implies for the measured quantity */
   int degree;              /* lds: worst conflict degree */
+  int whole_run;           /* bandwidth: 1 when value is the whole run's rate (see fsim_micro_bandwidth) */
 } fsim_micro_result;
 
 /* Throughput (independent accumulators) or dependent latency (each MFMA reads the previous
@@ -27,7 +28,10 @@ fsim_status fsim_micro_lds(const fsim_arch *a, long stride, long width_bits, fsi
 /* Pointer-chase latency at level l1, l2, mall or hbm. expected: the arch's latency. */
 fsim_status fsim_micro_latency(const fsim_arch *a, const char *level, fsim_micro_result *out, fsim_err *e);
 /* Whole-GPU streaming bandwidth at level lds, l1, l2, mall or hbm, TB/s at the sustained
- * clock. expected: the arch's peak for that level at the sustained clock (HBM: achievable). */
+ * clock. expected: the arch's peak for that level at the sustained clock (HBM: achievable).
+ * The rate is the difference of two runs (start-up and drain left out); where that exceeds the
+ * level's peak, the runs did not stream on every CU at once (workgroup launches spread out by a
+ * large dispatch.wg_launch_cycles), and the longer run's whole rate is given (whole_run). */
 fsim_status fsim_micro_bandwidth(const fsim_arch *a, const char *level, fsim_micro_result *out, fsim_err *e);
 
 #endif

@@ -503,6 +503,13 @@ START_TEST(test_cli_arch) {
   ck_assert_msg(strstr(r.err, "flysim arch: NAME: 'nosuch': no such part") != NULL, "%s", r.err);
   tu_run_free(&r);
 
+  /* an endless file: refused at 256 MiB (it was read until memory ran out) */
+  r = tu_flysim("arch show /dev/zero");
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.out, "");
+  ck_assert_str_eq(r.err, "flysim arch: /dev/zero: larger than 256 MiB, more than any file flysim reads\n");
+  tu_run_free(&r);
+
   r = tu_flysim("arch show mi355x --bogus");
   ck_assert_int_eq(r.status, 2);
   ck_assert_msg(strstr(r.err, "option '--bogus'") != NULL, "%s", r.err);

@@ -450,9 +450,44 @@ START_TEST(test_expression_errors) {
              "expression 'cosize(S<3,3,3> o 1099511627776:1)': position 8: cosize: a swizzled layout of 1099511627776 "
              "values (more than 2^26) is not evaluated");
   expr_is("cosize(S<0,0,0> o 5 o 1099511627776:1)", "1099511627781");
-  expr_fails("S<1,0,1> o 1 o 2:9223372036854775807", FSIM_EINVAL,
-             "expression 'S<1,0,1> o 1 o 2:9223372036854775807': position 16: offset 1 plus the layout's values (0 to "
-             "9223372036854775807) leave [-2^62, 2^62]");
+  /* 2:(2^63 - 1) itself is refused now: its cosize, 2^63, does not fit */
+  expr_fails("S<1,0,1> o 1 o 2:9223372036854775807", FSIM_ERANGE,
+             "expression 'S<1,0,1> o 1 o 2:9223372036854775807': position 16: make_layout: the size or the offsets "
+             "overflow 64 bits");
+  expr_fails("S<1,0,1> o 1 o 2:4611686018427387904", FSIM_EINVAL,
+             "expression 'S<1,0,1> o 1 o 2:4611686018427387904': position 16: offset 1 plus the layout's values (0 to "
+             "4611686018427387904) leave [-2^62, 2^62]");
+  /* a tiler of 32-leaf layouts with 19-digit strides prints whole and parses back (a 512-byte
+   * buffer cut it) */
+  {
+    char tl[2400] = "<(1", *got = malloc(FSIM_LAYOUT_VALUE_TEXT_MAX);
+    for (int i = 1; i < 32; i++) strcat(tl, ",1");
+    strcat(tl, "):(-4611686018427387904");
+    for (int i = 1; i < 32; i++) strcat(tl, ",-4611686018427387904");
+    strcat(tl, ")>");
+    fsim_layout_value *v = malloc(sizeof *v), *w = malloc(sizeof *w);
+    fsim_err e;
+    ck_assert_msg(fsim_layout_expr(v, tl, &e) == FSIM_OK, "%s", e.msg);
+    ck_assert_int_gt(fsim_layout_value_format(v, got, FSIM_LAYOUT_VALUE_TEXT_MAX), 512);
+    ck_assert_msg(fsim_layout_expr(w, got, &e) == FSIM_OK, "%s", e.msg);
+    char *again = malloc(FSIM_LAYOUT_VALUE_TEXT_MAX);
+    fsim_layout_value_format(w, again, FSIM_LAYOUT_VALUE_TEXT_MAX);
+    ck_assert_str_eq(again, got);
+    ck_assert_str_eq(got, tl);
+    free(again);
+    free(v);
+    free(w);
+    free(got);
+  }
+  /* found by an audit: the bound's own end refused (limit - offset overflowed), an operation
+   * growing a swizzled layout's values past it (its evaluation overflowed), a cosize of 2^63 */
+  expr_is("S<1,0,1> o -4611686018427387904 o 2:1", "S<1,0,1> o -4611686018427387904 o 2:1");
+  expr_fails("composition(S<1,0,1> o 1 o 2:1, 2:4611686018427387904)", FSIM_EINVAL,
+             "expression 'composition(S<1,0,1> o 1 o 2:1, 2:4611686018427387904)': position 1: offset 1 plus the "
+             "layout's values (0 to 4611686018427387904) leave [-2^62, 2^62]");
+  expr_fails("cosize((2,2):(4611686018427387904,4611686018427387903))", FSIM_ERANGE,
+             "expression 'cosize((2,2):(4611686018427387904,4611686018427387903))': position 8: make_layout: the size "
+             "or the offsets overflow 64 bits");
   expr_fails("blocked_product(S<1,1,1> o 4:1,2:1)", FSIM_EINVAL,
              "expression 'blocked_product(S<1,1,1> o 4:1,2:1)': position 17: blocked_product: argument 1 must be a "
              "layout, not a swizzled layout");

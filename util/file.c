@@ -42,10 +42,15 @@ fsim_status fsim_file_load(const char *path, char **text, size_t *len, fsim_err 
   if (st != FSIM_OK) return st;
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap + 1);
+  int too_large = 0;
   while (buf) {
     size_t got = fread(buf + n, 1, cap - n, f);
     n += got;
     if (n < cap) break;
+    if (cap >= FSIM_FILE_MAX_BYTES) { /* /dev/zero, say, would otherwise be read until memory runs out */
+      too_large = 1;
+      break;
+    }
     char *nb = realloc(buf, 2 * cap + 1);
     if (nb == NULL) {
       free(buf);
@@ -65,6 +70,12 @@ fsim_status fsim_file_load(const char *path, char **text, size_t *len, fsim_err 
     free(buf);
     errno = err;
     return FSIM_ERR(e, FSIM_EIO, "%s: read error: %s", path, strerror(err));
+  }
+  if (too_large) {
+    free(buf);
+    errno = EFBIG;
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: larger than %d MiB, more than any file flysim reads", path,
+                    (int)(FSIM_FILE_MAX_BYTES >> 20));
   }
   buf[n] = '\0';
   if (len) *len = n;

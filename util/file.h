@@ -13,9 +13,12 @@
  * "PATH: cannot open: REASON" (FSIM_ENOENT) or "PATH: is a directory" (FSIM_EINVAL). */
 fsim_status fsim_file_open(const char *path, FILE **f, fsim_err *e);
 
+/* The largest file read whole (a power of two): 256 MiB. */
+#define FSIM_FILE_MAX_BYTES ((size_t)1 << 28)
 /* Reads the whole file into *text, a new string with a terminating NUL (its length in *len
  * when len is not NULL), which the caller frees.  On failure *text is NULL and e says why as
- * fsim_file_open does, or "PATH: read error: REASON" (EIO), or out of memory. */
+ * fsim_file_open does, or "PATH: read error: REASON" (EIO), or out of memory, or "PATH: larger
+ * than 256 MiB ..." (FSIM_EINVAL: /dev/zero was once read until memory ran out). */
 fsim_status fsim_file_load(const char *path, char **text, size_t *len, fsim_err *e);
 
 /* fsim_file_load without the message: NULL when the file cannot be opened or read (errno
