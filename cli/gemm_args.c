@@ -186,12 +186,13 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
     return fsim_cli_usage_error(g->cmd, "--groups: only grouped-gemm has groups");
   if (fsim_gemm_problem_check(pr, &e) != FSIM_OK) {
     /* operand types that came from a schedule file: name its keys and lines, not the flags */
-    static const struct {
+    const struct {
       const char *flag, *key;
-    } from[] = {{"--dtype", "a_type"}, {"--b-dtype", "b_type"}};
-    for (int i = 0; i < 2 && g->schedule_path && !g->dtype && !g->b_dtype; i++) {
+      int given; /* the flag (or --dtype, which sets both) was given: its message stands */
+    } from[] = {{"--dtype", "a_type", g->dtype != NULL}, {"--b-dtype", "b_type", g->dtype || g->b_dtype}};
+    for (int i = 0; i < 2 && g->schedule_path; i++) {
       size_t n = strlen(from[i].flag);
-      if (strncmp(e.msg, from[i].flag, n) != 0 || (e.msg[n] != ':' && e.msg[n] != ' ')) continue;
+      if (from[i].given || strncmp(e.msg, from[i].flag, n) != 0 || (e.msg[n] != ':' && e.msg[n] != ' ')) continue;
       char rest[sizeof e.msg - 16]; /* the messages are short; this keeps the result in e.msg */
       snprintf(rest, sizeof rest, "%s", e.msg + n);
       snprintf(e.msg, sizeof e.msg, "[problem] %s%s", from[i].key, rest);
