@@ -316,16 +316,20 @@ START_TEST(test_db_round_trip) {
 }
 END_TEST
 
-/* A new database holding one winner (mi355x, 1x4096x4096, "tile=16x16x64", 9.5 us), then
- * edited by hand with `sql`; returns its path. */
-static const char *edited_db(const char *sql) {
-  const char *path = db_path();
+/* Makes path a new database holding one winner (mi355x, 1x4096x4096, "tile=16x16x64", 9.5 us). */
+static void one_winner_db(const char *path) {
   fsim_db *db;
   fsim_err e;
   ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
   fsim_db_entry a1 = entry("mi355x", 1, "tile=16x16x64", 9.5);
   ck_assert(fsim_db_put(db, &a1, 0, NULL, &e) == FSIM_OK);
   fsim_db_close(db);
+}
+
+/* One winner's database (one_winner_db), then edited by hand with `sql`; returns its path. */
+static const char *edited_db(const char *sql) {
+  const char *path = db_path();
+  one_winner_db(path);
   sqlite3 *h;
   ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
   ck_assert_int_eq(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
@@ -1491,12 +1495,7 @@ START_TEST(test_cli_db_safety) {
   ck_assert_str_eq(r.err, "flysim db: -o goes with export\n");
   tu_run_free(&r);
   /* a database with one winner; export onto itself is refused and leaves it readable */
-  fsim_db *h;
-  fsim_err e;
-  ck_assert(fsim_db_open(&h, db, 1, &e) == FSIM_OK);
-  fsim_db_entry en = entry("mi355x", 1, "tile=16x16x64", 9.5);
-  ck_assert(fsim_db_put(h, &en, 0, NULL, &e) == FSIM_OK);
-  fsim_db_close(h);
+  one_winner_db(db);
   snprintf(args, sizeof args, "db export --db %s -o %s", db, db);
   r = tu_flysim(args);
   ck_assert_int_eq(r.status, 2);
