@@ -343,6 +343,8 @@ START_TEST(test_loader_errors) {
                     "whose shape is 32x32x16 (a what-if of another shape needs an instruction of that shape)",
                     1);
   expect_file_error("xcds = 8\n", "xcds = 8\nxcds = 4\n", "[device] xcds: given twice (first on line %d)", 1);
+  /* a repeated section: inih would merge its keys into the first one's */
+  expect_file_error("[lds]\n", "[lds]\n[lds]\n", "[lds]: section given twice (first on line %d)", 1);
   expect_file_error("simds = 4\n", "simds = 4\nthis is not ini\n", "syntax error: expected '[section]' or 'key = value'", 1);
   expect_file_error("[cu]\n", "[cu\n", "unclosed section header (no ']')", 0);
   expect_file_error("[cu]\n", "  [cu ; cus\n", "unclosed section header (no ']')", 0);

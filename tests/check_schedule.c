@@ -326,6 +326,11 @@ START_TEST(test_format_errors) {
       {{{"bm = 256", "bm = 25x"}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '25x' is not an integer"},
       {{{"bm = 256", "bm = "}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '' is not an integer"},
       {{{"bk = 64\n", "bk = 64\nbm = 128\n"}}, FSIM_EINVAL, "t.sched:17: [tile] bm: given twice (first on line 14)"},
+      /* a section repeated (inih would merge it into the first), with keys of its own or not */
+      {{{"[pipeline]\n", "[tile]\n[pipeline]\n"}}, FSIM_EINVAL, "t.sched:23: [tile]: section given twice (first on line 13)"},
+      {{{"[operand.B]\n", "[operand.A]\n"}},
+       FSIM_EINVAL,
+       "t.sched:33: [operand.A]: section given twice (first on line 26)"},
       {{{"bk = 64\n", "bk 64\n"}}, FSIM_EINVAL, "t.sched:16: syntax error: expected '[section]' or 'key = value'"},
       /* inih would take "key: value" too, and ignore text after a header */
       {{{"bk = 64\n", "bk: 64\n"}}, FSIM_EINVAL, "t.sched:16: syntax error: expected '[section]' or 'key = value'"},

@@ -15,6 +15,9 @@
 
 #define MAX_KEYS 256
 #define MAX_ELEMS 64
+/* section headers a file may hold: each names a fixed section (at most one per key) or an
+ * element of a group (at most MAX_ELEMS) */
+#define MAX_HEADERS (MAX_KEYS + MAX_ELEMS)
 
 /* ---- elements and lookups ------------------------------------------------------------------ */
 
@@ -290,6 +293,10 @@ typedef struct load_state {
   fsim_status fail_code;
   int empty_line;                      /* a group section's header with no key below it yet, or 0 */
   char empty_name[128];
+  /* the section headers read so far and their lines (a header repeated is refused) */
+  char header_name[MAX_HEADERS][50];
+  int header_line[MAX_HEADERS];
+  int nheaders;
 } load_state;
 
 static int fail(load_state *st, fsim_status code, const char *section, const char *key, const char *why);
@@ -339,13 +346,31 @@ static void check_header(load_state *st, const char *line) {
     fail(st, FSIM_EINVAL, NULL, NULL, "text after the section header");
     return;
   }
-  if (section_known(st->spec, name)) return;
-  if (group_of_section(st->spec, name, &id)) {
+  char why[256];
+  int group = group_of_section(st->spec, name, &id) != NULL;
+  if (section_known(st->spec, name) || group) {
+    /* inih merges a repeated section's keys into the first: a copy-and-paste slip, or two
+     * parts' values in one file, that would otherwise pass whenever the keys differ */
+    for (int i = 0; i < st->nheaders; i++)
+      if (strcmp(st->header_name[i], name) == 0) {
+        snprintf(why, sizeof why, "section given twice (first on line %d)", st->header_line[i]);
+        fail(st, FSIM_EINVAL, name, NULL, why);
+        return;
+      }
+    if (st->nheaders == MAX_HEADERS) {
+      snprintf(why, sizeof why, "more than %d sections", MAX_HEADERS);
+      fail(st, FSIM_ERANGE, name, NULL, why);
+      return;
+    }
+    snprintf(st->header_name[st->nheaders], sizeof st->header_name[0], "%.49s", name); /* longer refused above */
+    st->header_line[st->nheaders++] = st->line;
+  }
+  if (group) {
     st->empty_line = st->line;
     snprintf(st->empty_name, sizeof st->empty_name, "%s", name);
     return;
   }
-  char why[256];
+  if (section_known(st->spec, name)) return;
   snprintf(why, sizeof why, "unknown section (known: %s)", st->spec->sections_hint);
   fail(st, FSIM_EINVAL, name, NULL, why);
 }
