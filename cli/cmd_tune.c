@@ -149,6 +149,7 @@ static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top, int n
     json_object_set_new(j, "model_us", json_real(c->model_us));
     json_object_set_new(j, "model_bound", fsim_json_text(c->model_bound));
     json_object_set_new(j, "sim_us", c->sim_us > 0 ? json_real(c->sim_us) : json_null());
+    json_object_set_new(j, "agprs_full", json_boolean(c->agprs_full));
     if (o->compiled) {
       json_object_set_new(j, "compiled_us", o->r.compiled_us[i] > 0 ? json_real(o->r.compiled_us[i]) : json_null());
       json_object_set_new(j, "compiled_note",
@@ -159,6 +160,7 @@ static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top, int n
   json_object_set_new(out, "candidates", cands);
   json_object_set_new(out, "evaluated", json_integer(o->fallback ? 0 : o->r.legal));
   json_object_set_new(out, "tried", json_integer(o->fallback ? 0 : o->r.tried));
+  json_object_set_new(out, "agprs_full", json_integer(o->fallback ? 0 : o->r.agprs_full));
   json_object_set_new(out, "host_seconds", json_real(o->r.host_seconds));
   /* stored: whether the database took this winner (false: it kept one as fast or faster, under kept) */
   json_object_set_new(out, "stored", no_db ? json_null() : json_boolean(o->stored));
@@ -185,8 +187,11 @@ static void outcome_print(const outcome *o, int top) {
   const fsim_tune_result *r = &o->r;
   int simulated = 0;
   for (int i = 0; i < r->ncand; i++) simulated += r->cand[i].sim_us > 0;
-  printf("space        %lld configs tried, %lld legal, all ranked by the model; %d simulated; %.3f s\n",
-         (long long)r->tried, (long long)r->legal, simulated, r->host_seconds);
+  char full[96] = "";
+  if (r->agprs_full > 0)
+    snprintf(full, sizeof full, " (%lld fill the AGPR file: ranked last)", (long long)r->agprs_full);
+  printf("space        %lld configs tried, %lld legal%s, all ranked by the model; %d simulated; %.3f s\n",
+         (long long)r->tried, (long long)r->legal, full, simulated, r->host_seconds);
   /* the compiled_us column only with --compiled */
   printf("%5s %10s %10s %s %-8s %s\n", "rank", "model_us", "sim_us", o->compiled ? "compiled_us " : "", "bound",
          "config");
@@ -201,8 +206,8 @@ static void outcome_print(const outcome *o, int top) {
       snprintf(comp, sizeof comp, "%11.3f ", r->compiled_us[i]);
     else if (o->compiled)
       snprintf(comp, sizeof comp, "%11s ", "-");
-    printf("%5d %10.3f %10s %s %-8s %s%s\n", i + 1, c->model_us, sim, comp, c->model_bound, c->config,
-           i == r->best ? "  <- best" : "");
+    printf("%5d %10.3f %10s %s %-8s %s%s%s\n", i + 1, c->model_us, sim, comp, c->model_bound, c->config,
+           c->agprs_full ? "  (fills the AGPRs)" : "", i == r->best ? "  <- best" : "");
   }
   for (int i = 0; i < r->ncand; i++)
     if (r->compiled_note[i][0]) printf("not kept     rank %d: %s\n", i + 1, r->compiled_note[i]);

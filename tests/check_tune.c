@@ -156,6 +156,66 @@ START_TEST(test_tune_deterministic) {
 }
 END_TEST
 
+/* The tuner's candidates put configs whose accumulators fill the AGPR file after all the
+ * others (tune.h says why); fsim_tune_rank stays in model order.  FP8 4096^3 on MI355X is a
+ * problem where the model's best config is such a one. */
+START_TEST(test_tune_agprs_full_last) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_gemm_problem pr = bf16(4096, 4096, 4096);
+  pr.a = pr.b = FSIM_DT_FP8;
+  fsim_err e;
+  fsim_tune_candidate *all;
+  int64_t n, tried, legal, full = 0;
+  ck_assert_msg(fsim_tune_rank(&a, &pr, NULL, &all, &n, &tried, &legal, &e) == FSIM_OK, "%s", e.msg);
+  for (int64_t i = 0; i < n; i++) {
+    full += all[i].agprs_full;
+    if (i > 0) ck_assert(all[i - 1].model_us <= all[i].model_us);
+  }
+  ck_assert_int_eq(full, 1308);
+  ck_assert(all[0].agprs_full); /* the model's best fills the file */
+  /* the flag is the plan's: 256 accumulator AGPRs, the whole file */
+  fsim_gemm_config c;
+  fsim_schedule s;
+  static fsim_gemm_plan p;
+  ck_assert(fsim_gemm_config_parse(all[0].config, &c, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_schedule_from(&pr, &c, &a, &s, &e) == FSIM_OK);
+  ck_assert_msg(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(p.agprs, a.cu.max_agprs);
+  /* the tuner's candidates: the best 64 that leave room, in model order (the model's choice
+   * alone here: nothing simulated) */
+  static fsim_tune_result r;
+  fsim_tune_opts o = {.model_only = 1};
+  ck_assert_msg(fsim_tune_gemm(&a, &pr, &o, &r, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(r.agprs_full, 1308);
+  ck_assert_int_eq(r.ncand, 64);
+  int64_t k = 0;
+  for (int i = 0; i < r.ncand; i++) {
+    while (all[k].agprs_full) k++;
+    ck_assert_str_eq(r.cand[i].config, all[k++].config);
+  }
+  ck_assert_int_eq(r.best, 0);
+  ck_assert(fsim_gemm_config_parse(r.cand[0].config, &c, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_schedule_from(&pr, &c, &a, &s, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
+  ck_assert_int_lt(p.agprs, a.cu.max_agprs);
+  free(all);
+  /* a --config that asks for such a tile still gets it: the rule orders, it forbids nothing */
+  fsim_gemm_config fixed;
+  ck_assert(fsim_gemm_config_parse("tile=256x256x128,waves=4x1,mfma=32x32x64", &fixed, &e) == FSIM_OK);
+  o.fixed = &fixed;
+  ck_assert(fsim_tune_gemm(&a, &pr, &o, &r, &e) == FSIM_OK);
+  ck_assert_int_gt(r.ncand, 0);
+  ck_assert_int_eq(r.agprs_full, r.legal);
+  for (int i = 0; i < r.ncand; i++) ck_assert(r.cand[i].agprs_full);
+  /* no AGPRs at all (RDNA): nothing is flagged */
+  fsim_arch rx = arch_of("rx9070xt");
+  pr = bf16(1024, 1024, 1024);
+  ck_assert(fsim_tune_rank(&rx, &pr, NULL, &all, &n, &tried, &legal, &e) == FSIM_OK);
+  for (int64_t i = 0; i < n; i++) ck_assert(!all[i].agprs_full);
+  free(all);
+}
+END_TEST
+
 START_TEST(test_default_suite) {
   int n;
   const fsim_suite_entry *s = fsim_suite_find("default", &n);
@@ -1835,6 +1895,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_model_agrees_with_simulator);
   tcase_add_test(tc, test_model_one_stage);
   tcase_add_test(tc, test_tune_deterministic);
+  tcase_add_test(tc, test_tune_agprs_full_last);
   tcase_add_test(tc, test_default_suite);
   tcase_add_test(tc, test_db_round_trip);
   tcase_add_test(tc, test_db_damaged_rows);

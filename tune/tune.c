@@ -45,6 +45,7 @@ static int visit(void *vctx, const fsim_gemm_plan *p) {
   c->model_us = est.time_us;
   c->model_bound = est.bound;
   c->sim_us = 0;
+  c->agprs_full = ctx->a->cu.max_agprs > 0 && p->agprs >= ctx->a->cu.max_agprs;
   return 0;
 }
 
@@ -289,8 +290,15 @@ fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, cons
   int64_t n;
   fsim_status st = fsim_tune_rank(a, pr, o->fixed, &all, &n, &r->tried, &r->legal, e);
   if (st != FSIM_OK) return st;
-  r->ncand = n < 64 ? (int)n : 64;
-  memcpy(r->cand, all, (size_t)r->ncand * sizeof *r->cand);
+  /* the candidates: those that leave room in the AGPR file first, then those that fill it,
+   * each part in model order (tune.h says why) */
+  r->ncand = 0;
+  for (int full = 0; full <= 1; full++)
+    for (int64_t i = 0; i < n; i++) {
+      if (all[i].agprs_full != full) continue;
+      r->agprs_full += full;
+      if (r->ncand < 64) r->cand[r->ncand++] = all[i];
+    }
   free(all);
   int refine = o->refine > 0 ? o->refine : 4;
   if (refine > r->ncand) refine = r->ncand;

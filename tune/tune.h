@@ -25,11 +25,14 @@ typedef struct fsim_tune_candidate {
   double model_us;
   const char *model_bound;
   double sim_us;                 /* 0 when not simulated */
+  int agprs_full;                /* its accumulators fill the part's AGPR file (fsim_tune_gemm) */
 } fsim_tune_candidate;
 
 typedef struct fsim_tune_result {
   int64_t tried, legal;          /* configurations considered, and legal */
-  int ncand;                     /* candidates kept (the best by the model), model order */
+  int64_t agprs_full;            /* legal ones whose accumulators fill the AGPR file (ranked last) */
+  int ncand;                     /* candidates kept (the best by the model), model order but
+                                    those filling the AGPR file last (fsim_tune_gemm) */
   fsim_tune_candidate cand[64];
   int best;                      /* index into cand: fastest simulated (with compiled: fastest
                                     compiled code that passed, or the fastest simulated if none) */
@@ -50,7 +53,12 @@ typedef struct fsim_tune_result {
 fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_gemm_config *fixed,
                            fsim_tune_candidate **out, int64_t *n, int64_t *tried, int64_t *legal, fsim_err *e);
 
-/* Tunes pr on a.  A problem with no legal configuration fails with FSIM_EINVAL. */
+/* Tunes pr on a.  A problem with no legal configuration fails with FSIM_EINVAL.  The
+ * candidates (fsim_tune_result.cand) are in model order, except that configs whose
+ * accumulators fill the AGPR file come after all the others: clang-22 then takes the whole
+ * register file, moves accumulators between AGPRs and VGPRs and at times spills, which neither
+ * the model nor the wave program sees (their compiled code measured 1-92% slower than
+ * scheduled, against -0.2% to +6.2% with half the accumulators; docs/gemm.md). */
 fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o, fsim_tune_result *r,
                            fsim_err *e);
 
