@@ -39,7 +39,7 @@ static void usage(FILE *f) {
           "  --suite NAME       tune a suite of problems instead of one (default)\n"
           "  --top N            candidates printed (default 10; the JSON lists as many), and\n"
           "                     any simulated candidate ranked below them\n"
-          "  --refine N         simulate the model's best N (default 4)\n"
+          "  --refine N         simulate the model's best N, half of them distinct tiles (default 4)\n"
           "  --compiled N       also emit, compile (clang-22) and verify the N fastest simulated\n"
           "                     candidates (flysim verify's checks), and keep the fastest compiled\n"
           "                     code that passes them all; such a winner replaces a stored one\n"

@@ -156,6 +156,46 @@ START_TEST(test_tune_deterministic) {
 }
 END_TEST
 
+/* The refinement simulates two distinct tiles among its four: at 2048^3 the model's four best
+ * cores (tile, waves, stages, atom, split-K, kind) are all 128x128x128 tiles. */
+START_TEST(test_tune_picks_two_tiles) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_gemm_problem pr = bf16(2048, 2048, 2048);
+  static fsim_tune_result r;
+  fsim_err e;
+  fsim_tune_opts o = {.refine = 4, .sampled = -1};
+  ck_assert_msg(fsim_tune_gemm(&a, &pr, &o, &r, &e) == FSIM_OK, "%s", e.msg);
+  char tiles[4][32];
+  int ntiles = 0, simulated = 0;
+  for (int i = 0; i < r.ncand; i++) {
+    if (r.cand[i].sim_us == 0) continue;
+    simulated++;
+    char t[32];
+    snprintf(t, sizeof t, "%.*s", (int)strcspn(r.cand[i].config, ","), r.cand[i].config);
+    int seen = 0;
+    for (int j = 0; j < ntiles; j++) seen |= strcmp(tiles[j], t) == 0;
+    if (!seen && ntiles < 4) snprintf(tiles[ntiles++], sizeof tiles[0], "%s", t);
+  }
+  ck_assert_int_eq(simulated, 4);
+  ck_assert(r.cand[0].sim_us > 0);
+  ck_assert_int_eq(ntiles, 2);
+  ck_assert_str_eq(tiles[0], "tile=128x128x128");
+  /* the first four distinct cores in model order share the tile (what the rule is for) */
+  char cores[4][200];
+  int ncores = 0;
+  for (int i = 0; i < r.ncand && ncores < 4; i++) {
+    const char *c = r.cand[i].config, *cut = strstr(c, ",path="), *kind = strstr(c, ",kind=");
+    char core[200];
+    snprintf(core, sizeof core, "%.*s%s", (int)(cut - c), c, kind);
+    int seen = 0;
+    for (int j = 0; j < ncores; j++) seen |= strcmp(cores[j], core) == 0;
+    if (seen) continue;
+    snprintf(cores[ncores++], sizeof cores[0], "%s", core);
+    ck_assert_msg(strncmp(core, "tile=128x128x128,", 17) == 0, "%s", core);
+  }
+}
+END_TEST
+
 /* The tuner's candidates put configs whose accumulators fill the AGPR file after all the
  * others (tune.h says why); fsim_tune_rank stays in model order.  FP8 4096^3 on MI355X is a
  * problem where the model's best config is such a one. */
@@ -1896,6 +1936,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_model_one_stage);
   tcase_add_test(tc, test_tune_deterministic);
   tcase_add_test(tc, test_tune_agprs_full_last);
+  tcase_add_test(tc, test_tune_picks_two_tiles);
   tcase_add_test(tc, test_default_suite);
   tcase_add_test(tc, test_db_round_trip);
   tcase_add_test(tc, test_db_damaged_rows);

@@ -146,26 +146,47 @@ static void core_of(const char *config, char *out, size_t n) {
   snprintf(out, n, "%.*s%s", cut ? (int)(cut - config) : (int)strlen(config), config, kind ? kind : "");
 }
 
-/* The candidates to simulate: the model's best `want`, skipping candidates whose core repeats
- * one already picked (the model often ties variants that differ in copy path or epilogue
- * only), then, if the top 64 run out of new cores, the best of the rest in model order. */
-static int pick_diverse(const fsim_tune_result *r, int want, int *pick) {
-  int n = 0;
-  char cores[64][200];
+static int picked(const int *pick, int n, int i) {
+  for (int j = 0; j < n; j++)
+    if (pick[j] == i) return 1;
+  return 0;
+}
+
+/* Adds to pick (n so far, up to want) the candidates in model order whose key (key_of: the
+ * config's tile, or its core) no earlier pick has; returns the new count. */
+static int pick_distinct(const fsim_tune_result *r, int want, int *pick, int n,
+                         void (*key_of)(const char *, char *, size_t)) {
   for (int i = 0; i < r->ncand && n < want; i++) {
-    char core[200];
-    core_of(r->cand[i].config, core, sizeof core);
+    if (picked(pick, n, i)) continue;
+    char key[200], other[200];
+    key_of(r->cand[i].config, key, sizeof key);
     int seen = 0;
-    for (int j = 0; j < n && !seen; j++) seen = strcmp(cores[j], core) == 0;
-    if (seen) continue;
-    snprintf(cores[n], sizeof cores[n], "%s", core);
-    pick[n++] = i;
+    for (int j = 0; j < n && !seen; j++) {
+      key_of(r->cand[pick[j]].config, other, sizeof other);
+      seen = strcmp(other, key) == 0;
+    }
+    if (!seen) pick[n++] = i;
   }
-  for (int i = 0; i < r->ncand && n < want; i++) {
-    int taken = 0;
-    for (int j = 0; j < n && !taken; j++) taken = pick[j] == i;
-    if (!taken) pick[n++] = i;
-  }
+  return n;
+}
+
+/* The block tile: the text up to the first ','. */
+static void tile_of(const char *config, char *out, size_t n) {
+  snprintf(out, n, "%.*s", (int)strcspn(config, ","), config);
+}
+
+/* The candidates to simulate, `want` of them: first, half of them (rounded up), the model's
+ * best of distinct tiles; then the best whose core no pick has (the model often ties variants
+ * that differ in copy path or epilogue only); then, if the top 64 run out of those, the best
+ * of the rest in model order.  Without the first step the model's four best cores were often
+ * one tile in four wave layouts or stage counts (2048^3, 1024x8192x1024), so a tile the model
+ * misjudges took the whole refinement: 8192x50016x6144's four 256x128x32 configs simulated to
+ * 4649-5366 us where 256x256x64 on 2x4 waves, fifth by the model, simulates to 3570. */
+static int pick_diverse(const fsim_tune_result *r, int want, int *pick) {
+  int n = pick_distinct(r, (want + 1) / 2, pick, 0, tile_of); /* half of them distinct tiles */
+  n = pick_distinct(r, want, pick, n, core_of);
+  for (int i = 0; i < r->ncand && n < want; i++)
+    if (!picked(pick, n, i)) pick[n++] = i;
   return n;
 }
 
