@@ -1355,7 +1355,7 @@ START_TEST(test_cli_tune_db) {
   j = tu_json(&r);
   ck_assert_str_eq(json_string_value(json_object_get(j, "config")), best);
   ck_assert_str_eq(json_string_value(json_object_get(j, "arch")), "mi355x");
-  /* the version and the fingerprint of the part's values: "0.4.0#xxxxxxxx" */
+  /* the version and the fingerprint of the part's values: "0.4.1#xxxxxxxx" */
   const char *ver = json_string_value(json_object_get(j, "version"));
   ck_assert_msg(strncmp(ver, PACKAGE_VERSION "#", strlen(PACKAGE_VERSION) + 1) == 0 &&
                     strlen(ver) == strlen(PACKAGE_VERSION) + 9,
