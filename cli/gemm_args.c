@@ -184,21 +184,12 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   }
   if (g->groups > 1 && g->op != FSIM_KOP_GROUPED_GEMM)
     return fsim_cli_usage_error(g->cmd, "--groups: only grouped-gemm has groups");
-  if (fsim_gemm_problem_check(pr, &e) != FSIM_OK) {
-    /* operand types that came from a schedule file: name its keys and lines, not the flags */
-    const struct {
-      const char *flag, *key;
-      int given; /* the flag (or --dtype, which sets both) was given: its message stands */
-    } from[] = {{"--dtype", "a_type", g->dtype != NULL}, {"--b-dtype", "b_type", g->dtype || g->b_dtype}};
-    for (int i = 0; i < 2 && g->schedule_path; i++) {
-      size_t n = strlen(from[i].flag);
-      if (from[i].given || strncmp(e.msg, from[i].flag, n) != 0 || (e.msg[n] != ':' && e.msg[n] != ' ')) continue;
-      char rest[sizeof e.msg - 16]; /* the messages are short; this keeps the result in e.msg */
-      snprintf(rest, sizeof rest, "%s", e.msg + n);
-      snprintf(e.msg, sizeof e.msg, "[problem] %s%s", from[i].key, rest);
-      fsim_ini_err_locate(&e, g->schedule_path);
-      break;
-    }
+  /* operand types that came from a schedule file are named by its keys and lines, not by the
+   * flags (--dtype sets both types, so its message stands for B too) */
+  const int file_a = g->schedule_path && !g->dtype, file_b = file_a && !g->b_dtype;
+  if (fsim_gemm_problem_check_as(pr, file_a ? "[problem] a_type" : "--dtype", file_b ? "[problem] b_type" : "--b-dtype",
+                                 &e) != FSIM_OK) {
+    if (e.msg[0] == '[') fsim_ini_err_locate(&e, g->schedule_path);
     return fsim_cli_report(g->cmd, &e);
   }
   if (fsim_gemm_problem_fits(pr, &g->a, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);

@@ -205,6 +205,11 @@ const char *fsim_gemm_peak_class(const fsim_gemm_problem *pr, const fsim_arch *a
 }
 
 fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
+  return fsim_gemm_problem_check_as(pr, "--dtype", "--b-dtype", e);
+}
+
+fsim_status fsim_gemm_problem_check_as(const fsim_gemm_problem *pr, const char *a_label, const char *b_label,
+                                       fsim_err *e) {
   if (pr->m < 1 || pr->n < 1 || pr->k < 1)
     return FSIM_ERR(e, FSIM_EINVAL, "--m/--n/--k: %lldx%lldx%lld is not a shape (all must be >= 1)", pr->m, pr->n, pr->k);
   if (pr->m > (1LL << 24) || pr->n > (1LL << 24) || pr->k > (1LL << 24))
@@ -214,14 +219,14 @@ fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e) {
   const char *bn = pr->b == FSIM_DT_F16 ? "fp16" : fsim_dtype_name(pr->b);
   if (pr->op == FSIM_KOP_SCALED_GEMM) {
     if (!(pr->a == FSIM_DT_FP8 || pr->a == FSIM_DT_FP4))
-      return FSIM_ERR(e, FSIM_EINVAL, "--dtype: a scaled GEMM takes fp8 (E4M3) or fp4 (E2M1) operands, not %s", an);
+      return FSIM_ERR(e, FSIM_EINVAL, "%s: a scaled GEMM takes fp8 (E4M3) or fp4 (E2M1) operands, not %s", a_label, an);
     if (!(pr->b == FSIM_DT_FP8 || pr->b == FSIM_DT_FP4))
-      return FSIM_ERR(e, FSIM_EINVAL, "--b-dtype: a scaled GEMM takes fp8 (E4M3) or fp4 (E2M1) operands, not %s", bn);
+      return FSIM_ERR(e, FSIM_EINVAL, "%s: a scaled GEMM takes fp8 (E4M3) or fp4 (E2M1) operands, not %s", b_label, bn);
   } else if (!(pr->a == FSIM_DT_BF16 || pr->a == FSIM_DT_F16 || pr->a == FSIM_DT_FP8)) {
-    return FSIM_ERR(e, FSIM_EINVAL, "--dtype: a GEMM takes bf16, fp16 or fp8, not %s", an);
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: a GEMM takes bf16, fp16 or fp8, not %s", a_label, an);
   } else if (pr->b != pr->a) {
     return FSIM_ERR(e, FSIM_EINVAL,
-                    "--b-dtype %s: a %s takes A and B of one type (A is %s; scaled-gemm mixes fp8 and fp4)", bn,
+                    "%s %s: a %s takes A and B of one type (A is %s; scaled-gemm mixes fp8 and fp4)", b_label, bn,
                     fsim_kop_name(pr->op), an);
   }
   if (pr->op == FSIM_KOP_GROUPED_GEMM && pr->groups < 1) return FSIM_ERR(e, FSIM_EINVAL, "--groups: must be >= 1");

@@ -47,6 +47,10 @@ double fsim_gemm_problem_bytes(const fsim_gemm_problem *pr);
 const char *fsim_gemm_peak_class(const fsim_gemm_problem *pr, const fsim_arch *a);
 /* Checks the problem's own values (types for the operator, sizes); errors name the flag. */
 fsim_status fsim_gemm_problem_check(const fsim_gemm_problem *pr, fsim_err *e);
+/* The same, naming A's and B's types as a_label and b_label ("--dtype" and "--b-dtype" above;
+ * "[problem] a_type" where the type came from a schedule file). */
+fsim_status fsim_gemm_problem_check_as(const fsim_gemm_problem *pr, const char *a_label, const char *b_label,
+                                       fsim_err *e);
 /* FSIM_EINVAL when A, B and C (and a scaled GEMM's scales) do not fit in the part's memory. */
 fsim_status fsim_gemm_problem_fits(const fsim_gemm_problem *pr, const fsim_arch *a, fsim_err *e);
 
