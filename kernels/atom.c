@@ -16,6 +16,8 @@
 
 #include "kernels/atom.h"
 
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TV16x4 "((16,4),4):((1,64),16)"
@@ -199,8 +201,28 @@ const fsim_copy_atom *fsim_copy_atoms(int *n) {
   return copies;
 }
 
+/* The copy atoms in name order, for a binary search (plans look their atoms up by name, and
+ * tuning makes a hundred thousand plans): built once. */
+static const fsim_copy_atom *by_name[N_COPIES];
+static pthread_once_t by_name_once = PTHREAD_ONCE_INIT;
+
+static int cmp_copy_name(const void *x, const void *y) {
+  return strcmp((*(const fsim_copy_atom *const *)x)->name, (*(const fsim_copy_atom *const *)y)->name);
+}
+
+static void sort_by_name(void) {
+  for (int i = 0; i < N_COPIES; i++) by_name[i] = &copies[i];
+  qsort(by_name, N_COPIES, sizeof by_name[0], cmp_copy_name);
+}
+
 const fsim_copy_atom *fsim_copy_atom_find(const char *name) {
-  for (int i = 0; i < N_COPIES; i++)
-    if (strcmp(copies[i].name, name) == 0) return &copies[i];
+  pthread_once(&by_name_once, sort_by_name);
+  int lo = 0, hi = N_COPIES - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2, c = strcmp(by_name[mid]->name, name);
+    if (c == 0) return by_name[mid];
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
   return NULL;
 }

@@ -63,6 +63,11 @@ typedef struct fsim_gemm_plan {
   int k_tiles;                  /* bk tiles per K slice */
   int c_bits;
   fsim_layout a_tv, b_tv, c_tv; /* the atom's layouts, parsed */
+  /* the epilogue's costs for the model (fsim_gemm_summary): the lines one C store instruction
+   * of wave 0 touches (its first fragment's first run, or its first 16-byte chunk through
+   * LDS), and with c_path = lds the bank cycles of one accumulator-run write and of one
+   * 16-byte chunk read at the staging pitch (0 with c_path = direct) */
+  int c_store_lines, c_write_cycles, c_read_cycles;
 } fsim_gemm_plan;
 
 /* Checks s against a and builds the plan; errors name [section] key and the reason. */

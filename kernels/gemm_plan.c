@@ -29,6 +29,7 @@ static fsim_status gemm_err(fsim_err *e, int line, const char *sec, const char *
     __attribute__((format(printf, 5, 6)));
 #include <stdarg.h>
 static fsim_status gemm_err(fsim_err *e, int line, const char *sec, const char *key, const char *fmt, ...) {
+  if (e == NULL) return FSIM_EINVAL; /* enumerating: the reason is not wanted */
   char msg[600];
   va_list ap;
   va_start(ap, fmt);
@@ -196,9 +197,7 @@ static const fsim_layout *atom_tv(const fsim_gemm_plan *p, int o) { return o == 
 /* Does the read atom deliver exactly the atom's fragment layout?  Fills reads per fragment. */
 static fsim_status check_reads(fsim_gemm_plan *p, int o, fsim_err *e) {
   fsim_gemm_operand *op = &p->op[o];
-  const char *id = o == 0 ? "A" : "B";
-  char sec[16];
-  snprintf(sec, sizeof sec, "operand.%s", id);
+  const char *id = o == 0 ? "A" : "B", *sec = o == 0 ? "operand.A" : "operand.B";
   int vals = fsim_mma_atom_values(p->atom, o == 0 ? 'A' : 'B');
   int eb = op->elem_bits / 8;
   int vr = op->lread->transpose ? 4 : op->lread->bytes / eb * op->vals_per_elem; /* values per read */
@@ -291,6 +290,15 @@ typedef struct memo_val {
   int frag_cycles[64];
 } memo_val;
 
+/* What the epilogue's costs depend on (epilogue_costs). */
+typedef struct epi_key {
+  const fsim_arch *a;
+  const fsim_mma_atom *atom;
+  int64_t m;
+  int bm, c_bits, c_path, split, pitch;
+} epi_key;
+#define EPI_SLOTS 4096
+
 #define MEMO_SLOTS 32768
 #define MEMO_ATOMS 64
 struct fsim_gemm_memo {
@@ -300,6 +308,10 @@ struct fsim_gemm_memo {
   memo_key key[MEMO_SLOTS];
   memo_val val[MEMO_SLOTS];
   int64_t hits, misses;
+  /* the epilogue's costs (epilogue_costs) by their inputs */
+  int epi_used[EPI_SLOTS];
+  epi_key epi_key[EPI_SLOTS];
+  int epi_val[EPI_SLOTS][3];
   /* bank cycles of an accumulator write at pitch bm + pad: [atom][c bytes 1,2,4][log2 bm][pad / 2] */
   short pitch_cycles[MEMO_ATOMS][3][9][9];
 };
@@ -422,9 +434,7 @@ static void choose_swizzle(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo) {
 
 static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo, fsim_err *e) {
   const fsim_schedule *s = &p->s;
-  const char *id = o == 0 ? "A" : "B";
-  char sec[16];
-  snprintf(sec, sizeof sec, "operand.%s", id);
+  const char *id = o == 0 ? "A" : "B", *sec = o == 0 ? "operand.A" : "operand.B";
   const fsim_sched_operand *so = fsim_schedule_operand(s, id);
   if (so == NULL) return PERR(e, sec, "global_copy", "the schedule has no [operand.%s] section", id);
   fsim_gemm_operand *op = &p->op[o];
@@ -603,6 +613,55 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
     return st;
   }
   return FSIM_OK;
+}
+
+/* The epilogue's costs (fsim_gemm_plan: c_store_lines, c_write_cycles, c_read_cycles), kept in
+ * the memo by what they depend on: wave 0's first store, write and read touch lane offsets
+ * that only the atom's C layout, M, the tile's rows, C's type, the path, split-K (packed
+ * atomics) and the staging pitch decide. */
+static void epilogue_costs(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
+  epi_key k;
+  memset(&k, 0, sizeof k); /* padding too: the key is compared as bytes */
+  k.a = p->a, k.atom = p->atom, k.m = p->s.m, k.bm = p->s.bm, k.c_bits = p->c_bits, k.c_path = p->s.c_path;
+  k.split = p->s.split_k > 1, k.pitch = p->c_pitch;
+  size_t slot = 0;
+  if (memo != NULL) {
+    slot = (size_t)(hash_bytes(&k, sizeof k) % EPI_SLOTS);
+    for (int probe = 0; probe < EPI_SLOTS && memo->epi_used[slot]; probe++, slot = (slot + 1) % EPI_SLOTS)
+      if (memcmp(&memo->epi_key[slot], &k, sizeof k) == 0) {
+        p->c_store_lines = memo->epi_val[slot][0];
+        p->c_write_cycles = memo->epi_val[slot][1];
+        p->c_read_cycles = memo->epi_val[slot][2];
+        return;
+      }
+  }
+  const fsim_arch *a = p->a;
+  int32_t off[FSIM_MAX_WAVE];
+  uint64_t lines[FSIM_MAX_WAVE * 2];
+  uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
+  int direct = p->s.c_path == FSIM_EPI_DIRECT;
+  int bytes = direct ? 4 * p->c_bits / 8 : 16;
+  int parts = p->s.split_k > 1 ? bytes / 4 : 1;
+  for (int l = 0; l < p->wave_size; l++)
+    off[l] = (int32_t)(direct ? fsim_gemm_lane_c_direct(p, 0, 0, 0, 0, 0, l)
+                              : fsim_gemm_lane_c_chunk(p, 0, p->c_pitch, 1, 0, 0, l));
+  int shift = 0;
+  while ((1 << shift) < a->memory.l2_line) shift++;
+  p->c_store_lines = fsim_vmem_coalesce(off, all, p->wave_size, 0, bytes / parts, shift, lines);
+  p->c_write_cycles = p->c_read_cycles = 0;
+  if (!direct) {
+    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_lds(p, 0, 0, 0, p->c_pitch, 0, l);
+    p->c_write_cycles = fsim_lds_bank_cycles(a, off, all, 0, 4 * p->c_bits / 8, NULL);
+    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_chunk(p, 0, p->c_pitch, 0, 0, 0, l);
+    p->c_read_cycles = fsim_lds_bank_cycles(a, off, all, 0, 16, NULL);
+  }
+  if (memo != NULL && !memo->epi_used[slot]) { /* (a full table works without it) */
+    memo->epi_used[slot] = 1;
+    memo->epi_key[slot] = k;
+    memo->epi_val[slot][0] = p->c_store_lines;
+    memo->epi_val[slot][1] = p->c_write_cycles;
+    memo->epi_val[slot][2] = p->c_read_cycles;
+  }
 }
 
 fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const fsim_arch *a, fsim_err *e) {
@@ -814,6 +873,7 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
     return PERR(e, "tile", "split_k", "%d slices add %s partial sums in 4-byte pairs, but a C of %lldx%lld values (an "
                 "odd number) leaves its last value in a pair with the value past its end; use split_k = 1 or an even "
                 "M x N", s->split_k, fsim_dtype_name(s->c_type), s->m, s->n);
+  epilogue_costs(p, memo);
   return FSIM_OK;
 }
 

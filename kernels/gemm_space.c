@@ -18,6 +18,7 @@
 #include "kernels/gemm_space.h"
 #include "model/access.h"
 #include "model/occupancy.h"
+#include "util/text.h"
 
 void fsim_gemm_config_free_all(fsim_gemm_config *c) {
   memset(c, 0, sizeof *c);
@@ -353,19 +354,19 @@ fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm
   fsim_schedule_defaults(s);
   s->op = pr->op;
   snprintf(s->name, sizeof s->name, "%s_%lldx%lldx%lld", fsim_kop_name(pr->op), pr->m, pr->n, pr->k);
-  snprintf(s->arch, sizeof s->arch, "%s", a->device.gfx);
+  fsim_text_copy(s->arch, sizeof s->arch, a->device.gfx);
   s->m = pr->m, s->n = pr->n, s->k = pr->k, s->groups = pr->groups > 0 ? pr->groups : 1;
   s->a_type = pr->a, s->b_type = pr->b, s->c_type = pr->c, s->layout = pr->layout;
   s->bm = c->bm, s->bn = c->bn, s->bk = c->bk, s->waves_m = c->waves_m, s->waves_n = c->waves_n;
   s->split_k = c->split_k, s->stages = c->stages, s->kind = c->kind, s->c_path = c->c_path;
   s->xcd_remap = c->xcd_remap < 0 ? 1 : c->xcd_remap;
   s->group_m = c->group_m < 0 ? 0 : c->group_m;
-  snprintf(s->atom, sizeof s->atom, "%s", at->name);
+  fsim_text_copy(s->atom, sizeof s->atom, at->name);
   int threads = c->waves_m * c->waves_n * a->cu.wave_size;
   s->n_operands = 2;
   for (int o = 0; o < 2; o++) {
     fsim_sched_operand *op = &s->operand[o];
-    snprintf(op->id, sizeof op->id, "%s", o == 0 ? "A" : "B");
+    fsim_text_copy(op->id, sizeof op->id, o == 0 ? "A" : "B");
     int kc = k_contig(pr, o), bits = fsim_dtype_bits(o == 0 ? pr->a : pr->b);
     int rows = o == 0 ? c->bm : c->bn;
     int64_t tile_bytes = (int64_t)rows * c->bk * bits / 8;
@@ -380,15 +381,15 @@ fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm
     if (read == NULL)
       return FSIM_ERR(e, FSIM_EINVAL, "[operand.%s] lds_read: an mn-major %d-bit tile has no transposing read here",
                       op->id, bits);
-    snprintf(op->global_copy, sizeof op->global_copy, "%s", copy);
-    snprintf(op->lds_read, sizeof op->lds_read, "%s", read);
-    snprintf(op->swizzle, sizeof op->swizzle, "%s", c->swizzle[0] ? c->swizzle : "auto");
+    fsim_text_copy(op->global_copy, sizeof op->global_copy, copy);
+    fsim_text_copy(op->lds_read, sizeof op->lds_read, read);
+    fsim_text_copy(op->swizzle, sizeof op->swizzle, c->swizzle[0] ? c->swizzle : "auto");
   }
   int run_bytes = 4 * fsim_dtype_bits(pr->c) / 8;
-  snprintf(s->store, sizeof s->store, "%s",
-           c->c_path == FSIM_EPI_LDS || run_bytes >= 16 ? "buffer_store_dwordx4"
-           : run_bytes >= 8                              ? "buffer_store_dwordx2"
-                                                         : "buffer_store_dword");
+  fsim_text_copy(s->store, sizeof s->store,
+                 c->c_path == FSIM_EPI_LDS || run_bytes >= 16 ? "buffer_store_dwordx4"
+                 : run_bytes >= 8                              ? "buffer_store_dwordx2"
+                                                               : "buffer_store_dword");
   return FSIM_OK;
 }
 
@@ -484,7 +485,7 @@ static fsim_status enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config
                         fsim_gemm_config c = *fixed;
                         c.bm = bm, c.bn = bn, c.bk = bk, c.waves_m = wm, c.waves_n = wn, c.stages = st_;
                         c.split_k = sk, c.path = path, c.c_path = cp, c.kind = kind;
-                        snprintf(c.atom, sizeof c.atom, "%s", at->name);
+                        fsim_text_copy(c.atom, sizeof c.atom, at->name);
                         ntried++;
                         fsim_err *why = first_reject && !first_reject->msg[0] ? first_reject : NULL;
                         if (fsim_gemm_schedule_from(pr, &c, a, s, why) != FSIM_OK ||
@@ -842,39 +843,23 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
    * the same bytes, which the L1 serves */
   if (sc->op == FSIM_KOP_SCALED_GEMM) s->load_bytes_per_wg += ((int64_t)sc->bm + sc->bn) * (sc->bk / 32);
   s->store_bytes_per_wg = (int64_t)sc->bm * sc->bn * ec / 8;
-  /* the lines the C stores touch: one store instruction's lines (the first fragment's first
-   * run, or the first 16-byte chunk through LDS) times the instructions; split-K stores its
-   * partial sums as 4-byte atomics, each touching the lines of its run */
+  /* the lines the C stores touch: one store instruction's lines (the plan's
+   * c_store_lines) times the instructions; split-K stores its partial sums as 4-byte
+   * atomics, each touching the lines of its run */
   {
-    int32_t off[FSIM_MAX_WAVE];
-    uint64_t lines[FSIM_MAX_WAVE * 2];
-    uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
     int direct = sc->c_path == FSIM_EPI_DIRECT;
-    int bytes = direct ? 4 * p->c_bits / 8 : 16;
-    int parts = sc->split_k > 1 ? bytes / 4 : 1;
-    for (int l = 0; l < p->wave_size; l++)
-      off[l] = (int32_t)(direct ? fsim_gemm_lane_c_direct(p, 0, 0, 0, 0, 0, l)
-                                : fsim_gemm_lane_c_chunk(p, 0, p->c_pitch, 1, 0, 0, l));
-    int shift = 0;
-    while ((1 << shift) < a->memory.l2_line) shift++;
-    int nl = fsim_vmem_coalesce(off, all, p->wave_size, 0, bytes / parts, shift, lines);
+    int parts = sc->split_k > 1 ? (direct ? 4 * p->c_bits / 8 : 16) / 4 : 1;
     int64_t per_wave = direct ? (int64_t)p->rm * p->rn * (fsim_mma_atom_values(p->atom, 'C') / 4)
                               : (int64_t)sc->bm * sc->bn * ec / 8 / 16 / p->threads;
-    s->store_line_bytes_per_wg = (int64_t)nl * a->memory.l2_line * per_wave * parts * p->waves;
+    s->store_line_bytes_per_wg = (int64_t)p->c_store_lines * a->memory.l2_line * per_wave * parts * p->waves;
   }
   /* C through LDS: every wave writes its accumulator runs and reads its 16-byte chunks back,
    * all through the workgroup's one bank array, at the staging pitch's bank cycles */
   s->epilogue_lds_cycles = 0;
   if (sc->c_path == FSIM_EPI_LDS) {
-    int32_t off[FSIM_MAX_WAVE];
-    uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
     int runs = fsim_mma_atom_values(p->atom, 'C') / 4;
-    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_lds(p, 0, 0, 0, p->c_pitch, 0, l);
-    int wc = fsim_lds_bank_cycles(a, off, all, 0, 4 * p->c_bits / 8, NULL);
-    for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_chunk(p, 0, p->c_pitch, 0, 0, 0, l);
-    int rc = fsim_lds_bank_cycles(a, off, all, 0, 16, NULL);
     int64_t chunks = (int64_t)sc->bm * sc->bn * p->c_bits / 8 / 16 / p->threads;
-    s->epilogue_lds_cycles = p->waves * ((int64_t)p->rm * p->rn * runs * wc + chunks * rc);
+    s->epilogue_lds_cycles = p->waves * ((int64_t)p->rm * p->rn * runs * p->c_write_cycles + chunks * p->c_read_cycles);
   }
   int groups = sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1;
   s->unique_ab_bytes = groups * ((sc->m * sc->k * ea + sc->n * sc->k * eb) / 8);

@@ -383,18 +383,34 @@ fsim_status fsim_layout_get(fsim_layout *out, const fsim_layout *l, int i, fsim_
 int64_t fsim_layout_eval_modes(const fsim_layout *l, const int64_t *crd) {
   const char *p = l->prof;
   if (p[0] != '(') return fsim_layout_eval(l, crd[0]);
-  int64_t r = 0;
-  int leaf = 0, m = 0;
-  for (int t = 1; p[t] != ')'; m++) {
-    int end = node_end(p, t), n = leaves_in(p, t, end);
-    int64_t i = crd[m];
-    for (int k = leaf; k < leaf + n - 1; k++) {
-      r += (i % l->shape[k]) * l->stride[k];
-      i /= l->shape[k];
+  /* One pass over the profile (depth counts the parentheses inside the top level): each leaf
+   * of a mode adds its digit of the mode's index (index mod shape, times stride) and passes
+   * the quotient on; at the mode's end its last leaf, which takes all that is left rather
+   * than a digit, adds the quotient times its shape and stride (digit + shape x quotient is
+   * what it had).  A leaf at the top level is a mode of one. */
+  int64_t r = 0, i = 0;
+  int leaf = 0, m = 0, depth = 0, last = -1;
+  for (int t = 1;; t++) {
+    char c = p[t];
+    if (c == '(') {
+      if (depth++ == 0) i = crd[m], last = -1;
+    } else if (c == ')') {
+      if (depth == 0) break;
+      if (--depth == 0) {
+        if (last >= 0) r += i * l->shape[last] * l->stride[last];
+        m++;
+      }
+    } else if (is_leaf_tok(c)) {
+      if (depth == 0) {
+        r += crd[m++] * l->stride[leaf++];
+      } else {
+        r += (i % l->shape[leaf]) * l->stride[leaf];
+        i /= l->shape[leaf];
+        last = leaf++;
+      }
+    } else if (c == '\0') {
+      break;
     }
-    if (n > 0) r += i * l->stride[leaf + n - 1];
-    leaf += n;
-    t = end;
   }
   return r;
 }

@@ -359,6 +359,11 @@ START_TEST(test_copy_atoms) {
   int n, transposing = 0;
   const fsim_copy_atom *all = fsim_copy_atoms(&n);
   ck_assert_int_ge(n, 20);
+  /* the lookup (a binary search over the names) finds every atom, and nothing else */
+  for (int i = 0; i < n; i++) ck_assert_ptr_eq(fsim_copy_atom_find(all[i].name), &all[i]);
+  ck_assert_ptr_null(fsim_copy_atom_find("zz"));
+  ck_assert_ptr_null(fsim_copy_atom_find("ds_read_b128 "));
+  ck_assert_ptr_null(fsim_copy_atom_find("buffer_load_dword_"));
   for (int i = 0; i < n; i++) {
     const char *nm = all[i].name;
     int want = 0;

@@ -600,6 +600,44 @@ END_TEST
 static const int64_t ANY_STRIDES[] = {-3, -1, 0, 0, 1, 1, 2, 3, 4, 5, 8, 12, 16, 24, 64};
 static const int64_t POS_STRIDES[] = {0, 1, 1, 2, 3, 4, 6, 8, 12, 16, 32};
 
+/* l(i0, i1, ...) with one index per top-level mode, as the plans evaluate the MMA atoms'
+ * layouts: the same as crd2idx of that coordinate on random layouts with nested modes, and,
+ * past a mode's size, its last leaf extends (CuTe), as one flat mode's does. */
+START_TEST(test_prop_eval_modes) {
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, SEED + 7);
+  fsim_err e;
+  int nested = 0;
+  for (int n = 0; n < 3000; n++) {
+    fsim_layout l;
+    rand_layout(r, &l, 8, ANY_STRIDES, (int)(sizeof ANY_STRIDES / sizeof ANY_STRIDES[0]));
+    int rank = fsim_layout_rank(&l);
+    nested += fsim_layout_depth(&l) >= 2;
+    int64_t v[FSIM_LAYOUT_MAX_LEAVES], idx;
+    for (int rep = 0; rep < 8; rep++) {
+      for (int m = 0; m < rank; m++) {
+        fsim_layout mode;
+        REQUIRE(fsim_layout_get(&mode, &l, m, &e) == FSIM_OK);
+        v[m] = (int64_t)gsl_rng_uniform_int(r, (unsigned long)fsim_layout_size(&mode));
+      }
+      fsim_itup crd;
+      if (rank == 1 && l.prof[0] != '(') fsim_itup_make_int(&crd, v[0]);
+      else REQUIRE(fsim_itup_make_flat(&crd, rank, v, &e) == FSIM_OK);
+      REQUIRE(fsim_layout_crd2idx(&l, &crd, &idx, &e) == FSIM_OK);
+      REQUIRE_MSG(fsim_layout_eval_modes(&l, v) == idx, "%s at mode indices (%lld, ...): %lld, crd2idx %lld", fmt(&l),
+                  (long long)v[0], (long long)fsim_layout_eval_modes(&l, v), (long long)idx);
+    }
+  }
+  REQUIRE(nested > 500); /* the cases reach past flat modes */
+  /* ((2,4),3):((1,10),100) at (9, 1): mode 0's last leaf (4:10) takes 9 / 2 = 4, past its size */
+  fsim_layout x;
+  REQUIRE(fsim_layout_parse(&x, "((2,4),3):((1,10),100)", &e) == FSIM_OK);
+  int64_t c[2] = {9, 1};
+  ck_assert_int_eq(fsim_layout_eval_modes(&x, c), 1 + 4 * 10 + 100);
+  gsl_rng_free(r);
+}
+END_TEST
+
 START_TEST(test_prop_print_parse_coalesce) {
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(r, SEED);
@@ -1160,6 +1198,7 @@ static Suite *suite(void) {
   suite_add_tcase(s, tc);
   TCase *tp = tcase_create("properties");
   tcase_add_test(tp, test_prop_print_parse_coalesce);
+  tcase_add_test(tp, test_prop_eval_modes);
   tcase_add_test(tp, test_prop_composition);
   tcase_add_test(tp, test_prop_complement);
   tcase_add_test(tp, test_prop_inverses);

@@ -49,17 +49,44 @@ static int visit(void *vctx, const fsim_gemm_plan *p) {
   return 0;
 }
 
-/* Stable by model time: a merge sort (qsort is not stable). */
-static void sort_candidates(fsim_tune_candidate *v, fsim_tune_candidate *tmp, int64_t n) {
+/* Stable by model time: the candidates' times sorted with their enumeration index as the tie
+ * break (a NaN last), then the candidates moved once into that order (sorting the 232-byte
+ * candidates themselves moved each of them log2(n) times). */
+typedef struct rank_key {
+  double t;
+  int64_t i;
+} rank_key;
+
+/* a before b: the faster, or of equal times (a NaN equals a NaN, and goes after any number)
+ * the one enumerated first */
+static int rank_key_before(const rank_key *a, const rank_key *b) {
+  int na = a->t != a->t, nb = b->t != b->t;
+  if (na != nb) return nb;
+  if (!na && a->t != b->t) return a->t < b->t;
+  return a->i < b->i;
+}
+
+/* a merge sort of the keys (qsort calls back through a pointer for every comparison) */
+static void sort_keys(rank_key *k, rank_key *tmp, int64_t n) {
   if (n < 2) return;
-  int64_t h = n / 2;
-  sort_candidates(v, tmp, h);
-  sort_candidates(v + h, tmp, n - h);
-  int64_t i = 0, j = h, k = 0;
-  while (i < h && j < n) tmp[k++] = v[j].model_us < v[i].model_us ? v[j++] : v[i++];
-  while (i < h) tmp[k++] = v[i++];
-  while (j < n) tmp[k++] = v[j++];
-  memcpy(v, tmp, (size_t)n * sizeof *v);
+  int64_t h = n / 2, i = 0, j = h, o = 0;
+  sort_keys(k, tmp, h);
+  sort_keys(k + h, tmp, n - h);
+  while (i < h && j < n) tmp[o++] = rank_key_before(&k[j], &k[i]) ? k[j++] : k[i++];
+  while (i < h) tmp[o++] = k[i++];
+  while (j < n) tmp[o++] = k[j++];
+  memcpy(k, tmp, (size_t)n * sizeof *k);
+}
+
+/* Sorts v (n) by model time into out (n); returns -1 when out of memory. */
+static int sort_candidates(const fsim_tune_candidate *v, fsim_tune_candidate *out, int64_t n) {
+  rank_key *k = malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof *k);
+  if (k == NULL) return -1;
+  for (int64_t i = 0; i < n; i++) k[i] = (rank_key){v[i].model_us, i};
+  sort_keys(k, k + n, n);
+  for (int64_t i = 0; i < n; i++) out[i] = v[k[i].i];
+  free(k);
+  return 0;
 }
 
 const char *fsim_tune_sim_bound(const fsim_sim_result *r) { return fsim_tune_bound(r, NULL); }
@@ -125,15 +152,15 @@ fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, cons
       st = FSIM_ERR(e, FSIM_EINVAL, "no legal configuration for %s %lldx%lldx%lld %s on %s", fsim_kop_name(pr->op),
                     pr->m, pr->n, pr->k, fsim_dtype_name(pr->a), a->device.name);
   }
-  fsim_tune_candidate *tmp = st == FSIM_OK ? malloc((size_t)ctx.n * sizeof *tmp) : NULL;
-  if (st == FSIM_OK && tmp == NULL) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  fsim_tune_candidate *sorted = st == FSIM_OK ? malloc((size_t)(ctx.n > 0 ? ctx.n : 1) * sizeof *sorted) : NULL;
+  if (st == FSIM_OK && (sorted == NULL || sort_candidates(ctx.all, sorted, ctx.n) != 0))
+    st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  free(ctx.all);
   if (st != FSIM_OK) {
-    free(ctx.all);
+    free(sorted);
     return st;
   }
-  sort_candidates(ctx.all, tmp, ctx.n);
-  free(tmp);
-  *out = ctx.all;
+  *out = sorted;
   *n = ctx.n;
   return FSIM_OK;
 }

@@ -6,6 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+void fsim_text_copy(char *dst, size_t n, const char *s) {
+  size_t len = strlen(s);
+  if (len >= n) len = n - 1;
+  memmove(dst, s, len);
+  dst[len] = '\0';
+}
+
 void fsim_text_one_line(char *s) {
   for (char *c = s; *c; c++)
     if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';

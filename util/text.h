@@ -4,6 +4,10 @@
 
 #include <jansson.h>
 
+/* Copies s into dst of n bytes (n > 0), cut to fit and always terminated: snprintf(dst, n,
+ * "%s", s) without the formatting, for the loops that fill many schedules. */
+void fsim_text_copy(char *dst, size_t n, const char *s);
+
 /* Replaces control characters in s with '?', so that a message quoting input is one line. */
 void fsim_text_one_line(char *s);
 
