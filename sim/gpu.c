@@ -931,27 +931,99 @@ static fsim_status sample_setup(const fsim_arch *a, const fsim_wprog *wp, const 
   return FSIM_OK;
 }
 
-/* One sampled point: the rounds after skip, with the main loop extrapolated from two short
- * trip counts (or simulated as is when there is no steady loop). */
-static fsim_status sample_trips(const fsim_arch *a, const fsim_wprog *wp, const sample_plan *sp, int64_t skip, int warm,
-                                int64_t win, int ref, int thr, int record, int tmax, fsim_sim_result *r, json_t **tl, fsim_err *e) {
-  if (sp->trip < 0) return run_once(a, wp, sp->one_xcd, skip, warm, win, ref, thr, record, tmax, r, tl, e);
+/* The sampled mode's runs are independent simulations (each its own GPU state, reading its
+ * own program clone): with threads to spare they run side by side, which changes no result. */
+typedef struct par_run {
+  const fsim_wprog *wp;
+  int64_t skip;
+  int record;            /* this run records the timeline (into *tl) */
+  fsim_sim_result *r;
+  json_t **tl;
+  fsim_err e;
+  fsim_status st;
+} par_run;
+
+typedef struct par_pool {
+  const fsim_arch *a;
+  const sample_plan *sp;
+  int warm, ref, tmax, inner;
+  int64_t win;
+  par_run *run;
+  int n;
+  atomic_int next;
+} par_pool;
+
+static void *par_pool_main(void *v) {
+  par_pool *pp = v;
+  for (int i; (i = atomic_fetch_add(&pp->next, 1)) < pp->n;) {
+    par_run *p = &pp->run[i];
+    fsim_err_clear(&p->e);
+    p->st = run_once(pp->a, p->wp, pp->sp->one_xcd, p->skip, pp->warm, pp->win, pp->ref, pp->inner, p->record, pp->tmax,
+                     p->r, p->record ? p->tl : NULL, &p->e);
+  }
+  return NULL;
+}
+
+/* Runs the n runs on up to thr threads (one: in order, here), each with the threads left over
+ * when there are more threads than runs; the first failed run's error (in run order) wins. */
+static fsim_status run_all(par_pool *pp, int thr, fsim_err *e) {
+  enum { MAXT = 4 };
+  pthread_t th[MAXT];
+  int nt = thr < pp->n ? thr : pp->n, started = 0;
+  if (nt > MAXT) nt = MAXT;
+  if (nt < 1) nt = 1;
+  pp->inner = pp->n >= thr ? 1 : thr / pp->n;
+  atomic_init(&pp->next, 0);
+  while (started < nt - 1 && pthread_create(&th[started], NULL, par_pool_main, pp) == 0) started++;
+  par_pool_main(pp);
+  for (int k = 0; k < started; k++) pthread_join(th[k], NULL);
+  for (int i = 0; i < pp->n; i++)
+    if (pp->run[i].st != FSIM_OK) {
+      if (e) *e = pp->run[i].e;
+      return pp->run[i].st;
+    }
+  return FSIM_OK;
+}
+
+/* Sampled points: the rounds after skip[j] for j < npts (1 or 2), each with the main loop
+ * extrapolated from two short trip counts (or simulated as is when there is no steady loop),
+ * into out[j]; the last point records the timeline when asked.  All the runs (up to four)
+ * go to the threads at once, the costliest first. */
+static fsim_status sample_points(const fsim_arch *a, const fsim_wprog *wp, const sample_plan *sp, int npts,
+                                 const int64_t *skip, int warm, int64_t win, int ref, int thr, int record, int tmax,
+                                 fsim_sim_result *out, json_t **tl, fsim_err *e) {
+  par_pool pp = {.a = a, .sp = sp, .warm = warm, .ref = ref, .tmax = tmax, .win = win};
+  par_run run[4];
+  fsim_sim_result short_run[2];
+  memset(run, 0, sizeof run);
+  pp.run = run;
+  if (sp->trip < 0) {
+    for (int j = npts - 1; j >= 0; j--) /* fewer rounds skipped: longer */
+      run[pp.n++] = (par_run){.wp = wp, .skip = skip[j], .record = record && j == npts - 1, .r = &out[j], .tl = tl};
+    return run_all(&pp, thr, e);
+  }
   fsim_wprog w1, w2;
-  fsim_sim_result r1;
   fsim_status st = clone_with_trip(wp, sp->loops, sp->s1, &w1, e);
   if (st != FSIM_OK) return st;
   st = clone_with_trip(wp, sp->loops, sp->s2, &w2, e);
-  if (st == FSIM_OK) {
-    st = run_once(a, &w1, sp->one_xcd, skip, warm, win, ref, thr, 0, 0, &r1, NULL, e);
-    if (st == FSIM_OK) st = run_once(a, &w2, sp->one_xcd, skip, warm, win, ref, thr, record, tmax, r, tl, e);
-    clone_free(&w2);
+  if (st != FSIM_OK) {
+    clone_free(&w1);
+    return st;
   }
+  for (int j = npts - 1; j >= 0; j--) {
+    run[pp.n++] = (par_run){.wp = &w2, .skip = skip[j], .record = record && j == npts - 1, .r = &out[j], .tl = tl};
+    run[pp.n++] = (par_run){.wp = &w1, .skip = skip[j], .r = &short_run[j]};
+  }
+  st = run_all(&pp, thr, e);
+  clone_free(&w2);
   clone_free(&w1);
   if (st != FSIM_OK) return st;
-  /* linear in the trip count: cycles(T) = cycles(s2) + (T - s2) * slope */
-  double c1 = (double)r1.cycles, c2 = (double)r->cycles;
-  extrapolate(r, &r1, (double)(sp->trip - sp->s2) / (sp->s2 - sp->s1));
-  r->sample_period_cycles = (c2 - c1) / (sp->s2 - sp->s1);
+  for (int j = 0; j < npts; j++) {
+    /* linear in the trip count: cycles(T) = cycles(s2) + (T - s2) * slope */
+    double c1 = (double)short_run[j].cycles, c2 = (double)out[j].cycles;
+    extrapolate(&out[j], &short_run[j], (double)(sp->trip - sp->s2) / (sp->s2 - sp->s1));
+    out[j].sample_period_cycles = (c2 - c1) / (sp->s2 - sp->s1);
+  }
   return FSIM_OK;
 }
 
@@ -982,26 +1054,31 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
        * or 2 from 8 rounds on so that the increment is past the first round's cold caches),
        * extrapolated linearly to all of them */
       int64_t ra = sp.rounds >= 8 ? 2 : 1;
-      fsim_sim_result r1;
-      st = sample_trips(a, wp, &sp, sp.rounds - ra, opts->warm, win, ref, opts->threads, 0, tmax, &r1, NULL, e);
-      if (st == FSIM_OK)
-        st = sample_trips(a, wp, &sp, sp.rounds - 2 * ra, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r, &tl,
-                          e);
+      int64_t skip[2] = {sp.rounds - ra, sp.rounds - 2 * ra};
+      fsim_sim_result pt[2];
+      st = sample_points(a, wp, &sp, 2, skip, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, pt,
+                         &tl, e);
+      fsim_sim_result *r1 = &pt[0];
+      if (st == FSIM_OK) *r = pt[1];
       /* A rounds add about A workgroup lifetimes: r1 (A rounds and the partial last) spans at
        * most A + 1, so an increment far below that share (or far above) means the short trip
        * counts did not behave like the full ones (workgroups of one CU overlapping
        * differently, as a one-stage ping-pong with two workgroups per CU does).  Then the
        * rounds are not extrapolated: XCD 0's whole share is simulated at the short trips. */
-      int64_t inc = r->cycles - r1.cycles;
-      if (st == FSIM_OK && (inc * 4 * (ra + 1) < r1.cycles * ra || inc > 2 * r1.cycles)) {
+      int64_t inc = st == FSIM_OK ? r->cycles - r1->cycles : 0;
+      if (st == FSIM_OK && (inc * 4 * (ra + 1) < r1->cycles * ra || inc > 2 * r1->cycles)) {
         if (tl) json_decref(tl);
         tl = NULL;
-        st = sample_trips(a, wp, &sp, 0, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
+        int64_t none = 0;
+        st = sample_points(a, wp, &sp, 1, &none, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r,
+                           &tl, e);
       } else if (st == FSIM_OK) {
-        extrapolate(r, &r1, (double)(sp.rounds - 2 * ra) / (double)ra);
+        extrapolate(r, r1, (double)(sp.rounds - 2 * ra) / (double)ra);
       }
     } else if (st == FSIM_OK) {
-      st = sample_trips(a, wp, &sp, 0, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
+      int64_t none = 0;
+      st = sample_points(a, wp, &sp, 1, &none, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r,
+                         &tl, e);
     }
     sample_free(&sp);
     if (st == FSIM_OK && sp.one_xcd) {

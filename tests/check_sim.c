@@ -1073,6 +1073,40 @@ START_TEST(test_cli_threads_same_output) {
 }
 END_TEST
 
+/* The sampled mode's runs (up to four: two trip counts at each of two round counts) go to
+ * FLYSIM_THREADS threads side by side; the output is the same on one, two and four threads
+ * but for the host time.  8192^2 is 4 rounds of workgroups on XCD 0 (one round and two),
+ * 16384^2 is 16 (two and four), and K = 1024 leaves a main loop of 16 trips to extrapolate. */
+START_TEST(test_cli_sampled_threads_same_output) {
+  const char *shapes[2] = {"8192x8192x1024", "16384x16384x1024"};
+  for (int k = 0; k < 2; k++) {
+    char args[600];
+    snprintf(args, sizeof args,
+             "predict gemm %s --arch mi355x --db /nonexistent --sampled --json --config "
+             "tile=256x256x64,waves=2x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,remap=1,groupm=0,"
+             "kind=plain",
+             shapes[k]);
+    json_t *out[3];
+    const char *threads[3] = {"1", "2", "4"};
+    for (int i = 0; i < 3; i++) {
+      setenv("FLYSIM_THREADS", threads[i], 1);
+      tu_run r = tu_flysim(args);
+      ck_assert_msg(r.status == 0, "%s", r.err);
+      out[i] = tu_json(&r);
+      tu_run_free(&r);
+      json_t *sim = json_object_get(out[i], "simulation");
+      ck_assert(json_is_true(json_object_get(sim, "sampled")));
+      ck_assert(json_real_value(json_object_get(sim, "sample_period_cycles")) > 0);
+      json_object_del(out[i], "host_seconds");
+      json_object_del(sim, "host_seconds");
+    }
+    unsetenv("FLYSIM_THREADS");
+    for (int i = 1; i < 3; i++) ck_assert_msg(json_equal(out[0], out[i]), "%s on %s threads", shapes[k], threads[i]);
+    for (int i = 0; i < 3; i++) json_decref(out[i]);
+  }
+}
+END_TEST
+
 START_TEST(test_sampled_mode) {
   fsim_arch a = arch_of("mi355x");
   fsim_wprog wp;
@@ -1409,6 +1443,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_fast_paths_random_programs);
   tcase_add_test(tc, test_cli_threads_same_output);
   tcase_add_test(tc, test_sampled_mode);
+  tcase_add_test(tc, test_cli_sampled_threads_same_output);
   tcase_add_test(tc, test_sampled_unseen_writeback);
   tcase_add_test(tc, test_per_wave_stalls);
   tcase_add_test(tc, test_sim_assembly);
