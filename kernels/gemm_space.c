@@ -404,8 +404,8 @@ static int64_t next_pow2(int64_t v) {
 /* fsim_gemm_enumerate; with first_reject, also why the first candidate that was built was
  * refused (for fsim_gemm_config_explain: "e.g. CONFIG: REASON"). */
 static fsim_status enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
-                             fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *first_reject,
-                             char *first_config, size_t first_n, fsim_err *e) {
+                             fsim_gemm_visit visit, void *ctx, atomic_int *next_chunk, int64_t *tried, int64_t *legal,
+                             fsim_err *first_reject, char *first_config, size_t first_n, fsim_err *e) {
   static const int tiles[] = {16, 32, 64, 128, 256}, depths[] = {32, 64, 128, 256, 512}, waves[] = {1, 2, 4, 8},
                    splits[] = {1, 2, 4, 8, 16}, stage_list[] = {1, 2, 3, 4};
   /* a fixed key is the only value of its dimension (so 224 or split-K 6 can be asked for) */
@@ -443,6 +443,8 @@ static fsim_status enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config
   int stop = 0;
   fsim_status st = FSIM_OK;
   const fsim_mma_atom *want = fixed->atom[0] ? fsim_mma_atom_find_on(fixed->atom, isa) : NULL;
+  /* shared: the chunks (atom, bm) are numbered in loop order; this call visits those it claims */
+  int chunk = 0, claim = next_chunk ? atomic_fetch_add(next_chunk, 1) : 0;
   for (int ai = 0; ai < na && !stop; ai++) {
     const fsim_mma_atom *at = &atoms[ai];
     if (!(at->isas & isa) || at->a_type != pr->a || at->b_type != pr->b) continue;
@@ -454,7 +456,11 @@ static fsim_status enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config
     int64_t max_n = next_pow2(pr->n) > at->n ? next_pow2(pr->n) : at->n;
     int64_t max_k = next_pow2(pr->k) > at->k ? next_pow2(pr->k) : at->k;
     if (max_k < depths[0]) max_k = depths[0]; /* the shallowest tile for a K below it (gfx942's k=8, 16 atoms) */
-    for (int bi = 0; bi < nbm && !stop; bi++)
+    for (int bi = 0; bi < nbm && !stop; bi++) {
+      if (next_chunk != NULL) {
+        if (chunk++ != claim) continue;
+        claim = atomic_fetch_add(next_chunk, 1);
+      }
       for (int bj = 0; bj < nbn && !stop; bj++)
         for (int bl = 0; bl < nbk && !stop; bl++) {
           int bm = bms[bi], bn = bns[bj], bk = bks[bl];
@@ -502,6 +508,7 @@ static fsim_status enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config
               }
             }
         }
+    }
   }
   fsim_gemm_memo_free(memo);
   free(s);
@@ -513,7 +520,13 @@ static fsim_status enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config
 
 fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
                                 fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *e) {
-  return enumerate(pr, fixed, a, visit, ctx, tried, legal, NULL, NULL, 0, e);
+  return enumerate(pr, fixed, a, visit, ctx, NULL, tried, legal, NULL, NULL, 0, e);
+}
+
+fsim_status fsim_gemm_enumerate_shared(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
+                                       fsim_gemm_visit visit, void *ctx, atomic_int *next_chunk, int64_t *tried,
+                                       int64_t *legal, fsim_err *e) {
+  return enumerate(pr, fixed, a, visit, ctx, next_chunk, tried, legal, NULL, NULL, 0, e);
 }
 
 /* ---- why no config is legal ------------------------------------------------------------------ */
@@ -606,7 +619,7 @@ static fsim_status probe(const fsim_gemm_problem *pr, const fsim_gemm_config *cf
   char eg[300] = "";
   fsim_err_clear(&why);
   if (legal) *legal = 0;
-  fsim_status st = enumerate(pr, cfg, a, stop_at_first, NULL, NULL, legal, &why, eg, sizeof eg, e);
+  fsim_status st = enumerate(pr, cfg, a, stop_at_first, NULL, NULL, NULL, legal, &why, eg, sizeof eg, e);
   if (st != FSIM_OK) return st;
   if (why.msg[0])
     snprintf(tail, n, "; e.g. %s: %s", eg, why.msg);

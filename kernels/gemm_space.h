@@ -8,6 +8,8 @@
 #ifndef FSIM_GEMM_SPACE_H
 #define FSIM_GEMM_SPACE_H
 
+#include <stdatomic.h>
+
 #include "kernels/gemm.h"
 #include "model/estimate.h"
 
@@ -62,6 +64,21 @@ fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm
 typedef int (*fsim_gemm_visit)(void *ctx, const fsim_gemm_plan *p);
 fsim_status fsim_gemm_enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
                                 fsim_gemm_visit visit, void *ctx, int64_t *tried, int64_t *legal, fsim_err *e);
+
+/* The same space cut into chunks, one per MMA atom and block-tile M (bm), that threads share:
+ * each call visits the chunks it claims from *next_chunk (start it at 0; every call on one
+ * counter must have the same problem, constraints and arch), so that threads calling it
+ * together visit every legal plan once.  Within a chunk the plans come in
+ * fsim_gemm_enumerate's order, and its chunks come in order of atom (fsim_mma_atoms) and
+ * then of bm: fsim_gemm_chunk_of orders them. */
+fsim_status fsim_gemm_enumerate_shared(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, const fsim_arch *a,
+                                       fsim_gemm_visit visit, void *ctx, atomic_int *next_chunk, int64_t *tried,
+                                       int64_t *legal, fsim_err *e);
+/* A plan's chunk as a number that sorts in enumeration order. */
+static inline int64_t fsim_gemm_chunk_of(const fsim_gemm_plan *p) {
+  int n;
+  return (int64_t)(p->atom - fsim_mma_atoms(&n)) << 32 | (uint32_t)p->s.bm;
+}
 
 /* The keys a config fixes as --config text ("tile=256x256x64,waves=2x4"); "" when none. */
 void fsim_gemm_config_fixed_text(const fsim_gemm_config *c, char *buf, size_t n);

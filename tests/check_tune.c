@@ -141,6 +141,27 @@ START_TEST(test_tune_deterministic) {
   }
   ck_assert_int_eq(simulated, 4);
   ck_assert(r1.cand[0].sim_us > 0); /* the model's best is always simulated */
+  /* the threads share the enumeration's chunks: the whole ranking (with its many ties of
+   * equal model time, kept in enumeration order) is the same on one thread and on three */
+  fsim_tune_candidate *all[2];
+  int64_t n[2], tried[2], legal[2], ties = 0;
+  for (int k = 0; k < 2; k++) {
+    setenv("FLYSIM_THREADS", k == 0 ? "1" : "3", 1);
+    ck_assert_msg(fsim_tune_rank(&a, &pr, NULL, &all[k], &n[k], &tried[k], &legal[k], &e) == FSIM_OK, "%s", e.msg);
+  }
+  unsetenv("FLYSIM_THREADS");
+  ck_assert_int_eq(n[0], n[1]);
+  ck_assert_int_eq(tried[0], tried[1]);
+  ck_assert_int_eq(legal[0], legal[1]);
+  ck_assert_int_eq(n[0], 82096);
+  for (int64_t i = 0; i < n[0]; i++) {
+    ck_assert_str_eq(all[0][i].config, all[1][i].config);
+    ck_assert(all[0][i].model_us == all[1][i].model_us);
+    ties += i > 0 && all[0][i].model_us == all[0][i - 1].model_us;
+  }
+  ck_assert_int_gt(ties, 1000);
+  free(all[0]);
+  free(all[1]);
   /* a fixed key is kept */
   fsim_gemm_config fixed;
   ck_assert(fsim_gemm_config_parse("tile=128x128x64,waves=2x2", &fixed, &e) == FSIM_OK);

@@ -8,6 +8,7 @@
 #include "tune/tune.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,11 +18,20 @@
 
 #define FSIM_TUNE_FULL_LIMIT 1000000 /* wave instructions simulated in full when sampling is auto */
 
+/* Ranking: the threads share the space's chunks (fsim_gemm_enumerate_shared), each keeping
+ * the candidates it visits with their chunk; the merged ranking is the one a single pass
+ * would give (below). */
 typedef struct rank_ctx {
   const fsim_arch *a;
+  const fsim_gemm_problem *pr;
+  const fsim_gemm_config *fixed;
+  atomic_int *next_chunk;
   fsim_tune_candidate *all;
-  int64_t n, cap;
+  int64_t *chunk; /* per candidate: its chunk (fsim_gemm_chunk_of) */
+  int64_t n, cap, tried, legal;
   int oom;
+  fsim_status st;
+  fsim_err e;
 } rank_ctx;
 
 static int visit(void *vctx, const fsim_gemm_plan *p) {
@@ -33,13 +43,16 @@ static int visit(void *vctx, const fsim_gemm_plan *p) {
   if (ctx->n == ctx->cap) {
     int64_t nc = ctx->cap ? ctx->cap * 2 : 4096;
     fsim_tune_candidate *na = realloc(ctx->all, (size_t)nc * sizeof *na);
-    if (na == NULL) {
+    if (na != NULL) ctx->all = na;
+    int64_t *nk = na != NULL ? realloc(ctx->chunk, (size_t)nc * sizeof *nk) : NULL;
+    if (nk == NULL) {
       ctx->oom = 1;
       return 1;
     }
-    ctx->all = na;
+    ctx->chunk = nk;
     ctx->cap = nc;
   }
+  ctx->chunk[ctx->n] = fsim_gemm_chunk_of(p);
   fsim_tune_candidate *c = &ctx->all[ctx->n++];
   fsim_gemm_config_format(&p->s, c->config, sizeof c->config);
   c->model_us = est.time_us;
@@ -49,21 +62,30 @@ static int visit(void *vctx, const fsim_gemm_plan *p) {
   return 0;
 }
 
-/* Stable by model time: the candidates' times sorted with their enumeration index as the tie
- * break (a NaN last), then the candidates moved once into that order (sorting the 232-byte
- * candidates themselves moved each of them log2(n) times). */
+static void *rank_worker(void *v) {
+  rank_ctx *ctx = v;
+  fsim_err_clear(&ctx->e);
+  ctx->st = fsim_gemm_enumerate_shared(ctx->pr, ctx->fixed, ctx->a, visit, ctx, ctx->next_chunk, &ctx->tried, &ctx->legal,
+                                       &ctx->e);
+  return NULL;
+}
+
+/* Stable by model time: sorted by time, then in enumeration order (chunk, then the position
+ * in the list of the thread that visited the chunk), NaN last; then the candidates are moved
+ * once into that order (sorting the 232-byte candidates themselves moved each of them
+ * log2(n) times). */
 typedef struct rank_key {
   double t;
-  int64_t i;
+  int64_t chunk, pos;
+  int k; /* the thread whose list holds it */
 } rank_key;
 
-/* a before b: the faster, or of equal times (a NaN equals a NaN, and goes after any number)
- * the one enumerated first */
 static int rank_key_before(const rank_key *a, const rank_key *b) {
   int na = a->t != a->t, nb = b->t != b->t;
   if (na != nb) return nb;
   if (!na && a->t != b->t) return a->t < b->t;
-  return a->i < b->i;
+  if (a->chunk != b->chunk) return a->chunk < b->chunk;
+  return a->pos < b->pos;
 }
 
 /* a merge sort of the keys (qsort calls back through a pointer for every comparison) */
@@ -78,13 +100,16 @@ static void sort_keys(rank_key *k, rank_key *tmp, int64_t n) {
   memcpy(k, tmp, (size_t)n * sizeof *k);
 }
 
-/* Sorts v (n) by model time into out (n); returns -1 when out of memory. */
-static int sort_candidates(const fsim_tune_candidate *v, fsim_tune_candidate *out, int64_t n) {
+/* The threads' candidates (nctx lists, n in all) in ranking order into out; -1 when out of
+ * memory. */
+static int merge_ranked(const rank_ctx *ctx, int nctx, int64_t n, fsim_tune_candidate *out) {
   rank_key *k = malloc((size_t)(n > 0 ? 2 * n : 1) * sizeof *k);
   if (k == NULL) return -1;
-  for (int64_t i = 0; i < n; i++) k[i] = (rank_key){v[i].model_us, i};
+  int64_t m = 0;
+  for (int c = 0; c < nctx; c++)
+    for (int64_t i = 0; i < ctx[c].n; i++) k[m++] = (rank_key){ctx[c].all[i].model_us, ctx[c].chunk[i], i, c};
   sort_keys(k, k + n, n);
-  for (int64_t i = 0; i < n; i++) out[i] = v[k[i].i];
+  for (int64_t i = 0; i < n; i++) out[i] = ctx[k[i].k].all[k[i].pos];
   free(k);
   return 0;
 }
@@ -140,10 +165,39 @@ fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, cons
   *n = 0;
   fsim_gemm_config free_all;
   fsim_gemm_config_free_all(&free_all);
-  rank_ctx ctx = {.a = a};
-  fsim_status st = fsim_gemm_enumerate(pr, fixed ? fixed : &free_all, a, visit, &ctx, tried, legal, e);
-  if (st == FSIM_OK && ctx.oom) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory ranking configurations");
-  if (st == FSIM_OK && ctx.n == 0) {
+  /* the host's threads share the chunks, claiming them as they go: a thread that does not
+   * start leaves its chunks to the others */
+  enum { MAX_RANK_THREADS = 8 };
+  rank_ctx ctx[MAX_RANK_THREADS];
+  pthread_t th[MAX_RANK_THREADS];
+  int started[MAX_RANK_THREADS] = {0};
+  atomic_int next_chunk;
+  atomic_init(&next_chunk, 0);
+  int nt = fsim_host_threads();
+  if (nt > MAX_RANK_THREADS) nt = MAX_RANK_THREADS;
+  if (nt < 1) nt = 1;
+  for (int k = 0; k < nt; k++)
+    ctx[k] = (rank_ctx){.a = a, .pr = pr, .fixed = fixed ? fixed : &free_all, .next_chunk = &next_chunk};
+  for (int k = 1; k < nt; k++) started[k] = pthread_create(&th[k], NULL, rank_worker, &ctx[k]) == 0;
+  rank_worker(&ctx[0]);
+  started[0] = 1;
+  fsim_status st = FSIM_OK;
+  int64_t total = 0;
+  if (tried) *tried = 0;
+  if (legal) *legal = 0;
+  for (int k = 0; k < nt; k++) {
+    if (!started[k]) continue;
+    if (k > 0) pthread_join(th[k], NULL);
+    if (st == FSIM_OK && ctx[k].st != FSIM_OK) {
+      st = ctx[k].st;
+      if (e) *e = ctx[k].e;
+    }
+    if (st == FSIM_OK && ctx[k].oom) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory ranking configurations");
+    total += ctx[k].n;
+    if (tried) *tried += ctx[k].tried;
+    if (legal) *legal += ctx[k].legal;
+  }
+  if (st == FSIM_OK && total == 0) {
     char keys[400] = "";
     if (fixed) fsim_gemm_config_fixed_text(fixed, keys, sizeof keys);
     if (keys[0]) /* name the fixed key at fault and why */
@@ -152,16 +206,19 @@ fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, cons
       st = FSIM_ERR(e, FSIM_EINVAL, "no legal configuration for %s %lldx%lldx%lld %s on %s", fsim_kop_name(pr->op),
                     pr->m, pr->n, pr->k, fsim_dtype_name(pr->a), a->device.name);
   }
-  fsim_tune_candidate *sorted = st == FSIM_OK ? malloc((size_t)(ctx.n > 0 ? ctx.n : 1) * sizeof *sorted) : NULL;
-  if (st == FSIM_OK && (sorted == NULL || sort_candidates(ctx.all, sorted, ctx.n) != 0))
+  fsim_tune_candidate *sorted = st == FSIM_OK ? malloc((size_t)(total > 0 ? total : 1) * sizeof *sorted) : NULL;
+  if (st == FSIM_OK && (sorted == NULL || merge_ranked(ctx, nt, total, sorted) != 0))
     st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-  free(ctx.all);
+  for (int k = 0; k < nt; k++) {
+    free(ctx[k].all);
+    free(ctx[k].chunk);
+  }
   if (st != FSIM_OK) {
     free(sorted);
     return st;
   }
   *out = sorted;
-  *n = ctx.n;
+  *n = total;
   return FSIM_OK;
 }
 
