@@ -1048,28 +1048,31 @@ START_TEST(test_fast_paths_random_programs) {
 }
 END_TEST
 
+/* `flysim ARGS` (a --json command) on FLYSIM_THREADS = threads: its JSON, without the host
+ * times (the one figure that may differ between thread counts). */
+static json_t *json_on_threads(const char *args, const char *threads) {
+  setenv("FLYSIM_THREADS", threads, 1);
+  tu_run r = tu_flysim(args);
+  unsetenv("FLYSIM_THREADS");
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *out = tu_json(&r);
+  tu_run_free(&r);
+  json_object_del(out, "host_seconds");
+  json_object_del(json_object_get(out, "simulation"), "host_seconds");
+  return out;
+}
+
 /* The CLI runs a long full simulation on FLYSIM_THREADS threads (default: the host's CPUs);
  * its output is the same on one and on three, but for the host time. */
 START_TEST(test_cli_threads_same_output) {
   const char *args = "predict gemm 4096x4096x2048 --arch mi355x --db /nonexistent --full --json --config "
                      "tile=256x256x64,waves=2x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,remap=1,groupm=0,"
                      "kind=plain";
-  json_t *out[2];
-  const char *threads[2] = {"1", "3"};
-  for (int i = 0; i < 2; i++) {
-    setenv("FLYSIM_THREADS", threads[i], 1);
-    tu_run r = tu_flysim(args);
-    ck_assert_msg(r.status == 0, "%s", r.err);
-    out[i] = tu_json(&r);
-    tu_run_free(&r);
-    ck_assert_int_eq(json_integer_value(json_object_get(out[i], "wave_instructions")), 7081984);
-    json_object_del(out[i], "host_seconds");
-    json_object_del(json_object_get(out[i], "simulation"), "host_seconds");
-  }
-  unsetenv("FLYSIM_THREADS");
-  ck_assert(json_equal(out[0], out[1]));
-  json_decref(out[0]);
-  json_decref(out[1]);
+  json_t *one = json_on_threads(args, "1"), *three = json_on_threads(args, "3");
+  ck_assert_int_eq(json_integer_value(json_object_get(one, "wave_instructions")), 7081984);
+  ck_assert(json_equal(one, three));
+  json_decref(one);
+  json_decref(three);
 }
 END_TEST
 
@@ -1086,21 +1089,14 @@ START_TEST(test_cli_sampled_threads_same_output) {
              "tile=256x256x64,waves=2x4,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,remap=1,groupm=0,"
              "kind=plain",
              shapes[k]);
-    json_t *out[3];
     const char *threads[3] = {"1", "2", "4"};
+    json_t *out[3];
     for (int i = 0; i < 3; i++) {
-      setenv("FLYSIM_THREADS", threads[i], 1);
-      tu_run r = tu_flysim(args);
-      ck_assert_msg(r.status == 0, "%s", r.err);
-      out[i] = tu_json(&r);
-      tu_run_free(&r);
+      out[i] = json_on_threads(args, threads[i]);
       json_t *sim = json_object_get(out[i], "simulation");
       ck_assert(json_is_true(json_object_get(sim, "sampled")));
       ck_assert(json_real_value(json_object_get(sim, "sample_period_cycles")) > 0);
-      json_object_del(out[i], "host_seconds");
-      json_object_del(sim, "host_seconds");
     }
-    unsetenv("FLYSIM_THREADS");
     for (int i = 1; i < 3; i++) ck_assert_msg(json_equal(out[0], out[i]), "%s on %s threads", shapes[k], threads[i]);
     for (int i = 0; i < 3; i++) json_decref(out[i]);
   }
