@@ -72,6 +72,21 @@ static inline int64_t global_off(const fsim_gemm_operand *op, int mn, int k) {
 
 /* Elements are addressed in storage units: fp4 pairs share a byte, so a "storage element"
  * of a 4-bit type is one byte holding two values.  The plan keeps 4-bit operands in bytes. */
+
+/* A copy through registers (not direct to LDS): the (mn, k) of the first element of copy q
+ * (copy c of thread t is q = c x threads + t) in global order: consecutive chunks along the
+ * contiguous dimension, then the other (in storage elements: a 4-bit operand's BK values are
+ * BK / 2 bytes). */
+static void copy_coords_global(const fsim_gemm_plan *p, int o, int64_t q, int *mn, int *k) {
+  const fsim_gemm_operand *op = &p->op[o];
+  int ce = op->gcopy->bytes / (op->elem_bits / 8); /* elements per copy */
+  int contig = op->k_contig ? p->s.bk / op->vals_per_elem : op->rows;
+  int64_t first = q * ce;
+  int along = (int)(first % contig), across = (int)(first / contig);
+  *mn = op->k_contig ? across : along;
+  *k = op->k_contig ? along : across;
+}
+
 /* The lane functions with the swizzle given (the plan's, or a candidate the plan weighs). */
 static void lane_copy_coords(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int t, int c, int *mn_out,
                              int *k_out, int64_t *lds) {
@@ -85,13 +100,7 @@ static void lane_copy_coords(const fsim_gemm_plan *p, int o, const fsim_swizzle 
     lds_coords(op, fsim_swizzle_apply(sw, phys), &mn, &k);
     *lds = phys * eb;
   } else {
-    /* global order: consecutive chunks along the contiguous dimension, then the other (in
-     * storage elements: a 4-bit operand's BK values are BK / 2 bytes) */
-    int contig = op->k_contig ? p->s.bk / op->vals_per_elem : op->rows;
-    int64_t first = q * ce;
-    int along = (int)(first % contig), across = (int)(first / contig);
-    mn = op->k_contig ? across : along;
-    k = op->k_contig ? along : across;
+    copy_coords_global(p, o, q, &mn, &k);
     *lds = fsim_swizzle_apply(sw, lds_logical(op, mn, k)) * eb;
   }
   *mn_out = mn;
@@ -150,8 +159,8 @@ static void atom_mnk(const fsim_gemm_plan *p, const fsim_layout *tv, int o, int 
 
 static const fsim_layout *atom_tv(const fsim_gemm_plan *p, int o);
 
-static int64_t lane_read_sw(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int w, int i, int kk, int r,
-                            int l) {
+/* Read r of fragment (i, kk) by lane l of wave w: its LDS element before the swizzle. */
+static int64_t lane_read_logical(const fsim_gemm_plan *p, int o, int w, int i, int kk, int r, int l) {
   const fsim_gemm_operand *op = &p->op[o];
   const fsim_layout *tv = atom_tv(p, o);
   int wave_pos = o == 0 ? w % p->s.waves_m : w / p->s.waves_m;
@@ -168,7 +177,12 @@ static int64_t lane_read_sw(const fsim_gemm_plan *p, int o, const fsim_swizzle *
     int vr = op->lread->bytes / eb * vpe;
     atom_mnk(p, tv, o, l, r * vr, &mn, &k);
   }
-  return fsim_swizzle_apply(sw, lds_logical(op, mn0 + mn, (k0 + k) / vpe)) * eb;
+  return lds_logical(op, mn0 + mn, (k0 + k) / vpe);
+}
+
+static int64_t lane_read_sw(const fsim_gemm_plan *p, int o, const fsim_swizzle *sw, int w, int i, int kk, int r,
+                            int l) {
+  return fsim_swizzle_apply(sw, lane_read_logical(p, o, w, i, kk, r, l)) * (p->op[o].elem_bits / 8);
 }
 
 int64_t fsim_gemm_lane_read(const fsim_gemm_plan *p, int o, int w, int i, int kk, int r, int l) {
@@ -368,6 +382,47 @@ static memo_val *memo_find(fsim_gemm_memo *m, const memo_key *k, int *found) {
  * read geometry and their write costs per copy geometry, so configurations that differ only
  * in the other one (or in the weights) do not recount them. */
 #define SWZ_MAX 32
+
+/* The candidates' costs as bank_cycles_n gives them for each (rd[i]: the reads of the first
+ * nfrag fragments; wr[i]: the register path's writes of the first ncopy copies), with the
+ * lanes' LDS elements computed once: a swizzle only moves them. */
+static void bank_cycles_cands(const fsim_gemm_plan *p, int o, const fsim_swizzle *cand, int ncand, int nfrag, int ncopy,
+                              int *rd, int *wr) {
+  enum { MAX_ACCESSES = 32 };
+  const fsim_gemm_operand *op = &p->op[o];
+  const int eb = op->elem_bits / 8, rpf = op->reads_per_frag;
+  if (op->lwrite == NULL) ncopy = 0;
+  int nacc = nfrag * rpf + ncopy;
+  if (nacc > MAX_ACCESSES) { /* more than choose_swizzle asks for: one by one */
+    for (int i = 0; i < ncand; i++) bank_cycles_n(p, o, &cand[i], nfrag, ncopy, &rd[i], &wr[i]);
+    return;
+  }
+  int64_t el[MAX_ACCESSES][FSIM_MAX_WAVE];
+  int width[MAX_ACCESSES], is_read[MAX_ACCESSES], a = 0;
+  for (int i = 0; i < nfrag; i++)
+    for (int r = 0; r < rpf; r++, a++) {
+      for (int l = 0; l < p->wave_size; l++) el[a][l] = lane_read_logical(p, o, 0, i, 0, r, l);
+      width[a] = op->lread->bytes, is_read[a] = 1;
+    }
+  for (int c = 0; c < ncopy; c++, a++) {
+    for (int l = 0; l < p->wave_size; l++) {
+      int mn, k;
+      copy_coords_global(p, o, (int64_t)c * p->threads + l, &mn, &k);
+      el[a][l] = lds_logical(op, mn, k);
+    }
+    width[a] = op->lwrite->bytes, is_read[a] = 0;
+  }
+  int32_t off[FSIM_MAX_WAVE];
+  uint64_t all = p->wave_size >= 64 ? ~0ULL : (1ULL << p->wave_size) - 1;
+  for (int i = 0; i < ncand; i++) {
+    rd[i] = wr[i] = 0;
+    for (a = 0; a < nacc; a++) {
+      for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)(fsim_swizzle_apply(&cand[i], el[a][l]) * eb);
+      *(is_read[a] ? &rd[i] : &wr[i]) += fsim_lds_bank_cycles(p->a, off, all, 0, width[a], NULL);
+    }
+  }
+}
+
 static void choose_swizzle(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo) {
   fsim_gemm_operand *op = &p->op[o];
   int eb = op->elem_bits / 8;
@@ -397,10 +452,8 @@ static void choose_swizzle(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo) {
   int rd_local[SWZ_MAX], wr_local[SWZ_MAX];
   int *rd = rv ? rv->frag_cycles : rd_local;
   if (rv == NULL || !found) {
-    for (int i = 0; i < ncand; i++) {
-      int w;
-      bank_cycles_n(p, o, &cand[i], nf, 0, &rd[i], &w);
-    }
+    int w[SWZ_MAX];
+    bank_cycles_cands(p, o, cand, ncand, nf, 0, rd, w);
     if (rv) rv->st = FSIM_OK;
   }
   /* the write costs (register path): by the copy geometry */
@@ -416,10 +469,8 @@ static void choose_swizzle(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo) {
     memo_val *wv = memo ? memo_find(memo, &wk, &found) : NULL;
     if (wv) wr = wv->frag_cycles;
     if (wv == NULL || !found) {
-      for (int i = 0; i < ncand; i++) {
-        int r;
-        bank_cycles_n(p, o, &cand[i], 0, nc, &r, &wr[i]);
-      }
+      int r[SWZ_MAX];
+      bank_cycles_cands(p, o, cand, ncand, 0, nc, r, wr);
       if (wv) wv->st = FSIM_OK;
     }
   }
