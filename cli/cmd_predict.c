@@ -37,8 +37,8 @@ static void usage(FILE *f) {
           "  --waves            sim mode: also print the stall breakdown of CU 0's first waves\n"
           "  --json             machine-readable output (docs/cli.md lists the keys)\n"
           "\n"
-          "FLYSIM_THREADS=N sets the host threads a full simulation and a tuning run use (default:\n"
-          "the host's CPUs); the results do not depend on it.\n");
+          "FLYSIM_THREADS=N sets the host threads a full simulation, a sampled one's short runs and a\n"
+          "tuning run use (default: the host's CPUs); the results do not depend on it.\n");
 }
 
 static json_t *estimate_json(const fsim_estimate *e) {

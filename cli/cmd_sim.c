@@ -42,8 +42,8 @@ static void usage(FILE *f) {
           "  --kernel NAME      assembly: which kernel of the file (default: the first)\n"
           "  --json             machine-readable output\n"
           "\n"
-          "FLYSIM_THREADS=N sets the host threads a long simulation runs the XCDs on (default: the\n"
-          "host's CPUs); the results do not depend on it.\n");
+          "FLYSIM_THREADS=N sets the host threads a long simulation runs the XCDs on, and a sampled\n"
+          "one its short runs (default: the host's CPUs); the results do not depend on it.\n");
 }
 
 /* Assembly: by the name (.s, .S, .asm; .wp), else by the text: a line whose first word is

@@ -51,7 +51,10 @@ static void usage(FILE *f) {
           "                     and report the model's agreement with the simulator (Spearman rank\n"
           "                     correlation, median relative difference); stores nothing\n"
           "  --quiet            no progress bar\n"
-          "  --json             machine-readable output (docs/cli.md lists the keys)\n");
+          "  --json             machine-readable output (docs/cli.md lists the keys)\n"
+          "\n"
+          "FLYSIM_THREADS=N sets the host threads the ranking and the simulations use (default: the\n"
+          "host's CPUs); the results do not depend on it.\n");
 }
 
 typedef struct tune_args {
