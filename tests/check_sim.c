@@ -223,6 +223,89 @@ START_TEST(test_lds_conflict_degrees) {
 }
 END_TEST
 
+/* The definition, by brute force: per phase, the distinct words its active lanes touch, and
+ * the most of them in one bank; the sum over phases (at least 1). */
+static int bank_cycles_ref(const fsim_arch *a, const int32_t *off, uint64_t active, int64_t base, int width, int *degree) {
+  const fsim_lane_phases *ph = fsim_arch_lds_phases(a, width);
+  int total = 0, worst = 0;
+  for (int f = 0; f < ph->n; f++) {
+    static int64_t words[64 * 17];
+    static int cnt[1024];
+    int nw = 0;
+    memset(cnt, 0, sizeof cnt);
+    for (int l = 0; l < a->cu.wave_size && l < 64; l++) {
+      if (ph->of_lane[l] != f || !((active >> l) & 1)) continue;
+      int64_t lo = base + off[l], hi = lo + width - 1;
+      int64_t w0 = (lo - (((lo % a->lds.bank_bytes) + a->lds.bank_bytes) % a->lds.bank_bytes)) / a->lds.bank_bytes;
+      int64_t w1 = (hi - (((hi % a->lds.bank_bytes) + a->lds.bank_bytes) % a->lds.bank_bytes)) / a->lds.bank_bytes;
+      for (int64_t w = w0; w <= w1; w++) {
+        int seen = 0;
+        for (int i = 0; i < nw && !seen; i++) seen = words[i] == w;
+        if (!seen) words[nw++] = w, cnt[((w % a->lds.banks) + a->lds.banks) % a->lds.banks]++;
+      }
+    }
+    int deg = 0;
+    for (int b = 0; b < a->lds.banks; b++)
+      if (cnt[b] > deg) deg = cnt[b];
+    total += deg;
+    if (deg > worst) worst = deg;
+  }
+  *degree = worst;
+  return total > 0 ? total : 1;
+}
+
+START_TEST(test_prop_lds_bank_cycles) {
+  /* random accesses against the definition: widths 1 to 16 bytes, offsets on a few bank rows
+   * (so that lanes share banks and words), some unaligned, some broadcast, negative bases,
+   * sparse lane masks; on the real parts and on what-if banks (few, many, wide, narrow), where
+   * an access can cover every bank and the mask of banks wraps */
+  const char *parts[] = {"mi355x", "mi300x", "rx9070xt"};
+  const char *whatif[][2] = {{NULL, NULL},          {"lds.banks=8", NULL},      {"lds.banks=1", NULL},
+                             {"lds.banks=1024", NULL}, {"lds.bank_bytes=1", NULL}, {"lds.bank_bytes=8", NULL},
+                             {"lds.banks=32", "lds.bank_bytes=2"}};
+  static const int widths[] = {1, 2, 4, 8, 12, 16};
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 20261201);
+  int fast = 0, slow = 0;
+  for (int pi = 0; pi < 3; pi++)
+    for (int wi = 0; wi < 7; wi++) {
+      fsim_arch a = arch_of(parts[pi]);
+      fsim_err e;
+      if (whatif[wi][0]) /* the port may not outrun fewer or narrower banks */
+        ck_assert_msg(fsim_arch_set(&a, "lds.port_bytes_per_clk=1", &e) == FSIM_OK, "%s", e.msg);
+      for (int k = 0; k < 2; k++)
+        if (whatif[wi][k]) ck_assert_msg(fsim_arch_set(&a, whatif[wi][k], &e) == FSIM_OK, "%s", e.msg);
+      for (int it = 0; it < 300; it++) {
+        int32_t off[FSIM_MAX_WAVE];
+        int width = widths[gsl_rng_uniform_int(rng, 6)];
+        int span = 1 + (int)gsl_rng_uniform_int(rng, 4 * a.lds.banks * a.lds.bank_bytes);
+        int style = (int)gsl_rng_uniform_int(rng, 4);
+        for (int l = 0; l < FSIM_MAX_WAVE; l++) {
+          int32_t x = (int32_t)gsl_rng_uniform_int(rng, (unsigned long)span);
+          if (style == 0) x -= x % width;                 /* aligned to the access */
+          else if (style == 1) x = l * width;             /* contiguous, conflict-free or nearly */
+          else if (style == 2) x = (l % 4) * 256 + (x % 3); /* few distinct, unaligned */
+          off[l] = x;
+        }
+        uint64_t active = gsl_rng_uniform_int(rng, 3) ? ~0ULL : ((uint64_t)gsl_rng_get(rng) << 32 | gsl_rng_get(rng));
+        int64_t base = (int64_t)gsl_rng_uniform_int(rng, 1024) - 512;
+        int d1, d2;
+        int got = fsim_lds_bank_cycles(&a, off, active, base, width, &d1);
+        int want = bank_cycles_ref(&a, off, active, base, width, &d2);
+        ck_assert_msg(got == want && d1 == d2, "%s %s %s width %d style %d: %d cycles (degree %d), want %d (%d)",
+                      parts[pi], whatif[wi][0] ? whatif[wi][0] : "", whatif[wi][1] ? whatif[wi][1] : "", width, style,
+                      got, d1, want, d2);
+        if (d2 <= 1) fast++;
+        else slow++;
+      }
+    }
+  /* both paths are exercised: conflict-free phases and conflicting ones */
+  ck_assert_int_gt(fast, 500);
+  ck_assert_int_gt(slow, 500);
+  gsl_rng_free(rng);
+}
+END_TEST
+
 START_TEST(test_coalesce) {
   int32_t off[64];
   uint64_t lines[128];
@@ -1416,6 +1499,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("sim");
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_lds_conflict_degrees);
+  tcase_add_test(tc, test_prop_lds_bank_cycles);
   tcase_add_test(tc, test_coalesce);
   tcase_add_test(tc, test_calendar_server);
   tcase_add_test(tc, test_micro_mfma);
