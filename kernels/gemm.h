@@ -68,6 +68,10 @@ typedef struct fsim_gemm_plan {
    * LDS), and with c_path = lds the bank cycles of one accumulator-run write and of one
    * 16-byte chunk read at the staging pitch (0 with c_path = direct) */
   int c_store_lines, c_write_cycles, c_read_cycles;
+  /* for the model's traffic: the distinct tile rows of A and tile columns of B (each with its
+   * z: split-K slice and group) among the workgroups XCD 0 holds at once, with the launch's
+   * id-to-tile map (XCD remap, GROUP_M) */
+  int64_t xcd_rows, xcd_cols;
 } fsim_gemm_plan;
 
 /* Checks s against a and builds the plan; errors name [section] key and the reason. */

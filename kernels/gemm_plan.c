@@ -23,6 +23,7 @@
 
 #include "kernels/gemm.h"
 #include "model/occupancy.h"
+#include "util/text.h"
 
 #define PERR(e, sec, key, ...) gemm_err((e), __LINE__, (sec), (key), __VA_ARGS__)
 static fsim_status gemm_err(fsim_err *e, int line, const char *sec, const char *key, const char *fmt, ...)
@@ -313,6 +314,14 @@ typedef struct epi_key {
 } epi_key;
 #define EPI_SLOTS 4096
 
+/* What the tiles XCD 0 holds at once depend on (xcd_tiles). */
+typedef struct tiles_key {
+  const fsim_arch *a;
+  int64_t resident;
+  int tiles_m, tiles_n, z, remap, group_m;
+} tiles_key;
+#define TILES_SLOTS 1024
+
 #define MEMO_SLOTS 32768
 #define MEMO_ATOMS 64
 struct fsim_gemm_memo {
@@ -326,6 +335,10 @@ struct fsim_gemm_memo {
   int epi_used[EPI_SLOTS];
   epi_key epi_key[EPI_SLOTS];
   int epi_val[EPI_SLOTS][3];
+  /* the tiles XCD 0 holds at once (xcd_tiles) by their inputs */
+  int tiles_used[TILES_SLOTS];
+  tiles_key tiles_key[TILES_SLOTS];
+  int64_t tiles_val[TILES_SLOTS][2];
   /* bank cycles of an accumulator write at pitch bm + pad: [atom][c bytes 1,2,4][log2 bm][pad / 2] */
   short pitch_cycles[MEMO_ATOMS][3][9][9];
 };
@@ -592,7 +605,7 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
   key.threads = p->threads;
   key.ki = p->ki;
   key.wave_size = p->wave_size;
-  snprintf(key.swizzle, sizeof key.swizzle, "%s", so->swizzle);
+  fsim_text_copy(key.swizzle, sizeof key.swizzle, so->swizzle);
   int nfrag = o == 0 ? p->rm : p->rn;
   int direct = op->lwrite == NULL && nfrag <= 64;
   if (direct) {
@@ -712,6 +725,65 @@ static void epilogue_costs(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
     memo->epi_val[slot][0] = p->c_store_lines;
     memo->epi_val[slot][1] = p->c_write_cycles;
     memo->epi_val[slot][2] = p->c_read_cycles;
+  }
+}
+
+/* fsim_gemm_plan.xcd_rows and xcd_cols: the workgroups XCD 0 holds at once are its first
+ * `resident` in dispatch order (ids 0, xcds, 2 xcds, ...: at most 1024, 32 CUs x 32
+ * workgroups); their distinct (tile row, z) and (tile column, z) keys are counted with two
+ * small hash sets, and kept in the memo by what they depend on. */
+static void xcd_tiles(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
+  const fsim_arch *a = p->a;
+  const fsim_schedule *sc = &p->s;
+  fsim_occupancy occ;
+  fsim_occupancy_of(a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
+  tiles_key k;
+  memset(&k, 0, sizeof k); /* padding too: the key is compared as bytes */
+  k.a = a;
+  k.resident = (int64_t)(a->device.cus / a->device.xcds) * (occ.wgs_per_cu > 0 ? occ.wgs_per_cu : 1);
+  k.tiles_m = p->tiles_m, k.tiles_n = p->tiles_n;
+  k.z = sc->split_k * (sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1);
+  k.remap = sc->xcd_remap && p->workgroups >= 256 && p->workgroups % a->device.xcds == 0;
+  k.group_m = sc->group_m;
+  size_t slot = 0;
+  if (memo != NULL) {
+    slot = (size_t)(hash_bytes(&k, sizeof k) % TILES_SLOTS);
+    for (int probe = 0; probe < TILES_SLOTS && memo->tiles_used[slot]; probe++, slot = (slot + 1) % TILES_SLOTS)
+      if (memcmp(&memo->tiles_key[slot], &k, sizeof k) == 0) {
+        p->xcd_rows = memo->tiles_val[slot][0];
+        p->xcd_cols = memo->tiles_val[slot][1];
+        return;
+      }
+  }
+  fsim_wprog w;
+  memset(&w, 0, sizeof w);
+  w.grid[0] = k.tiles_n, w.grid[1] = k.tiles_m, w.grid[2] = k.z;
+  if (k.remap) {
+    w.remap = FSIM_REMAP_XCD;
+    w.remap_xcds = a->device.xcds;
+  }
+  w.group_m = k.group_m;
+  enum { SET = 2048 };
+  int64_t set_a[SET], set_b[SET];
+  uint8_t used_a[SET] = {0}, used_b[SET] = {0};
+  int64_t rows_seen = 0, cols_seen = 0;
+  for (int64_t i = 0, id = 0; id < p->workgroups && i < k.resident && i < 1024; i++, id += a->device.xcds) {
+    int coord[3];
+    fsim_wprog_wg_coords(&w, id, coord);
+    int64_t ka = (int64_t)coord[1] * 4096 + coord[2], kb = (int64_t)coord[0] * 4096 + coord[2];
+    uint64_t h = ((uint64_t)ka * 0x9E3779B97F4A7C15ULL) >> 53;
+    while (used_a[h] && set_a[h] != ka) h = (h + 1) & (SET - 1);
+    if (!used_a[h]) used_a[h] = 1, set_a[h] = ka, rows_seen++;
+    h = ((uint64_t)kb * 0x9E3779B97F4A7C15ULL) >> 53;
+    while (used_b[h] && set_b[h] != kb) h = (h + 1) & (SET - 1);
+    if (!used_b[h]) used_b[h] = 1, set_b[h] = kb, cols_seen++;
+  }
+  p->xcd_rows = rows_seen, p->xcd_cols = cols_seen;
+  if (memo != NULL && !memo->tiles_used[slot]) { /* (a full table works without it) */
+    memo->tiles_used[slot] = 1;
+    memo->tiles_key[slot] = k;
+    memo->tiles_val[slot][0] = rows_seen;
+    memo->tiles_val[slot][1] = cols_seen;
   }
 }
 
@@ -925,6 +997,7 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
                 "odd number) leaves its last value in a pair with the value past its end; use split_k = 1 or an even "
                 "M x N", s->split_k, fsim_dtype_name(s->c_type), s->m, s->n);
   epilogue_costs(p, memo);
+  xcd_tiles(p, memo);
   return FSIM_OK;
 }
 

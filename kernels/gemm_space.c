@@ -169,12 +169,34 @@ int fsim_gemm_config_format(const fsim_schedule *s, char *buf, size_t n) {
     else
       snprintf(swz, sizeof swz, ",swizzle=%s", a->swizzle);
   }
-  return snprintf(buf, n, "tile=%dx%dx%d,waves=%dx%d,stages=%d,mfma=%dx%dx%d,splitk=%d,path=%s,c=%s,remap=%d,groupm=%d,"
-                  "kind=%s%s",
-                  s->bm, s->bn, s->bk, s->waves_m, s->waves_n, s->stages, at ? at->m : 0, at ? at->n : 0,
-                  at ? at->k : 0, s->split_k, a && a->path == FSIM_PATH_REGISTERS ? "registers" : "direct",
-                  s->c_path == FSIM_EPI_DIRECT ? "direct" : "lds", s->xcd_remap, s->group_m,
-                  s->kind == FSIM_PIPE_PINGPONG ? "pingpong" : "plain", swz);
+  /* tile=BMxBNxBK,waves=WMxWN,stages=S,mfma=MxNxK,splitk=P,path=..,c=..,remap=R,groupm=G,kind=..[,swizzle=..] */
+  const struct {
+    const char *text;
+    long long value;
+  } part[] = {{"tile=", s->bm},
+              {"x", s->bn},
+              {"x", s->bk},
+              {",waves=", s->waves_m},
+              {"x", s->waves_n},
+              {",stages=", s->stages},
+              {",mfma=", at ? at->m : 0},
+              {"x", at ? at->n : 0},
+              {"x", at ? at->k : 0},
+              {",splitk=", s->split_k}};
+  fsim_text_buf t = fsim_text_start(buf, n);
+  for (size_t i = 0; i < sizeof part / sizeof part[0]; i++) {
+    fsim_text_str(&t, part[i].text);
+    fsim_text_int(&t, part[i].value);
+  }
+  fsim_text_str(&t, a && a->path == FSIM_PATH_REGISTERS ? ",path=registers" : ",path=direct");
+  fsim_text_str(&t, s->c_path == FSIM_EPI_DIRECT ? ",c=direct" : ",c=lds");
+  fsim_text_str(&t, ",remap=");
+  fsim_text_int(&t, s->xcd_remap);
+  fsim_text_str(&t, ",groupm=");
+  fsim_text_int(&t, s->group_m);
+  fsim_text_str(&t, s->kind == FSIM_PIPE_PINGPONG ? ",kind=pingpong" : ",kind=plain");
+  fsim_text_str(&t, swz);
+  return (int)t.len;
 }
 
 double fsim_gemm_problem_flops(const fsim_gemm_problem *pr) {
@@ -353,7 +375,14 @@ fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm
   if (at == NULL || !fsim_gemm_config_complete(c)) return FSIM_ERR(e, FSIM_EINVAL, "internal: an incomplete config");
   fsim_schedule_defaults(s);
   s->op = pr->op;
-  snprintf(s->name, sizeof s->name, "%s_%lldx%lldx%lld", fsim_kop_name(pr->op), pr->m, pr->n, pr->k);
+  fsim_text_buf name = fsim_text_start(s->name, sizeof s->name); /* OP_MxNxK */
+  fsim_text_str(&name, fsim_kop_name(pr->op));
+  fsim_text_str(&name, "_");
+  fsim_text_int(&name, pr->m);
+  fsim_text_str(&name, "x");
+  fsim_text_int(&name, pr->n);
+  fsim_text_str(&name, "x");
+  fsim_text_int(&name, pr->k);
   fsim_text_copy(s->arch, sizeof s->arch, a->device.gfx);
   s->m = pr->m, s->n = pr->n, s->k = pr->k, s->groups = pr->groups > 0 ? pr->groups : 1;
   s->a_type = pr->a, s->b_type = pr->b, s->c_type = pr->c, s->layout = pr->layout;
@@ -880,35 +909,6 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   /* each split-K slice writes its partial C */
   s->unique_bytes = s->unique_ab_bytes + (int64_t)groups * sc->split_k * (sc->m * sc->n * ec / 8);
   s->flops = 2.0 * sc->m * sc->n * sc->k * groups;
-  /* distinct A and B tiles among the workgroups XCD 0 holds at once */
-  fsim_occupancy occ;
-  fsim_occupancy_of(a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
-  int cus_per_xcd = a->device.cus / a->device.xcds;
-  int64_t resident = (int64_t)cus_per_xcd * (occ.wgs_per_cu > 0 ? occ.wgs_per_cu : 1);
-  fsim_wprog w;
-  memset(&w, 0, sizeof w);
-  w.grid[0] = p->tiles_n, w.grid[1] = p->tiles_m, w.grid[2] = sc->split_k * groups;
-  if (sc->xcd_remap && p->workgroups >= 256 && p->workgroups % a->device.xcds == 0) {
-    w.remap = FSIM_REMAP_XCD;
-    w.remap_xcds = a->device.xcds;
-  }
-  w.group_m = sc->group_m;
-  /* distinct (tile row, z) and (tile column, z) keys among XCD 0's resident workgroups
-   * (at most 1024: 32 CUs x 32 workgroups), counted with two small hash sets */
-  enum { SET = 2048 };
-  int64_t set_a[SET], set_b[SET];
-  uint8_t used_a[SET] = {0}, used_b[SET] = {0};
-  int64_t rows_seen = 0, cols_seen = 0;
-  for (int64_t i = 0, id = 0; id < p->workgroups && i < resident && i < 1024; i++, id += a->device.xcds) {
-    int coord[3];
-    fsim_wprog_wg_coords(&w, id, coord);
-    int64_t ka = (int64_t)coord[1] * 4096 + coord[2], kb = (int64_t)coord[0] * 4096 + coord[2];
-    uint64_t h = ((uint64_t)ka * 0x9E3779B97F4A7C15ULL) >> 53;
-    while (used_a[h] && set_a[h] != ka) h = (h + 1) & (SET - 1);
-    if (!used_a[h]) used_a[h] = 1, set_a[h] = ka, rows_seen++;
-    h = ((uint64_t)kb * 0x9E3779B97F4A7C15ULL) >> 53;
-    while (used_b[h] && set_b[h] != kb) h = (h + 1) & (SET - 1);
-    if (!used_b[h]) used_b[h] = 1, set_b[h] = kb, cols_seen++;
-  }
-  s->xcd_unique_bytes_per_iter = (rows_seen * sc->bm * sc->bk * ea + cols_seen * sc->bn * sc->bk * eb) / 8;
+  /* distinct A and B tiles among the workgroups XCD 0 holds at once (the plan counts them) */
+  s->xcd_unique_bytes_per_iter = (p->xcd_rows * sc->bm * sc->bk * ea + p->xcd_cols * sc->bn * sc->bk * eb) / 8;
 }

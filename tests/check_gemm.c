@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "model/occupancy.h"
 #include "sim/sim.h"
 #include "tests/testutil.h"
+#include "util/text.h"
 
 static fsim_arch arch_of(const char *name) {
   fsim_arch a;
@@ -419,6 +421,23 @@ START_TEST(test_config_strings) {
   char back[256];
   fsim_gemm_config_format(&s, back, sizeof back);
   ck_assert_str_eq(back, text);
+  /* cut to fit and terminated, the whole length returned (as snprintf) */
+  char small[10];
+  ck_assert_int_eq(fsim_gemm_config_format(&s, small, sizeof small), (int)strlen(text));
+  ck_assert_str_eq(small, "tile=256x");
+  ck_assert_int_eq(fsim_gemm_config_format(&s, small, 1), (int)strlen(text));
+  ck_assert_str_eq(small, "");
+  /* the pieces it is built from print integers as %lld does */
+  static const long long ints[] = {0, 7, -7, 10, 99, -100, 4096, 2147483647, -2147483647 - 1, LLONG_MAX, LLONG_MIN};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+    char got[32], want[32];
+    fsim_text_buf t = fsim_text_start(got, sizeof got);
+    fsim_text_str(&t, "v=");
+    fsim_text_int(&t, ints[i]);
+    snprintf(want, sizeof want, "v=%lld", ints[i]);
+    ck_assert_str_eq(got, want);
+    ck_assert_uint_eq(t.len, strlen(want));
+  }
   ck_assert(fsim_gemm_config_parse(back, &c, &e) == FSIM_OK);
   ck_assert(fsim_gemm_schedule_from(&pr, &c, &a, &s2, &e) == FSIM_OK);
   ck_assert(memcmp(&s, &s2, sizeof s) == 0);

@@ -13,6 +13,30 @@ void fsim_text_copy(char *dst, size_t n, const char *s) {
   dst[len] = '\0';
 }
 
+fsim_text_buf fsim_text_start(char *buf, size_t n) {
+  buf[0] = '\0';
+  return (fsim_text_buf){.buf = buf, .n = n, .len = 0};
+}
+
+void fsim_text_str(fsim_text_buf *t, const char *s) {
+  size_t k = strlen(s);
+  if (t->len + 1 < t->n) {
+    size_t room = t->n - 1 - t->len, c = k < room ? k : room;
+    memcpy(t->buf + t->len, s, c);
+    t->buf[t->len + c] = '\0';
+  }
+  t->len += k;
+}
+
+void fsim_text_int(fsim_text_buf *t, long long v) {
+  char d[24], *p = d + sizeof d;
+  unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+  *--p = '\0';
+  do *--p = (char)('0' + u % 10); while (u /= 10);
+  if (v < 0) *--p = '-';
+  fsim_text_str(t, p);
+}
+
 void fsim_text_one_line(char *s) {
   for (char *c = s; *c; c++)
     if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
