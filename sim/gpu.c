@@ -901,9 +901,14 @@ typedef struct sample_plan {
   int64_t trip;        /* its trip count; -1: no steady loop to shorten */
   int s1, s2;
   int64_t rounds;      /* complete rounds of workgroups on XCD 0's CUs */
+  int64_t per_xcd;     /* workgroups per XCD */
+  int64_t slots;       /* workgroups XCD 0's CUs hold at once */
 } sample_plan;
 
-static void sample_free(sample_plan *sp) { free(sp->loops); }
+static void sample_free(sample_plan *sp) {
+  free(sp->loops);
+  sp->loops = NULL;
+}
 
 static fsim_status sample_setup(const fsim_arch *a, const fsim_wprog *wp, const fsim_sim_opts *opts, sample_plan *sp,
                                 fsim_err *e) {
@@ -924,115 +929,275 @@ static fsim_status sample_setup(const fsim_arch *a, const fsim_wprog *wp, const 
   }
   if (!uniform || sp->trip <= sp->s2) sp->trip = -1;
   int wpc = fsim_sim_occupancy(a, wp, NULL, NULL);
-  int64_t per_xcd = (total + a->device.xcds - 1) / a->device.xcds;
-  int64_t slots = (int64_t)(a->device.cus / a->device.xcds) * (wpc > 0 ? wpc : 1);
-  sp->rounds = sp->one_xcd && a->dispatch.policy == FSIM_DISPATCH_ROUND_ROBIN ? per_xcd / slots : 0;
+  sp->per_xcd = (total + a->device.xcds - 1) / a->device.xcds;
+  sp->slots = (int64_t)(a->device.cus / a->device.xcds) * (wpc > 0 ? wpc : 1);
+  sp->rounds = sp->one_xcd && a->dispatch.policy == FSIM_DISPATCH_ROUND_ROBIN ? sp->per_xcd / sp->slots : 0;
   if (opts->no_sample_rounds) sp->rounds = 0;
   return FSIM_OK;
 }
 
-/* The sampled mode's runs are independent simulations (each its own GPU state, reading its
- * own program clone): with threads to spare they run side by side, which changes no result. */
+/* The runs of the simulations (one in full mode, up to four sampled) are independent: each
+ * its own GPU state, reading its own program (or clone).  With threads to spare they run side
+ * by side, those of several simulations together (fsim_sim_run_batch), which changes no
+ * result. */
 typedef struct par_run {
+  const fsim_arch *a;
   const fsim_wprog *wp;
-  int64_t skip;
+  int one_xcd;
+  int64_t skip;          /* rounds of workgroups each XCD leaves out */
+  int warm, ref, tmax;
+  int64_t win;
   int record;            /* this run records the timeline (into *tl) */
+  int max_threads;       /* the most threads it may take (fsim_sim_opts.threads) */
   fsim_sim_result *r;
   json_t **tl;
+  double cost;           /* estimated work: the threads take the costliest first */
+  double seconds;        /* host time it took */
   fsim_err e;
   fsim_status st;
 } par_run;
 
 typedef struct par_pool {
-  const fsim_arch *a;
-  const sample_plan *sp;
-  int warm, ref, tmax, inner;
-  int64_t win;
-  par_run *run;
-  int n;
+  par_run **run;         /* in the order the threads take them */
+  int n, inner;
   atomic_int next;
 } par_pool;
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static void *par_pool_main(void *v) {
   par_pool *pp = v;
   for (int i; (i = atomic_fetch_add(&pp->next, 1)) < pp->n;) {
-    par_run *p = &pp->run[i];
+    par_run *p = pp->run[i];
     fsim_err_clear(&p->e);
-    p->st = run_once(pp->a, p->wp, pp->sp->one_xcd, p->skip, pp->warm, pp->win, pp->ref, pp->inner, p->record, pp->tmax,
-                     p->r, p->record ? p->tl : NULL, &p->e);
+    double t0 = now_seconds();
+    int inner = pp->inner < p->max_threads ? pp->inner : p->max_threads;
+    p->st = run_once(p->a, p->wp, p->one_xcd, p->skip, p->warm, p->win, p->ref, inner > 1 ? inner : 1, p->record,
+                     p->tmax, p->r, p->record ? p->tl : NULL, &p->e);
+    p->seconds = now_seconds() - t0;
   }
   return NULL;
 }
 
-/* Runs the n runs on up to thr threads (one: in order, here), each with the threads left over
- * when there are more threads than runs; the first failed run's error (in run order) wins. */
-static fsim_status run_all(par_pool *pp, int thr, fsim_err *e) {
-  enum { MAXT = 4 };
+/* Runs the n runs on up to thr threads (one: here), the costliest first (ties in run order),
+ * each with the threads left over when there are more threads than runs, up to its
+ * max_threads (a full run puts them on its XCDs).  Each run's status is in it. */
+static void run_all(par_run *run, int n, int thr) {
+  enum { MAXT = 64 };
   pthread_t th[MAXT];
-  int nt = thr < pp->n ? thr : pp->n, started = 0;
+  par_run *order[256], **ord = n <= 256 ? order : malloc((size_t)n * sizeof *ord);
+  par_pool pp = {.run = ord, .n = n};
+  if (ord == NULL) { /* out of memory: one at a time, in run order */
+    par_run *one;
+    pp.run = &one, pp.n = 1, pp.inner = thr > 1 ? thr : 1;
+    for (int i = 0; i < n; i++) {
+      one = &run[i];
+      atomic_init(&pp.next, 0);
+      par_pool_main(&pp);
+    }
+    return;
+  }
+  for (int i = 0; i < n; i++) { /* insertion sort, stable: by cost, descending */
+    int j = i;
+    for (; j > 0 && ord[j - 1]->cost < run[i].cost; j--) ord[j] = ord[j - 1];
+    ord[j] = &run[i];
+  }
+  int nt = thr < n ? thr : n, started = 0;
   if (nt > MAXT) nt = MAXT;
   if (nt < 1) nt = 1;
-  pp->inner = pp->n >= thr ? 1 : thr / pp->n;
-  atomic_init(&pp->next, 0);
-  while (started < nt - 1 && pthread_create(&th[started], NULL, par_pool_main, pp) == 0) started++;
-  par_pool_main(pp);
+  pp.inner = n > 0 && n < thr ? thr / n : 1;
+  atomic_init(&pp.next, 0);
+  while (started < nt - 1 && pthread_create(&th[started], NULL, par_pool_main, &pp) == 0) started++;
+  par_pool_main(&pp);
   for (int k = 0; k < started; k++) pthread_join(th[k], NULL);
-  for (int i = 0; i < pp->n; i++)
-    if (pp->run[i].st != FSIM_OK) {
-      if (e) *e = pp->run[i].e;
-      return pp->run[i].st;
+  if (ord != order) free(ord);
+}
+
+/* The first failed run's error, in run order. */
+static fsim_status runs_status(const par_run *run, int n, fsim_err *e) {
+  for (int i = 0; i < n; i++)
+    if (run[i].st != FSIM_OK) {
+      if (e) *e = run[i].e;
+      return run[i].st;
     }
   return FSIM_OK;
 }
 
+/* One simulation: its runs, and for the sampled mode what they sample. */
+typedef struct sim_job {
+  const fsim_wprog *wp;
+  const fsim_sim_opts *opts;
+  fsim_sim_result *r;
+  sample_plan sp;
+  int npts;              /* sampled points (1 or 2): the rounds after skip[j] */
+  int64_t skip[2];
+  int64_t ra;            /* with 2 points: the rounds between them */
+  int clones;            /* w1 and w2 are made */
+  fsim_wprog w1, w2;     /* wp at the two short trip counts */
+  fsim_sim_result pt[2], short_run[2];
+  par_run run[4];
+  int nrun;
+  double seconds;        /* host time of its runs */
+} sim_job;
+
 /* Sampled points: the rounds after skip[j] for j < npts (1 or 2), each with the main loop
  * extrapolated from two short trip counts (or simulated as is when there is no steady loop),
- * into out[j]; the last point records the timeline when asked.  All the runs (up to four)
- * go to the threads at once, the costliest first. */
-static fsim_status sample_points(const fsim_arch *a, const fsim_wprog *wp, const sample_plan *sp, int npts,
-                                 const int64_t *skip, int warm, int64_t win, int ref, int thr, int record, int tmax,
-                                 fsim_sim_result *out, json_t **tl, fsim_err *e) {
-  par_pool pp = {.a = a, .sp = sp, .warm = warm, .ref = ref, .tmax = tmax, .win = win};
-  par_run run[4];
-  fsim_sim_result short_run[2];
-  memset(run, 0, sizeof run);
-  pp.run = run;
-  if (sp->trip < 0) {
-    for (int j = npts - 1; j >= 0; j--) /* fewer rounds skipped: longer */
-      run[pp.n++] = (par_run){.wp = wp, .skip = skip[j], .record = record && j == npts - 1, .r = &out[j], .tl = tl};
-    return run_all(&pp, thr, e);
+ * into j->pt[j]; the last point records the timeline when asked.  Adds their runs (up to
+ * four) to j->run, the costliest first. */
+static fsim_status sample_runs(const fsim_arch *a, sim_job *j, int npts, const int64_t *skip, int64_t win, int ref,
+                               int record, int tmax, json_t **tl, fsim_err *e) {
+  const sample_plan *sp = &j->sp;
+  j->npts = npts;
+  j->skip[0] = skip[0];
+  j->skip[1] = npts > 1 ? skip[1] : skip[0];
+  j->nrun = 0;
+  if (sp->trip >= 0) {
+    fsim_status st = clone_with_trip(j->wp, sp->loops, sp->s1, &j->w1, e);
+    if (st != FSIM_OK) return st;
+    st = clone_with_trip(j->wp, sp->loops, sp->s2, &j->w2, e);
+    if (st != FSIM_OK) {
+      clone_free(&j->w1);
+      return st;
+    }
+    j->clones = 1;
   }
-  fsim_wprog w1, w2;
-  fsim_status st = clone_with_trip(wp, sp->loops, sp->s1, &w1, e);
-  if (st != FSIM_OK) return st;
-  st = clone_with_trip(wp, sp->loops, sp->s2, &w2, e);
-  if (st != FSIM_OK) {
-    clone_free(&w1);
-    return st;
-  }
-  for (int j = npts - 1; j >= 0; j--) {
-    run[pp.n++] = (par_run){.wp = &w2, .skip = skip[j], .record = record && j == npts - 1, .r = &out[j], .tl = tl};
-    run[pp.n++] = (par_run){.wp = &w1, .skip = skip[j], .r = &short_run[j]};
-  }
-  st = run_all(&pp, thr, e);
-  clone_free(&w2);
-  clone_free(&w1);
-  if (st != FSIM_OK) return st;
-  for (int j = 0; j < npts; j++) {
-    /* linear in the trip count: cycles(T) = cycles(s2) + (T - s2) * slope */
-    double c1 = (double)short_run[j].cycles, c2 = (double)out[j].cycles;
-    extrapolate(&out[j], &short_run[j], (double)(sp->trip - sp->s2) / (sp->s2 - sp->s1));
-    out[j].sample_period_cycles = (c2 - c1) / (sp->s2 - sp->s1);
-  }
+  int64_t total = fsim_wprog_workgroups(j->wp);
+  for (int k = npts - 1; k >= 0; k--) /* fewer rounds skipped: longer */
+    for (int w = 2; w >= (sp->trip >= 0 ? 1 : 2); w--) {
+      const fsim_wprog *p = sp->trip < 0 ? j->wp : w == 2 ? &j->w2 : &j->w1;
+      /* its wave instructions, of the workgroups it simulates */
+      double wgs = sp->one_xcd ? (double)(sp->per_xcd - skip[k] * sp->slots) : (double)total;
+      double cost = (double)fsim_wprog_total_wave_instructions(p) / (double)(total > 0 ? total : 1) * wgs;
+      j->run[j->nrun++] = (par_run){.a = a, .wp = p, .one_xcd = sp->one_xcd, .skip = skip[k], .warm = j->opts->warm,
+                                    .ref = ref, .tmax = tmax, .win = win, .record = record && k == npts - 1 && w == 2,
+                                    .max_threads = j->opts->threads, .r = w == 2 ? &j->pt[k] : &j->short_run[k],
+                                    .tl = tl, .cost = cost};
+    }
   return FSIM_OK;
+}
+
+/* After the runs of sample_runs: the clones freed, each point extrapolated to the full trip
+ * count (cycles(T) = cycles(s2) + (T - s2) * slope). */
+static void sample_points_done(sim_job *j, fsim_status st) {
+  if (j->clones) {
+    clone_free(&j->w2);
+    clone_free(&j->w1);
+    j->clones = 0;
+  }
+  const sample_plan *sp = &j->sp;
+  if (st != FSIM_OK || sp->trip < 0) return;
+  for (int k = 0; k < j->npts; k++) {
+    double c1 = (double)j->short_run[k].cycles, c2 = (double)j->pt[k].cycles;
+    extrapolate(&j->pt[k], &j->short_run[k], (double)(sp->trip - sp->s2) / (sp->s2 - sp->s1));
+    j->pt[k].sample_period_cycles = (c2 - c1) / (sp->s2 - sp->s1);
+  }
+}
+
+/* Sets up job j (its program validated) and adds its runs: the whole program in full mode; in sampled mode the
+ * points of its plan: with 4 or more complete rounds of workgroups A and 2A of them (plus the
+ * partial last round; A = 1, or 2 from 8 rounds on so that the increment is past the first
+ * round's cold caches), to be extrapolated linearly to all of them; else all of XCD 0's. */
+static fsim_status job_start(const fsim_arch *a, sim_job *j, int record, json_t **tl, fsim_err *e) {
+  const fsim_sim_opts *o = j->opts;
+  int tmax = o->timeline_max_events > 0 ? o->timeline_max_events : 200000;
+  int64_t win = o->window > 0 ? o->window : FSIM_SIM_DEFAULT_WINDOW;
+  const int ref = (o->immediate_memory ? REF_IMMEDIATE : 0) | (o->no_mfma_runs ? REF_EVENTS : 0);
+  if (!o->sampled) {
+    j->nrun = 1;
+    j->run[0] = (par_run){.a = a, .wp = j->wp, .warm = o->warm, .ref = ref, .tmax = tmax, .win = win, .record = record,
+                          .max_threads = o->threads, .r = j->r, .tl = tl,
+                          .cost = (double)fsim_wprog_total_wave_instructions(j->wp)};
+    return FSIM_OK;
+  }
+  fsim_status st = sample_setup(a, j->wp, o, &j->sp, e);
+  if (st != FSIM_OK) return st;
+  if (j->sp.rounds >= 4) {
+    j->ra = j->sp.rounds >= 8 ? 2 : 1;
+    int64_t skip[2] = {j->sp.rounds - j->ra, j->sp.rounds - 2 * j->ra};
+    return sample_runs(a, j, 2, skip, win, ref, record, tmax, tl, e);
+  }
+  int64_t none = 0;
+  return sample_runs(a, j, 1, &none, win, ref, record, tmax, tl, e);
+}
+
+/* After job j's runs (their status st): its result in j->r.  A sampled job whose rounds did
+ * not behave as the extrapolation needs runs again here, on thr threads. */
+static fsim_status job_finish(const fsim_arch *a, sim_job *j, fsim_status st, int thr, int record, json_t **tl,
+                              fsim_err *e) {
+  for (int i = 0; i < j->nrun; i++) j->seconds += j->run[i].seconds;
+  const fsim_sim_opts *o = j->opts;
+  if (!o->sampled) return st;
+  fsim_sim_result *r = j->r;
+  sample_points_done(j, st);
+  if (st == FSIM_OK && j->npts == 2) {
+    /* A rounds add about A workgroup lifetimes: pt[0] (A rounds and the partial last) spans at
+     * most A + 1, so an increment far below that share (or far above) means the short trip
+     * counts did not behave like the full ones (workgroups of one CU overlapping
+     * differently, as a one-stage ping-pong with two workgroups per CU does).  Then the
+     * rounds are not extrapolated: XCD 0's whole share is simulated at the short trips. */
+    const fsim_sim_result *r1 = &j->pt[0];
+    int64_t ra = j->ra, inc = j->pt[1].cycles - r1->cycles;
+    if (inc * 4 * (ra + 1) < r1->cycles * ra || inc > 2 * r1->cycles) {
+      if (tl && *tl) json_decref(*tl);
+      if (tl) *tl = NULL;
+      int tmax = o->timeline_max_events > 0 ? o->timeline_max_events : 200000;
+      int64_t win = o->window > 0 ? o->window : FSIM_SIM_DEFAULT_WINDOW;
+      const int ref = (o->immediate_memory ? REF_IMMEDIATE : 0) | (o->no_mfma_runs ? REF_EVENTS : 0);
+      int64_t none = 0;
+      st = sample_runs(a, j, 1, &none, win, ref, record, tmax, tl, e);
+      if (st == FSIM_OK) {
+        run_all(j->run, j->nrun, thr);
+        st = runs_status(j->run, j->nrun, e);
+        for (int i = 0; i < j->nrun; i++) j->seconds += j->run[i].seconds;
+      }
+      sample_points_done(j, st);
+      if (st == FSIM_OK) *r = j->pt[0];
+    } else {
+      *r = j->pt[1];
+      extrapolate(r, r1, (double)(j->sp.rounds - 2 * ra) / (double)ra);
+    }
+  } else if (st == FSIM_OK) {
+    *r = j->pt[0];
+  }
+  if (st == FSIM_OK && j->sp.one_xcd) {
+    /* the other XCDs did the same work in the same time */
+    int x = a->device.xcds;
+    for (int i = 0; i < FSIM_STALL_COUNT; i++) r->stall[i] *= x;
+    r->wave_cycles *= x;
+    r->issue_cycles *= x;
+    r->mfma_flops *= x;
+    r->waves *= x;
+    r->l1_hits *= x, r->l1_misses *= x, r->l2_hits *= x, r->l2_misses *= x;
+    r->mall_hits *= x, r->mall_misses *= x, r->dram_read_bytes *= x, r->dram_write_bytes *= x;
+    r->store_bytes *= x, r->store_line_bytes *= x;
+    r->lds_bank_cycles *= x, r->lds_accesses *= x;
+  }
+  if (st == FSIM_OK) {
+    r->sampled = 1;
+    r->wave_instructions = fsim_wprog_total_wave_instructions(j->wp);
+    /* only stored lines are ever written back; the short runs' write-back need not grow
+     * with the trip count (a GEMM's C is written once), so its linear extrapolation is
+     * held to that */
+    if (r->dram_write_bytes > r->store_line_bytes) r->dram_write_bytes = r->store_line_bytes;
+    r->sample_unseen_writeback_us = unseen_writeback_us(a, r);
+  }
+  return st;
+}
+
+static void job_free(sim_job *j) {
+  if (j->clones) sample_points_done(j, FSIM_EFAIL);
+  sample_free(&j->sp);
 }
 
 fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_sim_opts *opts, fsim_sim_result *r,
                          fsim_err *e) {
   fsim_sim_opts def = {0};
   if (opts == NULL) opts = &def;
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
+  double t0 = now_seconds();
   fsim_status st = fsim_wprog_validate(wp, a, e);
   if (st != FSIM_OK) return st;
   /* a bad --timeline path is refused before the run, not after it */
@@ -1040,78 +1205,73 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
     fsim_err_prefix(e, "--timeline");
     return st;
   }
-  int tmax = opts->timeline_max_events > 0 ? opts->timeline_max_events : 200000;
-  int64_t win = opts->window > 0 ? opts->window : FSIM_SIM_DEFAULT_WINDOW;
-  const int ref = (opts->immediate_memory ? REF_IMMEDIATE : 0) | (opts->no_mfma_runs ? REF_EVENTS : 0);
+  const int record = opts->timeline_path != NULL;
   json_t *tl = NULL;
-  if (!opts->sampled) {
-    st = run_once(a, wp, 0, 0, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r, &tl, e);
-  } else {
-    sample_plan sp;
-    st = sample_setup(a, wp, opts, &sp, e);
-    if (st == FSIM_OK && sp.rounds >= 4) {
-      /* rounds of workgroups: A and 2A complete rounds (plus the partial last round; A = 1,
-       * or 2 from 8 rounds on so that the increment is past the first round's cold caches),
-       * extrapolated linearly to all of them */
-      int64_t ra = sp.rounds >= 8 ? 2 : 1;
-      int64_t skip[2] = {sp.rounds - ra, sp.rounds - 2 * ra};
-      fsim_sim_result pt[2];
-      st = sample_points(a, wp, &sp, 2, skip, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, pt,
-                         &tl, e);
-      fsim_sim_result *r1 = &pt[0];
-      if (st == FSIM_OK) *r = pt[1];
-      /* A rounds add about A workgroup lifetimes: r1 (A rounds and the partial last) spans at
-       * most A + 1, so an increment far below that share (or far above) means the short trip
-       * counts did not behave like the full ones (workgroups of one CU overlapping
-       * differently, as a one-stage ping-pong with two workgroups per CU does).  Then the
-       * rounds are not extrapolated: XCD 0's whole share is simulated at the short trips. */
-      int64_t inc = st == FSIM_OK ? r->cycles - r1->cycles : 0;
-      if (st == FSIM_OK && (inc * 4 * (ra + 1) < r1->cycles * ra || inc > 2 * r1->cycles)) {
-        if (tl) json_decref(tl);
-        tl = NULL;
-        int64_t none = 0;
-        st = sample_points(a, wp, &sp, 1, &none, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r,
-                           &tl, e);
-      } else if (st == FSIM_OK) {
-        extrapolate(r, r1, (double)(sp.rounds - 2 * ra) / (double)ra);
-      }
-    } else if (st == FSIM_OK) {
-      int64_t none = 0;
-      st = sample_points(a, wp, &sp, 1, &none, opts->warm, win, ref, opts->threads, opts->timeline_path != NULL, tmax, r,
-                         &tl, e);
-    }
-    sample_free(&sp);
-    if (st == FSIM_OK && sp.one_xcd) {
-      /* the other XCDs did the same work in the same time */
-      int x = a->device.xcds;
-      for (int i = 0; i < FSIM_STALL_COUNT; i++) r->stall[i] *= x;
-      r->wave_cycles *= x;
-      r->issue_cycles *= x;
-      r->mfma_flops *= x;
-      r->waves *= x;
-      r->l1_hits *= x, r->l1_misses *= x, r->l2_hits *= x, r->l2_misses *= x;
-      r->mall_hits *= x, r->mall_misses *= x, r->dram_read_bytes *= x, r->dram_write_bytes *= x;
-      r->store_bytes *= x, r->store_line_bytes *= x;
-      r->lds_bank_cycles *= x, r->lds_accesses *= x;
-    }
-    if (st == FSIM_OK) {
-      r->sampled = 1;
-      r->wave_instructions = fsim_wprog_total_wave_instructions(wp);
-      /* only stored lines are ever written back; the short runs' write-back need not grow
-       * with the trip count (a GEMM's C is written once), so its linear extrapolation is
-       * held to that */
-      if (r->dram_write_bytes > r->store_line_bytes) r->dram_write_bytes = r->store_line_bytes;
-      r->sample_unseen_writeback_us = unseen_writeback_us(a, r);
-    }
+  sim_job *j = calloc(1, sizeof *j);
+  if (j == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  j->wp = wp, j->opts = opts, j->r = r;
+  st = job_start(a, j, record, &tl, e);
+  if (st == FSIM_OK) {
+    run_all(j->run, j->nrun, opts->threads);
+    st = runs_status(j->run, j->nrun, e);
   }
-  if (st == FSIM_OK && opts->timeline_path != NULL && tl != NULL) {
+  if (st == FSIM_OK || opts->sampled) st = job_finish(a, j, st, opts->threads, record, &tl, e);
+  job_free(j);
+  free(j);
+  if (st == FSIM_OK && record && tl != NULL) {
     st = write_timeline(opts->timeline_path, tl, a, wp, e);
     tl = NULL;
   }
   if (tl) json_decref(tl);
   if (st != FSIM_OK) return st;
   finish_result(a, r);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  r->host_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  r->host_seconds = now_seconds() - t0;
   return FSIM_OK;
+}
+
+fsim_status fsim_sim_run_batch(const fsim_arch *a, int n, const fsim_wprog *const *wps, const fsim_sim_opts *opts,
+                               int threads, fsim_sim_result *r, fsim_status *st, fsim_err *errs) {
+  sim_job *jobs = calloc((size_t)(n > 0 ? n : 1), sizeof *jobs);
+  par_run *runs = calloc((size_t)(n > 0 ? 4 * n : 1), sizeof *runs);
+  int *first = calloc((size_t)(n > 0 ? n : 1), sizeof *first);
+  if (jobs == NULL || runs == NULL || first == NULL) {
+    for (int i = 0; i < n; i++) st[i] = FSIM_ERR(&errs[i], FSIM_ENOMEM, "out of memory");
+    free(jobs), free(runs), free(first);
+    return n > 0 ? FSIM_ENOMEM : FSIM_OK;
+  }
+  /* every job's runs in one list, for the threads to share; a job's runs stay together in
+   * it, in the job's order, so that a job's first failure is found as fsim_sim_run finds it */
+  int nruns = 0;
+  for (int i = 0; i < n; i++) {
+    sim_job *j = &jobs[i];
+    j->wp = wps[i], j->opts = &opts[i], j->r = &r[i];
+    fsim_err_clear(&errs[i]);
+    st[i] = opts[i].timeline_path != NULL
+                ? FSIM_ERR(&errs[i], FSIM_EINVAL, "internal: a batch of simulations records no timeline")
+                : fsim_wprog_validate(wps[i], a, &errs[i]);
+    if (st[i] == FSIM_OK) st[i] = job_start(a, j, 0, NULL, &errs[i]);
+    first[i] = nruns;
+    if (st[i] == FSIM_OK) { /* (their results go to the job: pt, short_run, r) */
+      memcpy(&runs[nruns], j->run, (size_t)j->nrun * sizeof *runs);
+      nruns += j->nrun;
+    }
+  }
+  run_all(runs, nruns, threads);
+  fsim_status worst = FSIM_OK;
+  for (int i = 0; i < n; i++) {
+    sim_job *j = &jobs[i];
+    if (st[i] == FSIM_OK) {
+      memcpy(j->run, &runs[first[i]], (size_t)j->nrun * sizeof *runs);
+      st[i] = runs_status(j->run, j->nrun, &errs[i]);
+      if (st[i] == FSIM_OK || opts[i].sampled) st[i] = job_finish(a, j, st[i], threads, 0, NULL, &errs[i]);
+      if (st[i] == FSIM_OK) {
+        finish_result(a, &r[i]);
+        r[i].host_seconds = j->seconds;
+      }
+    }
+    job_free(j);
+    if (st[i] != FSIM_OK && worst == FSIM_OK) worst = st[i];
+  }
+  free(jobs), free(runs), free(first);
+  return worst;
 }

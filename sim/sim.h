@@ -136,6 +136,16 @@ typedef struct fsim_sim_result {
 fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_sim_opts *opts, fsim_sim_result *r,
                          fsim_err *e);
 
+/* Runs the n simulations wps[i] with opts[i] (no timeline) as fsim_sim_run does, their runs
+ * (one each in full mode, up to four sampled) shared by `threads` host threads, the costliest
+ * first, so that no thread waits while another simulation has runs left; a run gets the
+ * threads left over (when there are more than runs) up to its opts[i].threads.  The results
+ * do not depend on the threads.  r[i], st[i] and errs[i] are simulation i's
+ * result, status and error; r[i].host_seconds is the host time its runs took.  Returns the
+ * first failed simulation's status (in order), FSIM_OK when none failed. */
+fsim_status fsim_sim_run_batch(const fsim_arch *a, int n, const fsim_wprog *const *wps, const fsim_sim_opts *opts,
+                               int threads, fsim_sim_result *r, fsim_status *st, fsim_err *errs);
+
 /* Occupancy the resources of wp allow on a (also used by model/): workgroups per CU and the
  * limiting resource's name. */
 int fsim_sim_occupancy(const fsim_arch *a, const fsim_wprog *wp, int *waves_per_simd, const char **limit);

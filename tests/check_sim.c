@@ -918,6 +918,57 @@ static int same_result(fsim_sim_result a, fsim_sim_result b) {
   return memcmp(&a, &b, sizeof a) == 0;
 }
 
+/* A batch of simulations gives each what fsim_sim_run gives it alone, on any thread count; a
+ * failing one keeps its own error (the same as alone) and the others their results. */
+START_TEST(test_sim_batch) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_wprog gemm, copy, bad;
+  parse_ok(&gemm, "traces/examples/gemm_small.wp", &a);
+  parse_ok(&copy, "traces/examples/stream_copy.wp", &a);
+  fsim_err e;
+  const char *text = "kernel k\ngrid 16\nresources lds=4096\nlanes l = linear 16\naddr x lds lanes=l iter=0:1024\n"
+                     "addr y global lanes=l wg=4096,0,0\nprogram\n  loop 5\n    load b128 g <- @y\n"
+                     "    lds_read b128 v <- @x\n    waitcnt lgkmcnt=0\n  end\n";
+  ck_assert_msg(fsim_wprog_parse_string(&bad, text, "t", &a, &e) == FSIM_OK, "%s", e.msg);
+  enum { N = 6 };
+  const fsim_wprog *wps[N] = {&gemm, &copy, &bad, &gemm, &copy, &gemm};
+  const fsim_sim_opts o[N] = {{.sampled = 1}, {.sampled = 1}, {0}, {.threads = 2}, {.sampled = 1, .no_sample_rounds = 1},
+                              {.sampled = 1, .sample_trips = {3, 5}}};
+  fsim_sim_result alone[N];
+  fsim_status st_alone[N];
+  fsim_err e_alone[N];
+  for (int i = 0; i < N; i++) st_alone[i] = fsim_sim_run(&a, wps[i], &o[i], &alone[i], &e_alone[i]);
+  ck_assert_int_eq(st_alone[2], FSIM_EINVAL);
+  for (int i = 0; i < N; i++)
+    if (i != 2) ck_assert_msg(st_alone[i] == FSIM_OK, "%d: %s", i, e_alone[i].msg);
+  ck_assert(alone[0].sampled && alone[1].sampled && !alone[3].sampled);
+  static const int threads[] = {1, 2, 3, 8};
+  for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+    fsim_sim_result r[N];
+    fsim_status st[N];
+    fsim_err err[N];
+    ck_assert_int_eq(fsim_sim_run_batch(&a, N, wps, o, threads[t], r, st, err), FSIM_EINVAL);
+    for (int i = 0; i < N; i++) {
+      ck_assert_int_eq(st[i], st_alone[i]);
+      if (st[i] == FSIM_OK)
+        ck_assert_msg(same_result(r[i], alone[i]), "simulation %d on %d threads: %lld cycles, %lld alone", i, threads[t],
+                      (long long)r[i].cycles, (long long)alone[i].cycles);
+      else
+        ck_assert_str_eq(err[i].msg, e_alone[i].msg);
+    }
+  }
+  /* none failing: FSIM_OK; none at all: FSIM_OK */
+  fsim_sim_result r[2];
+  fsim_status st[2];
+  fsim_err err[2];
+  ck_assert_int_eq(fsim_sim_run_batch(&a, 2, wps, o, 2, r, st, err), FSIM_OK);
+  ck_assert_int_eq(fsim_sim_run_batch(&a, 0, wps, o, 2, r, st, err), FSIM_OK);
+  fsim_wprog_free(&gemm);
+  fsim_wprog_free(&copy);
+  fsim_wprog_free(&bad);
+}
+END_TEST
+
 START_TEST(test_deferred_memory_exact) {
   static const struct {
     const char *file, *arch;
@@ -1499,6 +1550,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("sim");
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_lds_conflict_degrees);
+  tcase_add_test(tc, test_sim_batch);
   tcase_add_test(tc, test_prop_lds_bank_cycles);
   tcase_add_test(tc, test_coalesce);
   tcase_add_test(tc, test_calendar_server);

@@ -136,26 +136,37 @@ const char *fsim_tune_bound(const fsim_sim_result *r, const fsim_estimate *est) 
   return u[best].u >= 0.6 ? u[best].name : "latency";
 }
 
-fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm, int threads,
-                               const char *timeline, fsim_sim_result *sim, fsim_estimate *est, fsim_err *e) {
+/* What simulating schedule s needs: its wave program (*wp, to free) and the simulator's
+ * options (sampled < 0: sampled above FSIM_TUNE_FULL_LIMIT wave instructions), and the model's
+ * estimate (est, if not NULL). */
+static fsim_status evaluate_prepare(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm, int threads,
+                                    const char *timeline, fsim_wprog *wp, fsim_sim_opts *o, fsim_estimate *est,
+                                    fsim_err *e) {
   fsim_gemm_plan *p = malloc(sizeof *p);
   if (p == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   fsim_status st = fsim_gemm_plan_make(p, s, a, e);
-  fsim_wprog wp;
   if (st == FSIM_OK) {
     fsim_plan_summary sum;
     fsim_gemm_summary(p, &sum);
     if (est && fsim_model_estimate(a, &sum, est) != 0) memset(est, 0, sizeof *est);
-    st = fsim_gemm_wave_program(p, &wp, e);
-  }
-  if (st == FSIM_OK) {
-    if (sampled < 0) sampled = fsim_wprog_total_wave_instructions(&wp) > FSIM_TUNE_FULL_LIMIT;
-    fsim_sim_opts o = {.sampled = sampled, .warm = warm, .timeline_path = timeline,
-                       .threads = threads > 1 && fsim_sim_threads_for(&wp) > 1 ? threads : 1};
-    st = fsim_sim_run(a, &wp, &o, sim, e);
-    fsim_wprog_free(&wp);
+    st = fsim_gemm_wave_program(p, wp, e);
   }
   free(p);
+  if (st != FSIM_OK) return st;
+  if (sampled < 0) sampled = fsim_wprog_total_wave_instructions(wp) > FSIM_TUNE_FULL_LIMIT;
+  *o = (fsim_sim_opts){.sampled = sampled, .warm = warm, .timeline_path = timeline,
+                       .threads = threads > 1 && fsim_sim_threads_for(wp) > 1 ? threads : 1};
+  return FSIM_OK;
+}
+
+fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm, int threads,
+                               const char *timeline, fsim_sim_result *sim, fsim_estimate *est, fsim_err *e) {
+  fsim_wprog wp;
+  fsim_sim_opts o;
+  fsim_status st = evaluate_prepare(a, s, sampled, warm, threads, timeline, &wp, &o, est, e);
+  if (st != FSIM_OK) return st;
+  st = fsim_sim_run(a, &wp, &o, sim, e);
+  fsim_wprog_free(&wp);
   return st;
 }
 
@@ -290,39 +301,48 @@ typedef struct refine_out {
 
 typedef struct refine_job {
   const fsim_arch *a;
-  const fsim_gemm_problem *pr;
-  const fsim_tune_opts *o;
-  const fsim_tune_result *r;
   const int *pick;
-  int npick, next;
-  pthread_mutex_t lock;
-  int sim_threads;         /* per simulation */
+  int npick;
   refine_out *out; /* per pick */
 } refine_job;
 
-/* Threads for the refinement: fsim_host_threads(), at most one per pick. */
-static int refine_threads(int npick) {
-  int n = fsim_host_threads();
-  return n > npick ? npick : n;
-}
-
-static void *refine_worker(void *vjob) {
-  refine_job *job = vjob;
-  for (;;) {
-    pthread_mutex_lock(&job->lock);
-    int pi = job->next < job->npick ? job->next++ : -1;
-    pthread_mutex_unlock(&job->lock);
-    if (pi < 0) return NULL;
+/* Simulates the picks: their schedules and wave programs are built here, then all of them
+ * go to the simulator at once (fsim_sim_run_batch), whose runs share the host's threads. */
+static void refine_picks(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o,
+                         const fsim_tune_result *r, const int *pick, refine_job *job) {
+  int n = job->npick, nsim = 0;
+  fsim_wprog *wp = calloc((size_t)n, sizeof *wp);
+  fsim_sim_opts *so = calloc((size_t)n, sizeof *so);
+  const fsim_wprog **wps = calloc((size_t)n, sizeof *wps);
+  fsim_sim_result *res = calloc((size_t)n, sizeof *res);
+  fsim_status *sst = calloc((size_t)n, sizeof *sst);
+  fsim_err *serr = calloc((size_t)n, sizeof *serr);
+  int *of = calloc((size_t)n, sizeof *of); /* the pick of each simulation */
+  int threads = fsim_host_threads();
+  for (int pi = 0; pi < n; pi++) {
     refine_out *ro = &job->out[pi];
     fsim_err_clear(&ro->err);
+    if (!wp || !so || !wps || !res || !sst || !serr || !of) {
+      ro->st = FSIM_ERR(&ro->err, FSIM_ENOMEM, "out of memory");
+      continue;
+    }
     fsim_gemm_config c;
-    ro->st = fsim_gemm_config_parse(job->r->cand[job->pick[pi]].config, &c, &ro->err);
-    if (ro->st == FSIM_OK) keep_swizzle(&c, job->o->fixed);
-    if (ro->st == FSIM_OK) ro->st = fsim_gemm_schedule_from(job->pr, &c, job->a, &ro->s, &ro->err);
+    ro->st = fsim_gemm_config_parse(r->cand[pick[pi]].config, &c, &ro->err);
+    if (ro->st == FSIM_OK) keep_swizzle(&c, o->fixed);
+    if (ro->st == FSIM_OK) ro->st = fsim_gemm_schedule_from(pr, &c, a, &ro->s, &ro->err);
     if (ro->st == FSIM_OK)
-      ro->st = fsim_tune_evaluate(job->a, &ro->s, job->o->sampled, job->o->warm, job->sim_threads, NULL, &ro->sim,
-                                  &ro->est, &ro->err);
+      ro->st = evaluate_prepare(a, &ro->s, o->sampled, o->warm, threads, NULL, &wp[nsim], &so[nsim], &ro->est, &ro->err);
+    if (ro->st == FSIM_OK) wps[nsim] = &wp[nsim], of[nsim++] = pi;
   }
+  if (nsim > 0) fsim_sim_run_batch(a, nsim, wps, so, threads, res, sst, serr);
+  for (int i = 0; i < nsim; i++) {
+    refine_out *ro = &job->out[of[i]];
+    ro->st = sst[i];
+    if (sst[i] == FSIM_OK) ro->sim = res[i];
+    else ro->err = serr[i];
+    fsim_wprog_free(&wp[i]);
+  }
+  free(wp), free(so), free(wps), free(res), free(sst), free(serr), free(of);
 }
 
 /* fsim_tune_opts.compiled: verifies the o->compiled fastest simulated picks (in order of their
@@ -432,24 +452,15 @@ fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, cons
     refine = 0;
   }
   int pick[64], npick = pick_diverse(r, refine, pick);
-  refine_job job = {.a = a, .pr = pr, .o = o, .r = r, .pick = pick, .npick = npick};
+  refine_job job = {.a = a, .pick = pick, .npick = npick};
   if (st == FSIM_OK && npick > 0) {
     job.out = calloc((size_t)npick, sizeof *job.out);
     if (job.out == NULL) st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   }
   if (st == FSIM_OK && npick > 0) {
-    /* simulate the picks on threads; take the results in pick order, so the outcome does
-     * not depend on the thread count */
-    int nt = refine_threads(npick);
-    job.sim_threads = nt > 1 ? 1 : fsim_host_threads(); /* one simulation: its XCDs on the threads */
-    pthread_t tid[64];
-    int started = 0;
-    pthread_mutex_init(&job.lock, NULL);
-    for (; started < nt - 1; started++)
-      if (pthread_create(&tid[started], NULL, refine_worker, &job) != 0) break;
-    refine_worker(&job);
-    for (int k = 0; k < started; k++) pthread_join(tid[k], NULL);
-    pthread_mutex_destroy(&job.lock);
+    /* simulate the picks; take the results in pick order, so the outcome does not depend on
+     * the thread count */
+    refine_picks(a, pr, o, r, pick, &job);
     for (int pi = 0; pi < npick && st == FSIM_OK; pi++) {
       refine_out *ro = &job.out[pi];
       int i = pick[pi];
