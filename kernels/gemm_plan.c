@@ -367,6 +367,22 @@ static uint64_t hash_bytes(const void *p, size_t n) {
   return h;
 }
 
+/* Looks key (ksize bytes) up in one of the memo's small open-addressing tables: n slots, their
+ * keys ksize bytes apart at `keys`, used[i] set when slot i holds one.  Returns its slot
+ * (*hit = 1), else the free slot it would take (*hit = 0), or -1 when the table is full. */
+static long table_find(const void *keys, const int *used, size_t n, size_t ksize, const void *key, int *hit) {
+  size_t slot = (size_t)(hash_bytes(key, ksize) % n);
+  *hit = 0;
+  for (size_t probe = 0; probe < n; probe++, slot = (slot + 1) % n) {
+    if (!used[slot]) return (long)slot;
+    if (memcmp((const char *)keys + slot * ksize, key, ksize) == 0) {
+      *hit = 1;
+      return (long)slot;
+    }
+  }
+  return -1;
+}
+
 static memo_val *memo_find(fsim_gemm_memo *m, const memo_key *k, int *found) {
   size_t i = hash_bytes(k, sizeof *k) % MEMO_SLOTS;
   for (int probe = 0; probe < MEMO_SLOTS; probe++, i = (i + 1) % MEMO_SLOTS) {
@@ -688,16 +704,16 @@ static void epilogue_costs(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
   memset(&k, 0, sizeof k); /* padding too: the key is compared as bytes */
   k.a = p->a, k.atom = p->atom, k.m = p->s.m, k.bm = p->s.bm, k.c_bits = p->c_bits, k.c_path = p->s.c_path;
   k.split = p->s.split_k > 1, k.pitch = p->c_pitch;
-  size_t slot = 0;
+  long slot = -1;
+  int hit = 0;
   if (memo != NULL) {
-    slot = (size_t)(hash_bytes(&k, sizeof k) % EPI_SLOTS);
-    for (int probe = 0; probe < EPI_SLOTS && memo->epi_used[slot]; probe++, slot = (slot + 1) % EPI_SLOTS)
-      if (memcmp(&memo->epi_key[slot], &k, sizeof k) == 0) {
-        p->c_store_lines = memo->epi_val[slot][0];
-        p->c_write_cycles = memo->epi_val[slot][1];
-        p->c_read_cycles = memo->epi_val[slot][2];
-        return;
-      }
+    slot = table_find(memo->epi_key, memo->epi_used, EPI_SLOTS, sizeof k, &k, &hit);
+    if (hit) {
+      p->c_store_lines = memo->epi_val[slot][0];
+      p->c_write_cycles = memo->epi_val[slot][1];
+      p->c_read_cycles = memo->epi_val[slot][2];
+      return;
+    }
   }
   const fsim_arch *a = p->a;
   int32_t off[FSIM_MAX_WAVE];
@@ -719,7 +735,7 @@ static void epilogue_costs(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
     for (int l = 0; l < p->wave_size; l++) off[l] = (int32_t)fsim_gemm_lane_c_chunk(p, 0, p->c_pitch, 0, 0, 0, l);
     p->c_read_cycles = fsim_lds_bank_cycles(a, off, all, 0, 16, NULL);
   }
-  if (memo != NULL && !memo->epi_used[slot]) { /* (a full table works without it) */
+  if (slot >= 0) { /* (a full table works without it) */
     memo->epi_used[slot] = 1;
     memo->epi_key[slot] = k;
     memo->epi_val[slot][0] = p->c_store_lines;
@@ -745,15 +761,15 @@ static void xcd_tiles(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
   k.z = sc->split_k * (sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1);
   k.remap = sc->xcd_remap && p->workgroups >= 256 && p->workgroups % a->device.xcds == 0;
   k.group_m = sc->group_m;
-  size_t slot = 0;
+  long slot = -1;
+  int hit = 0;
   if (memo != NULL) {
-    slot = (size_t)(hash_bytes(&k, sizeof k) % TILES_SLOTS);
-    for (int probe = 0; probe < TILES_SLOTS && memo->tiles_used[slot]; probe++, slot = (slot + 1) % TILES_SLOTS)
-      if (memcmp(&memo->tiles_key[slot], &k, sizeof k) == 0) {
-        p->xcd_rows = memo->tiles_val[slot][0];
-        p->xcd_cols = memo->tiles_val[slot][1];
-        return;
-      }
+    slot = table_find(memo->tiles_key, memo->tiles_used, TILES_SLOTS, sizeof k, &k, &hit);
+    if (hit) {
+      p->xcd_rows = memo->tiles_val[slot][0];
+      p->xcd_cols = memo->tiles_val[slot][1];
+      return;
+    }
   }
   fsim_wprog w;
   memset(&w, 0, sizeof w);
@@ -779,7 +795,7 @@ static void xcd_tiles(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
     if (!used_b[h]) used_b[h] = 1, set_b[h] = kb, cols_seen++;
   }
   p->xcd_rows = rows_seen, p->xcd_cols = cols_seen;
-  if (memo != NULL && !memo->tiles_used[slot]) { /* (a full table works without it) */
+  if (slot >= 0) { /* (a full table works without it) */
     memo->tiles_used[slot] = 1;
     memo->tiles_key[slot] = k;
     memo->tiles_val[slot][0] = rows_seen;

@@ -602,6 +602,7 @@ static int same_as_fresh(void *vctx, const fsim_gemm_plan *p) {
   int same = q.lds_bytes == p->lds_bytes && q.vgprs == p->vgprs && q.c_pitch == p->c_pitch;
   same &= q.c_store_lines == p->c_store_lines && q.c_write_cycles == p->c_write_cycles &&
           q.c_read_cycles == p->c_read_cycles && q.c_store_lines > 0;
+  same &= q.xcd_rows == p->xcd_rows && q.xcd_cols == p->xcd_cols && q.xcd_rows > 0 && q.xcd_cols > 0;
   for (int o = 0; o < 2; o++) {
     const fsim_gemm_operand *x = &p->op[o], *y = &q.op[o];
     same &= x->sw.b == y->sw.b && x->sw.m == y->sw.m && x->sw.s == y->sw.s;
