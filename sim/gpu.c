@@ -1032,9 +1032,10 @@ typedef struct sim_job {
   const fsim_wprog *wp;
   const fsim_sim_opts *opts;
   fsim_sim_result *r;
+  int tmax, ref;         /* the runs' timeline limit and reference modes (REF_*) */
+  int64_t win;           /* and window */
   sample_plan sp;
-  int npts;              /* sampled points (1 or 2): the rounds after skip[j] */
-  int64_t skip[2];
+  int npts;              /* sampled points: 1 or 2 */
   int64_t ra;            /* with 2 points: the rounds between them */
   int clones;            /* w1 and w2 are made */
   fsim_wprog w1, w2;     /* wp at the two short trip counts */
@@ -1044,16 +1045,14 @@ typedef struct sim_job {
   double seconds;        /* host time of its runs */
 } sim_job;
 
-/* Sampled points: the rounds after skip[j] for j < npts (1 or 2), each with the main loop
+/* Sampled points: the rounds after skip[k] for k < npts (1 or 2), each with the main loop
  * extrapolated from two short trip counts (or simulated as is when there is no steady loop),
- * into j->pt[j]; the last point records the timeline when asked.  Adds their runs (up to
- * four) to j->run, the costliest first. */
-static fsim_status sample_runs(const fsim_arch *a, sim_job *j, int npts, const int64_t *skip, int64_t win, int ref,
-                               int record, int tmax, json_t **tl, fsim_err *e) {
+ * into j->pt[k]; the last point records the timeline when asked.  Sets j->run to their runs
+ * (up to four). */
+static fsim_status sample_runs(const fsim_arch *a, sim_job *j, int npts, const int64_t *skip, int record, json_t **tl,
+                               fsim_err *e) {
   const sample_plan *sp = &j->sp;
   j->npts = npts;
-  j->skip[0] = skip[0];
-  j->skip[1] = npts > 1 ? skip[1] : skip[0];
   j->nrun = 0;
   if (sp->trip >= 0) {
     fsim_status st = clone_with_trip(j->wp, sp->loops, sp->s1, &j->w1, e);
@@ -1073,7 +1072,8 @@ static fsim_status sample_runs(const fsim_arch *a, sim_job *j, int npts, const i
       double wgs = sp->one_xcd ? (double)(sp->per_xcd - skip[k] * sp->slots) : (double)total;
       double cost = (double)fsim_wprog_total_wave_instructions(p) / (double)(total > 0 ? total : 1) * wgs;
       j->run[j->nrun++] = (par_run){.a = a, .wp = p, .one_xcd = sp->one_xcd, .skip = skip[k], .warm = j->opts->warm,
-                                    .ref = ref, .tmax = tmax, .win = win, .record = record && k == npts - 1 && w == 2,
+                                    .ref = j->ref, .tmax = j->tmax, .win = j->win,
+                                    .record = record && k == npts - 1 && w == 2,
                                     .max_threads = j->opts->threads, .r = w == 2 ? &j->pt[k] : &j->short_run[k],
                                     .tl = tl, .cost = cost};
     }
@@ -1097,18 +1097,20 @@ static void sample_points_done(sim_job *j, fsim_status st) {
   }
 }
 
-/* Sets up job j (its program validated) and adds its runs: the whole program in full mode; in sampled mode the
- * points of its plan: with 4 or more complete rounds of workgroups A and 2A of them (plus the
- * partial last round; A = 1, or 2 from 8 rounds on so that the increment is past the first
- * round's cold caches), to be extrapolated linearly to all of them; else all of XCD 0's. */
+/* Sets up job j (its program validated) and its runs: the whole program in full mode; in
+ * sampled mode the points of its plan: with 4 or more complete rounds of workgroups A and 2A
+ * of them (plus the partial last round; A = 1, or 2 from 8 rounds on so that the increment is
+ * past the first round's cold caches), to be extrapolated linearly to all of them; else all
+ * of XCD 0's. */
 static fsim_status job_start(const fsim_arch *a, sim_job *j, int record, json_t **tl, fsim_err *e) {
   const fsim_sim_opts *o = j->opts;
-  int tmax = o->timeline_max_events > 0 ? o->timeline_max_events : 200000;
-  int64_t win = o->window > 0 ? o->window : FSIM_SIM_DEFAULT_WINDOW;
-  const int ref = (o->immediate_memory ? REF_IMMEDIATE : 0) | (o->no_mfma_runs ? REF_EVENTS : 0);
+  j->tmax = o->timeline_max_events > 0 ? o->timeline_max_events : 200000;
+  j->win = o->window > 0 ? o->window : FSIM_SIM_DEFAULT_WINDOW;
+  j->ref = (o->immediate_memory ? REF_IMMEDIATE : 0) | (o->no_mfma_runs ? REF_EVENTS : 0);
   if (!o->sampled) {
     j->nrun = 1;
-    j->run[0] = (par_run){.a = a, .wp = j->wp, .warm = o->warm, .ref = ref, .tmax = tmax, .win = win, .record = record,
+    j->run[0] = (par_run){.a = a, .wp = j->wp, .warm = o->warm, .ref = j->ref, .tmax = j->tmax, .win = j->win,
+                          .record = record,
                           .max_threads = o->threads, .r = j->r, .tl = tl,
                           .cost = (double)fsim_wprog_total_wave_instructions(j->wp)};
     return FSIM_OK;
@@ -1118,10 +1120,10 @@ static fsim_status job_start(const fsim_arch *a, sim_job *j, int record, json_t 
   if (j->sp.rounds >= 4) {
     j->ra = j->sp.rounds >= 8 ? 2 : 1;
     int64_t skip[2] = {j->sp.rounds - j->ra, j->sp.rounds - 2 * j->ra};
-    return sample_runs(a, j, 2, skip, win, ref, record, tmax, tl, e);
+    return sample_runs(a, j, 2, skip, record, tl, e);
   }
   int64_t none = 0;
-  return sample_runs(a, j, 1, &none, win, ref, record, tmax, tl, e);
+  return sample_runs(a, j, 1, &none, record, tl, e);
 }
 
 /* After job j's runs (their status st): its result in j->r.  A sampled job whose rounds did
@@ -1144,11 +1146,8 @@ static fsim_status job_finish(const fsim_arch *a, sim_job *j, fsim_status st, in
     if (inc * 4 * (ra + 1) < r1->cycles * ra || inc > 2 * r1->cycles) {
       if (tl && *tl) json_decref(*tl);
       if (tl) *tl = NULL;
-      int tmax = o->timeline_max_events > 0 ? o->timeline_max_events : 200000;
-      int64_t win = o->window > 0 ? o->window : FSIM_SIM_DEFAULT_WINDOW;
-      const int ref = (o->immediate_memory ? REF_IMMEDIATE : 0) | (o->no_mfma_runs ? REF_EVENTS : 0);
       int64_t none = 0;
-      st = sample_runs(a, j, 1, &none, win, ref, record, tmax, tl, e);
+      st = sample_runs(a, j, 1, &none, record, tl, e);
       if (st == FSIM_OK) {
         run_all(j->run, j->nrun, thr);
         st = runs_status(j->run, j->nrun, e);
@@ -1257,7 +1256,7 @@ fsim_status fsim_sim_run_batch(const fsim_arch *a, int n, const fsim_wprog *cons
     }
   }
   run_all(runs, nruns, threads);
-  fsim_status worst = FSIM_OK;
+  fsim_status first_failed = FSIM_OK;
   for (int i = 0; i < n; i++) {
     sim_job *j = &jobs[i];
     if (st[i] == FSIM_OK) {
@@ -1270,8 +1269,8 @@ fsim_status fsim_sim_run_batch(const fsim_arch *a, int n, const fsim_wprog *cons
       }
     }
     job_free(j);
-    if (st[i] != FSIM_OK && worst == FSIM_OK) worst = st[i];
+    if (st[i] != FSIM_OK && first_failed == FSIM_OK) first_failed = st[i];
   }
   free(jobs), free(runs), free(first);
-  return worst;
+  return first_failed;
 }
