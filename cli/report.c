@@ -19,6 +19,7 @@ json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
   if (r->sampled) {
     json_object_set_new(o, "sample_period_cycles", json_real(r->sample_period_cycles));
     json_object_set_new(o, "sample_unseen_writeback_us", json_real(r->sample_unseen_writeback_us));
+    json_object_set_new(o, "sample_share_skipped", json_boolean(r->sample_share_skipped));
   }
   json_t *occ = json_object();
   json_object_set_new(occ, "workgroups_per_cu", json_integer(r->wgs_per_cu));
@@ -94,9 +95,13 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
   fprintf(f, "memory       L1 hits %s  L2 hits %s  MALL hits %s  HBM read %.3g MB  written %.3g MB\n",
           pct(l1 > 0 ? r->l1_hits / l1 : 0, a, sizeof a), pct(l2 > 0 ? r->l2_hits / l2 : 0, b, sizeof b),
           pct(ml > 0 ? r->mall_hits / ml : 0, c, sizeof c), r->dram_read_bytes / 1e6, r->dram_write_bytes / 1e6);
-  if (r->sampled)
+  if (r->sampled && !r->sample_share_skipped)
     fprintf(f, "             [sampled: XCD 0's counts times the XCDs; the lines other XCDs also read are fetched "
                "from HBM by one XCD each, by hash]\n");
+  if (r->sampled && r->sample_share_skipped)
+    fprintf(f, "warning      [sampled: the grid is too large to find the lines other XCDs also read, so XCD 0 fetches "
+               "all its MALL misses from HBM; where XCDs share operands through the MALL the time is too long: use "
+               "--full]\n");
   /* a share of the time worth a warning: the short runs may leave out that much write-back */
   if (r->sampled && r->sample_unseen_writeback_us > 0.05 * r->kernel_us)
     fprintf(f, "warning      [sampled: the kernel stores %.3g MB, more than the MALL holds; a full run writes back up to "

@@ -116,6 +116,9 @@ static void gpu_free(fsim__gpu *g) {
   free(g->share_key);
   free(g->share_mask);
   free(g->share_table);
+  free(g->share_rep);
+  free(g->share_base);
+  free(g->share_slots);
   free(g->share_block);
   if (g->timeline) json_decref((json_t *)g->timeline);
 }
@@ -146,43 +149,83 @@ static int64_t wg_offset(const fsim_wp_addr *ad, const int coord[3]) {
 
 #define SHARE_EMPTY INT64_MIN
 
-/* The slot of (pattern p, offset off) in the share tables: the one holding it, or the empty
- * one where it goes.  Only global patterns have tables (share_table[p], -1 for LDS ones). */
-static int64_t share_slot(const fsim__gpu *g, int p, int64_t off) {
+/* The slot of (class k, offset off) in the share tables: the one holding it, or the empty one
+ * where it goes. */
+static int64_t share_slot(const fsim__gpu *g, int k, int64_t off) {
   uint64_t h = fsim__hash_line((uint64_t)off);
-  int64_t base = (int64_t)g->share_table[p] * g->share_cap, mask = g->share_cap - 1;
+  int64_t base = g->share_base[k], mask = g->share_slots[k] - 1;
   for (int64_t i = (int64_t)(h & (uint64_t)mask);; i = (i + 1) & mask)
     if (g->share_key[base + i] == off || g->share_key[base + i] == SHARE_EMPTY) return base + i;
 }
 
-/* Builds the tables over every workgroup of the grid; leaves sharing off (share_cap 0) when
- * there is one XCD or the grid is too large to walk (more than 2^20 pairs of a global
- * pattern and a workgroup: the tables then hold under 2^22 slots of 12 bytes, 48 MB).
- * Returns -1 when out of memory. */
+/* The walk's bounds: pairs of a class and a workgroup (a hash probe each: the 2^20 workgroups
+ * of test_sampled_share_bounds, one class, take about 0.3 s), and slots (12 bytes each: 96 MB). */
+#define SHARE_MAX_PAIRS ((int64_t)1 << 24)
+#define SHARE_MAX_SLOTS ((int64_t)1 << 23)
+
+/* Builds the tables over every workgroup of the grid, for the global patterns that loads read
+ * (the `shared` count only matters to reads).  Patterns with the same wg_stride have the same
+ * offsets (a GEMM's copies of A, and of B: two classes however many copy instructions), so
+ * they share a table; a class's table holds at most as many offsets as the grid has
+ * coordinates along the dimensions its strides use (the M or N tiles of a GEMM).  Leaves sharing off
+ * (share_cap 0) when there is one XCD, and, with share_skipped set, when the grid is too
+ * large to walk (SHARE_MAX_*: grids of millions of workgroups).  Returns -1 when out of
+ * memory. */
 static int share_build(fsim__gpu *g, int64_t total) {
   const fsim_wprog *wp = g->wp;
-  int nglobal = 0;
-  for (int p = 0; p < wp->naddrs; p++) nglobal += wp->addrs[p].space == FSIM_SPACE_GLOBAL;
-  if (g->xcd_total < 2 || g->xcd_total > 32 || nglobal == 0 || (int64_t)nglobal * total > ((int64_t)1 << 20))
+  if (g->xcd_total < 2 || g->xcd_total > 32) return 0; /* the masks are 32 bits */
+  size_t n = (size_t)(wp->naddrs > 0 ? wp->naddrs : 1);
+  g->share_table = malloc(n * sizeof *g->share_table);
+  g->share_rep = malloc(n * sizeof *g->share_rep);
+  g->share_base = malloc(n * sizeof *g->share_base);
+  g->share_slots = malloc(n * sizeof *g->share_slots);
+  if (!g->share_table || !g->share_rep || !g->share_base || !g->share_slots) return -1;
+  /* only what loads read counts (memsys.c reads `shared` for reads alone) */
+  for (int p = 0; p < wp->naddrs; p++) g->share_table[p] = -2;
+  for (int i = 0; i < wp->nprograms; i++)
+    for (int k = 0; k < wp->programs[i].ninst; k++) {
+      const fsim_wp_inst *in = &wp->programs[i].inst[k];
+      if ((in->op == FSIM_OP_LOAD || in->op == FSIM_OP_LOAD_LDS) && in->addr >= 0 && in->addr < wp->naddrs)
+        g->share_table[in->addr] = -1;
+    }
+  int64_t cap = 0;
+  for (int p = 0; p < wp->naddrs; p++) {
+    const fsim_wp_addr *ad = &wp->addrs[p];
+    int loaded = g->share_table[p] == -1;
+    g->share_table[p] = -1;
+    if (ad->space != FSIM_SPACE_GLOBAL || !loaded) continue;
+    int k = 0;
+    while (k < g->nshare && memcmp(wp->addrs[g->share_rep[k]].wg_stride, ad->wg_stride, sizeof ad->wg_stride) != 0) k++;
+    g->share_table[p] = k;
+    if (k < g->nshare) continue;
+    g->share_rep[g->nshare++] = p;
+    int64_t offsets = 1; /* at most the coordinates along the dimensions with a stride, and the workgroups */
+    for (int d = 0; d < 3; d++) {
+      int64_t extent = ad->wg_stride[d] != 0 && wp->grid[d] > 1 ? wp->grid[d] : 1;
+      offsets = offsets > total / extent ? total : offsets * extent;
+    }
+    int64_t slots = 1;
+    while (slots < 2 * offsets && slots <= SHARE_MAX_SLOTS) slots *= 2;
+    g->share_base[k] = cap;
+    g->share_slots[k] = slots;
+    if (cap <= SHARE_MAX_SLOTS) cap += slots; /* stops growing once past the bound */
+  }
+  if (g->nshare == 0) return 0;
+  if (cap > SHARE_MAX_SLOTS || total > SHARE_MAX_PAIRS / g->nshare) {
+    g->share_skipped = 1;
     return 0;
-  g->share_table = malloc((size_t)wp->naddrs * sizeof *g->share_table);
-  if (!g->share_table) return -1;
-  for (int p = 0, k = 0; p < wp->naddrs; p++) g->share_table[p] = wp->addrs[p].space == FSIM_SPACE_GLOBAL ? k++ : -1;
-  int64_t cap = 1;
-  while (cap < 2 * total) cap *= 2;
-  size_t n = (size_t)nglobal * (size_t)cap;
-  g->share_key = malloc(n * sizeof *g->share_key);
-  g->share_mask = calloc(n, sizeof *g->share_mask);
+  }
+  g->share_key = malloc((size_t)cap * sizeof *g->share_key);
+  g->share_mask = calloc((size_t)cap, sizeof *g->share_mask);
   if (!g->share_key || !g->share_mask) return -1;
-  for (size_t i = 0; i < n; i++) g->share_key[i] = SHARE_EMPTY;
+  for (int64_t i = 0; i < cap; i++) g->share_key[i] = SHARE_EMPTY;
   g->share_cap = cap;
   for (int64_t id = 0; id < total; id++) {
     int coord[3];
     fsim_wprog_wg_coords(wp, id, coord);
     uint32_t bit = (uint32_t)1 << xcd_of(g, id, total);
-    for (int p = 0; p < wp->naddrs; p++) {
-      if (wp->addrs[p].space != FSIM_SPACE_GLOBAL) continue;
-      int64_t off = wg_offset(&wp->addrs[p], coord), s = share_slot(g, p, off);
+    for (int k = 0; k < g->nshare; k++) {
+      int64_t off = wg_offset(&wp->addrs[g->share_rep[k]], coord), s = share_slot(g, k, off);
       g->share_key[s] = off;
       g->share_mask[s] |= bit;
     }
@@ -193,11 +236,11 @@ static int share_build(fsim__gpu *g, int64_t total) {
 void fsim__gpu_share_of(const fsim__gpu *g, const int coord[3], uint8_t *shared) {
   const fsim_wprog *wp = g->wp;
   for (int p = 0; p < wp->naddrs; p++) {
+    int k = g->share_table[p];
     shared[p] = 1;
-    if (wp->addrs[p].space != FSIM_SPACE_GLOBAL) continue;
-    int64_t s = share_slot(g, p, wg_offset(&wp->addrs[p], coord));
-    int k = __builtin_popcount(g->share_mask[s]);
-    shared[p] = (uint8_t)(k > 1 ? k : 1);
+    if (k < 0) continue;
+    int n = __builtin_popcount(g->share_mask[share_slot(g, k, wg_offset(&wp->addrs[p], coord))]);
+    shared[p] = (uint8_t)(n > 1 ? n : 1);
   }
 }
 
@@ -627,6 +670,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   /* sampled mode: what other XCDs read too (above) */
   if (one_xcd) {
     if (share_build(&g, total) != 0) goto oom;
+    r->sample_share_skipped = g.share_skipped;
     if (g.share_cap > 0) {
       g.share_block = calloc((size_t)g.ncus * g.wgs_per_cu * wp->naddrs, 1);
       if (!g.share_block) goto oom;
@@ -845,6 +889,13 @@ static void finish_result(const fsim_arch *a, fsim_sim_result *r) {
   r->time_us = r->kernel_us + a->dispatch.launch_overhead_us;
 }
 
+/* x + k (x - x1) for a count, which never goes below zero, although a straight line through
+ * two short runs can (MALL hits that fall as the trips grow, for one). */
+static int64_t extrap_count(int64_t x, int64_t x1, double k) {
+  int64_t v = x + (int64_t)(k * (double)(x - x1) + 0.5);
+  return v > 0 ? v : 0;
+}
+
 /* r := r + k (r - r1), for every figure that grows linearly with the sampled dimension
  * (trip count or rounds of workgroups); utilisations through their busy times. */
 static void extrapolate(fsim_sim_result *r, const fsim_sim_result *r1, double k) {
@@ -864,7 +915,7 @@ static void extrapolate(fsim_sim_result *r, const fsim_sim_result *r1, double k)
   r->wave_cycles += k * (r->wave_cycles - r1->wave_cycles);
   r->issue_cycles += k * (r->issue_cycles - r1->issue_cycles);
   r->mfma_flops += k * (r->mfma_flops - r1->mfma_flops);
-#define EXTRAP(f) r->f += (int64_t)(k * (double)(r->f - r1->f) + 0.5)
+#define EXTRAP(f) r->f = extrap_count(r->f, r1->f, k)
   EXTRAP(waves);
   EXTRAP(l1_hits);
   EXTRAP(l1_misses);

@@ -188,13 +188,19 @@ typedef struct fsim__gpu {
   fsim__ua_memo *ua_memo;  /* per pattern */
   int64_t *row_min_off;    /* per lane-table row: the smallest offset of an active lane */
   int64_t *row_max_off;    /* per lane-table row: the largest offset of an active lane */
-  /* sampled mode, XCD 0 alone: per global address pattern, an open-addressing table from a
-   * workgroup's offset through it (sum of wg_stride x coordinate) to the mask of the real
-   * device's XCDs that read at that offset (gpu.c); share_cap 0 when off */
+  /* sampled mode, XCD 0 alone: per class of global address patterns with the same wg_stride,
+   * an open-addressing table from a workgroup's offset through them (sum of wg_stride x
+   * coordinate) to the mask of the real device's XCDs that read at that offset (gpu.c);
+   * share_cap 0 when off */
   int64_t *share_key;
   uint32_t *share_mask;
-  int *share_table;        /* per address pattern: its table among the global ones, -1 for LDS */
-  int64_t share_cap;       /* slots per pattern, a power of two */
+  int *share_table;        /* per address pattern: its class, -1 for LDS and patterns no load reads */
+  int nshare;              /* classes */
+  int64_t *share_base;     /* per class: its first slot */
+  int64_t *share_slots;    /* per class: its slots, a power of two */
+  int *share_rep;          /* per class: a pattern of it (whose wg_stride it has) */
+  int64_t share_cap;       /* slots of all classes */
+  int share_skipped;       /* 1: XCD 0 alone, but the grid was too large to walk (sim.h) */
   uint8_t *share_block;    /* every workgroup slot's fsim__wg.shared */
   /* deferred vector memory: the current XCD's ops of this window, their lines, the parked waves */
   int defer;               /* 1: deferred (gpu.c) */

@@ -117,6 +117,12 @@ typedef struct fsim_sim_result {
    * never fill the MALL with dirty lines, so a kernel whose steady state is that write-back is
    * not seen in it: this says how much time that may leave out (docs/simulator.md). */
   double sample_unseen_writeback_us;
+  /* sampled, XCD 0 alone: 1 when the grid was too large to walk for the lines that other XCDs
+   * read too (past about 4 million workgroups where a load's offset follows every coordinate
+   * of the grid: gpu.c, share_build), so XCD 0 fetched every line it missed in its MALL share
+   * from HBM itself; the time of a kernel whose XCDs share operands through the MALL then
+   * comes out too long (docs/simulator.md) */
+  int sample_share_skipped;
   int64_t lds_bank_cycles, lds_accesses;
 
   /* stalls: cycles summed over all waves, by reason, plus issue cycles and lifetimes */

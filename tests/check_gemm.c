@@ -1309,6 +1309,43 @@ START_TEST(test_golden_model_and_sim) {
 }
 END_TEST
 
+/* Sampled mode on a grid of 65,536 workgroups whose copies make dozens of address patterns:
+ * XCD 0 is told which lines the other XCDs read (2026-12-01; the walk had been skipped past
+ * 2^20 pairs of a pattern and a workgroup, and the sampled run fetched all of B from HBM on its
+ * own: 235,677,970 cycles, 4.07 times the full run).  The full run takes 57,868,207 cycles
+ * (`flysim predict gemm --m 16384 --n 16384 --k 16384 --arch mi355x --config CFG --full`,
+ * 14 minutes on one thread), so the bound below is checked against a stored figure. */
+START_TEST(test_sampled_large_grid) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_gemm_problem pr = problem(16384, 16384, 16384, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+  fsim_gemm_config cfg;
+  fsim_schedule s;
+  fsim_err e;
+  static fsim_gemm_plan p;
+  ck_assert(fsim_gemm_config_parse("tile=16x256x128,waves=1x2,stages=2,mfma=16x16x16,splitk=1,path=direct,c=direct,"
+                                   "remap=1,groupm=0,kind=plain",
+                                   &cfg, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
+  fsim_wprog wp;
+  ck_assert(fsim_gemm_wave_program(&p, &wp, &e) == FSIM_OK);
+  ck_assert_int_eq(fsim_wprog_workgroups(&wp), 65536);
+  int nglobal = 0;
+  for (int i = 0; i < wp.naddrs; i++) nglobal += wp.addrs[i].space == FSIM_SPACE_GLOBAL;
+  ck_assert_int_gt(nglobal, 16); /* past the old walk's 2^20 pairs */
+  fsim_sim_opts so = {.sampled = 1};
+  fsim_sim_result r;
+  ck_assert_msg(fsim_sim_run(&a, &wp, &so, &r, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert(r.sampled);
+  ck_assert_int_eq(r.sample_share_skipped, 0);
+  ck_assert_int_eq(r.cycles, 54265738); /* -6.2% against the full run */
+  const int64_t full = 57868207;
+  ck_assert(labs((long)(r.cycles - full)) * 10 < full);
+  ck_assert_int_ge(r.mall_hits, 0);
+  fsim_wprog_free(&wp);
+}
+END_TEST
+
 /* C through LDS: the staging buffer's column pitch is padded so that the accumulator writes
  * do not conflict, growing the LDS where the stages are smaller than the padded tile and the
  * occupancy allows.  256x256 of bf16 over two 256x64 stages once kept pitch 256 (every column
@@ -1416,6 +1453,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_pingpong_structure);
   tcase_add_test(tc, test_golden_model_and_sim);
   tcase_add_test(tc, test_c_pitch);
+  tcase_add_test(tc, test_sampled_large_grid);
   tcase_add_test(tc, test_deferred_memory_gemms);
   tcase_add_test(tc, test_rdna_register_estimate);
   suite_add_tcase(s, tc);

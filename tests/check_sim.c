@@ -1302,6 +1302,53 @@ END_TEST
 /* The per-wave stall breakdown: gemm_small's 16 workgroups of 4 waves put one workgroup on
  * CU 0, whose 4 waves are recorded with their own stall totals; together they are a sixteenth
  * of the kernel's instructions and a part of each aggregate stall total. */
+/* Sampled mode on grids of millions of workgroups: XCD 0 is told which lines the other XCDs
+ * read while the grid is small enough to walk (gpu.c, share_build: a table per class of
+ * loaded patterns with the same workgroup strides, 2^23 slots and 2^24 pairs of a class and a
+ * workgroup at most), and past that the result says so and the report warns.  Here the loads
+ * follow x, so 2^20 workgroups need 2^21 slots and 2^22 + 1 need 2^24.  Until 2026-12-01 the
+ * bound was 2^20 pairs of a pattern (not a class) and a workgroup, past which the walk was
+ * skipped without a word: a GEMM's copies make dozens of patterns, so 16384^3 with 16x256
+ * tiles (65,536 workgroups) was sampled as if no line were shared, 4 times too slow
+ * (test_sampled_large_grid in check_gemm.c). */
+START_TEST(test_sampled_share_bounds) {
+  fsim_arch a = arch_of("mi355x");
+  static const char fmt[] = "kernel big\ngrid %d\nwaves 1\nresources vgprs=8 agprs=0 sgprs=16 lds=0\n"
+                            "lanes lin = linear 16\n"
+                            "addr src global lanes=lin base=0 wave=1024 wg=1024,0,0\n"
+                            "addr dst global lanes=lin base=1073741824 wave=1024 wg=1024,0,0\n"
+                            "program\n  load b128 v <- @src\n  waitcnt vmcnt=0\n  store b128 <- v @dst\n";
+  const int grids[2] = {1 << 20, (1 << 22) + 1};
+  for (int i = 0; i < 2; i++) {
+    char text[1024];
+    snprintf(text, sizeof text, fmt, grids[i]);
+    fsim_wprog wp;
+    fsim_err e;
+    ck_assert_msg(fsim_wprog_parse_string(&wp, text, "big", &a, &e) == FSIM_OK, "%s", e.msg);
+    fsim_sim_opts so = {.sampled = 1};
+    fsim_sim_result r = sim_ok(&a, &wp, &so);
+    ck_assert(r.sampled);
+    ck_assert_int_eq(r.sample_share_skipped, i);
+    fsim_wprog_free(&wp);
+    const char *path = tu_write_temp(text, ".wp");
+    char args[1200];
+    snprintf(args, sizeof args, "sim %s --arch mi355x --sampled", path);
+    tu_run t = tu_flysim(args);
+    ck_assert_msg(t.status == 0, "%s", t.err);
+    const char *warn = "warning      [sampled: the grid is too large to find the lines other XCDs also read";
+    ck_assert(i ? strstr(t.out, warn) != NULL : strstr(t.out, warn) == NULL);
+    ck_assert(i ? strstr(t.out, "fetched from HBM by one XCD each") == NULL
+                : strstr(t.out, "fetched from HBM by one XCD each") != NULL);
+    tu_run_free(&t);
+    snprintf(args, sizeof args, "sim %s --arch mi355x --sampled --json", path);
+    t = tu_flysim(args);
+    ck_assert_msg(t.status == 0, "%s", t.err);
+    ck_assert_ptr_nonnull(strstr(t.out, i ? "\"sample_share_skipped\": true" : "\"sample_share_skipped\": false"));
+    tu_run_free(&t);
+  }
+}
+END_TEST
+
 START_TEST(test_per_wave_stalls) {
   fsim_arch a = arch_of("mi355x");
   fsim_wprog wp;
@@ -1577,6 +1624,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_sampled_mode);
   tcase_add_test(tc, test_cli_sampled_threads_same_output);
   tcase_add_test(tc, test_sampled_unseen_writeback);
+  tcase_add_test(tc, test_sampled_share_bounds);
   tcase_add_test(tc, test_per_wave_stalls);
   tcase_add_test(tc, test_sim_assembly);
   tcase_add_test(tc, test_timeline_and_cli);
