@@ -104,6 +104,7 @@ int fsim_cmd_schedule(int argc, char **argv) {
     return fsim_cli_usage_error(CMD, "'%s' is not a verb of schedule (check, print)", verb);
   if (strcmp(verb, "print") == 0 && (arch || sets.n))
     return fsim_cli_usage_error(CMD, "print: --arch and --set go with check");
+  if (*file == '\0') return fsim_cli_usage_error(CMD, "FILE: an empty file name");
   fsim_err e;
   fsim_err_clear(&e);
   fsim_schedule s;

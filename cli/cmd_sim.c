@@ -172,6 +172,7 @@ int fsim_cmd_sim(int argc, char **argv) {
   }
   if (compare && !sampled) return fsim_cli_usage_error(CMD, "--compare-full goes with --sampled");
   const char *file = argv[optind];
+  if (*file == '\0') return fsim_cli_usage_error(CMD, "FILE: an empty file name");
   fsim_arch a;
   int rc = fsim_cli_load_arch(CMD, arch, &sets, &a);
   if (rc) return rc;

@@ -212,6 +212,10 @@ int fsim_cmd_verify(int argc, char **argv) {
       return fsim_cli_usage_error(CMD, "%s: a file carries its own problem and schedule; give only --arch (and --set)",
                                   path);
     }
+    if (*path == '\0') {
+      free(r);
+      return fsim_cli_usage_error(CMD, "OUT.hip: an empty file name");
+    }
     if (access(path, R_OK) != 0) {
       int err = errno;
       free(r);

@@ -86,6 +86,7 @@ int fsim_cli_load_arch_as(const char *cmd, const char *label, const char *name, 
   fsim_err e;
   fsim_err_clear(&e);
   if (name == NULL) return fsim_cli_usage_error(cmd, "--arch NAME is required (see 'flysim arch list')");
+  if (*name == '\0') return fsim_cli_usage_error(cmd, "%s: an empty name (see 'flysim arch list')", label);
   if (fsim_arch_load(out, name, &e) != FSIM_OK) {
     if (e.code == FSIM_ENOENT) fsim_err_prefix(&e, "%s", label);
     return fsim_cli_report(cmd, &e);

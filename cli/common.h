@@ -31,7 +31,8 @@ typedef struct fsim_cli_sets {
 } fsim_cli_sets;
 int fsim_cli_sets_add(fsim_cli_sets *s, const char *cmd, const char *value);
 
-/* Loads the arch NAME and applies the overrides; on error prints and returns the exit code. */
+/* Loads the arch NAME and applies the overrides; on error prints and returns the exit code.
+ * An empty NAME is refused as "--arch: an empty name". */
 int fsim_cli_load_arch(const char *cmd, const char *name, const fsim_cli_sets *sets, fsim_arch *out);
 /* The same, naming the argument label ("NAME" for a positional part) in a not-found error. */
 int fsim_cli_load_arch_as(const char *cmd, const char *label, const char *name, const fsim_cli_sets *sets,

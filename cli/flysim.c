@@ -89,8 +89,16 @@ int main(int argc, char **argv) {
     return FSIM_EXIT_USAGE;
   }
   const char *cmd = argv[1];
-  if (strcmp(cmd, "help") == 0 && argc >= 3) {
-    /* `flysim help COMMAND` is `flysim COMMAND --help` */
+  if (strcmp(cmd, "help") == 0) {
+    /* `flysim help COMMAND` is `flysim COMMAND --help`; help's own help (`flysim help help`,
+     * or --help anywhere before a '--', as for every command) is this usage */
+    int own = argc == 2 || (argc == 3 && strcmp(argv[2], "help") == 0);
+    for (int j = 2; j < argc && !own && strcmp(argv[j], "--") != 0; j++)
+      own = strcmp(argv[j], "--help") == 0 || strcmp(argv[j], "-h") == 0;
+    if (own) {
+      usage(stdout);
+      return finish(FSIM_EXIT_OK);
+    }
     if (argc > 3) {
       fsim_text_one_line(argv[3]);
       fprintf(stderr, "flysim: help '%s': expected one command, not more\n", argv[3]);
@@ -105,7 +113,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "flysim: help '%s': not a command (see 'flysim --help')\n", argv[2]);
     return FSIM_EXIT_USAGE;
   }
-  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || (strcmp(cmd, "help") == 0 && argc == 2)) {
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
     usage(stdout);
     return finish(FSIM_EXIT_OK);
   }
@@ -118,9 +126,10 @@ int main(int argc, char **argv) {
     printf("flysim %s\n", PACKAGE_VERSION);
     return finish(FSIM_EXIT_OK);
   }
-  /* a thread count that is not one is an input error, not a silent "use every CPU" */
+  /* a thread count that is not one is an input error, not a silent "use every CPU"; so is
+   * one set but empty (only an unset variable means the default) */
   const char *threads = getenv("FLYSIM_THREADS");
-  if (threads != NULL && *threads != '\0') {
+  if (threads != NULL) {
     char *end = NULL;
     long n = strtol(threads, &end, 10);
     if (*end != '\0' || n < 1 || n > 64 || isspace((unsigned char)threads[0])) {

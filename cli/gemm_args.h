@@ -93,7 +93,8 @@ int fsim_cli_gemm_positional(fsim_cli_gemm *g, int argc, char **argv, int optind
 /* Loads the arch and the schedule file, builds and checks the problem.  0 or an exit code. */
 int fsim_cli_gemm_finish(fsim_cli_gemm *g);
 /* 0, or 2 after printing when --config is malformed: a problem that falls back has no kernel,
- * but its config is still checked (as predict checks it). */
+ * but its config is still read as predict reads it (keys, forms, each key's own range); whether
+ * it is a legal kernel cannot be judged without one (docs/cli.md). */
 int fsim_cli_gemm_check_config(const fsim_cli_gemm *g);
 /* The database path: --db, else $FLYSIM_DB, else ./flysim-tuning.db. */
 const char *fsim_cli_db_path(const char *flag);

@@ -268,9 +268,10 @@ fsim_status fsim_gemm_problem_fits(const fsim_gemm_problem *pr, const fsim_arch 
   char what[64] = "";
   if (groups > 1) snprintf(what, sizeof what, " x %d groups", groups);
   if (bytes > (double)a->memory.dram_bytes)
-    return FSIM_ERR(e, FSIM_EINVAL, "%s: the operands and result of %lldx%lldx%lld%s take %.1f GiB, more than the %.1f "
-                    "GiB of memory of %s ([memory] dram_bytes)", groups > 1 ? "--groups/--m/--n/--k" : "--m/--n/--k",
-                    pr->m, pr->n, pr->k, what, bytes / 0x1p30, a->memory.dram_bytes / 0x1p30, a->device.name);
+    /* in bytes, exact: a what-if part's memory can be a few MB (GiB to one place read "0.0") */
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: the operands and result of %lldx%lldx%lld%s take %.0f bytes, more than the "
+                    "%lld bytes of memory of %s ([memory] dram_bytes)", groups > 1 ? "--groups/--m/--n/--k" : "--m/--n/--k",
+                    pr->m, pr->n, pr->k, what, bytes, (long long)a->memory.dram_bytes, a->device.name);
   return FSIM_OK;
 }
 
