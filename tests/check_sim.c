@@ -750,7 +750,11 @@ START_TEST(test_parse_errors) {
       {"kernel k\nprogram\n  load b128 v <- @nowhere\n", "t:3: no address named 'nowhere' (declare it with 'addr' first)"},
       {"kernel k\nprogram\n  load b24 v <- @x\n", "t:3: 'b24' is not an access width (b8 b16 b32 b64 b96 b128)"},
       {"kernel k\nlanes l = linear 4\naddr x lds lanes=l\nprogram\n  load b32 v <- @x\n",
-       "t: program 0 instruction 0: load needs a global address, 'x' is not"},
+       "t:5: program 0 instruction 0: load needs a global address, 'x' is not"},
+      /* the line of an instruction after loop markers, and in a second program */
+      {"kernel k\nwaves 2\nlanes l = linear 4\naddr x lds lanes=l\nprogram waves=0\n  loop 2\n    valu v\n  end\n"
+       "  valu w\nprogram waves=1\n  valu v\n\n  load b32 v <- @x\n",
+       "t:13: program 1 instruction 1: load needs a global address, 'x' is not"},
       {"kernel k\nlanes l = 1 2 3\nprogram\n", "t:2: lanes 'l': 3 values given, 64 expected (rows 1 x wave size 64)"},
       {"kernel k\ngrid 0\nprogram\n", "t:2: grid: 0 is out of range [1, 2147483647]"},
       {"kernel k\ngrid 2147483647 2147483647 2147483647\nprogram\n  valu v\n", "t:2: grid: more than 2^31 workgroups"},
@@ -801,7 +805,8 @@ START_TEST(test_parse_errors) {
       {"kernel k\nlanes l active=010 = linear 4\nprogram\n", "t:2: active: '010' is not a lane mask"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l iter=0:17592186044416:0:1073741824\nprogram\n  loop 2\n"
        "  load b32 v <- @x\n  end\n",
-       "t: address 'x': its base and strides, over the waves, workgroups and loop trips that use it, reach past 2^62"},
+       /* the line of the load that uses it in the loop */
+       "t:6: address 'x': its base and strides, over the waves, workgroups and loop trips that use it, reach past 2^62"},
       {"kernel k\nprogram\n  mfma v_mfma_scale_f32_16x16x128_f8f6f4 c <- a b c\n",
        "t:3: mfma: 'v_mfma_scale_f32_16x16x128_f8f6f4' names several MFMAs (by operand type); give one of "
        "v_mfma_scale_f32_16x16x128_f8f6f4.fp8, v_mfma_scale_f32_16x16x128_f8f6f4.fp8_fp4, "

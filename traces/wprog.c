@@ -270,6 +270,12 @@ static int addr_bounded(const fsim_wprog *wp, const fsim_wp_addr *ad, const int6
 }
 
 fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_err *e) {
+  int prog, inst;
+  return fsim_wprog_validate_at(wp, a, &prog, &inst, e);
+}
+
+fsim_status fsim_wprog_validate_at(const fsim_wprog *wp, const fsim_arch *a, int *prog, int *inst, fsim_err *e) {
+  *prog = *inst = -1;
   if (wp->nprograms < 1) return FSIM_ERR(e, FSIM_EINVAL, "%s: no program", wp->name);
   for (int d = 0; d < 3; d++)
     if (wp->grid[d] < 1) return FSIM_ERR(e, FSIM_EINVAL, "%s: grid dimension %d is %d", wp->name, d, wp->grid[d]);
@@ -314,6 +320,7 @@ fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_e
     for (int ii = 0; ii < p->ninst; ii++) {
       const fsim_wp_inst *in = &p->inst[ii];
       fsim_status st;
+      *prog = pi, *inst = ii; /* where a failing check below is */
       if ((st = check_reg(wp, &in->dst, pi, ii, e)) != FSIM_OK) return st;
       for (int s = 0; s < in->nsrc; s++)
         if ((st = check_reg(wp, &in->src[s], pi, ii, e)) != FSIM_OK) return st;
@@ -361,6 +368,7 @@ fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_e
       }
       if (in->op >= FSIM_OP_COUNT) return FSIM_ERR(e, FSIM_EINVAL, "program %d instruction %d: bad class", pi, ii);
     }
+    *prog = *inst = -1;
     if (depth != 0) return FSIM_ERR(e, FSIM_EINVAL, "program %d: %d loops not closed", pi, depth);
   }
   /* every counter of a run (cycles, bytes, cache accesses) stays far inside 64 bits below this */

@@ -185,6 +185,9 @@ fsim_status fsim_wp_program_loop_end(fsim_wp_program *p, fsim_err *e);
 /* Checks the whole description against an arch (loops balanced, registers, address
  * patterns, MFMA indices, waves, resources within the arch's limits). */
 fsim_status fsim_wprog_validate(const fsim_wprog *wp, const fsim_arch *a, fsim_err *e);
+/* The same; where an instruction fails a check, *prog and *inst get its program and index
+ * (else -1), so that the text parser can name the line it came from. */
+fsim_status fsim_wprog_validate_at(const fsim_wprog *wp, const fsim_arch *a, int *prog, int *inst, fsim_err *e);
 
 /* Counts executed wave instructions for one wave running program p (loops expanded). */
 int64_t fsim_wp_program_dynamic_count(const fsim_wp_program *p);

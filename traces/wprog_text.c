@@ -45,7 +45,34 @@ typedef struct parser {
   /* program declarations are collected first, then created when the first one opens */
   char *tok[MAX_TOKENS];
   int ntok;
+  /* where the instructions came from, for the checks made after parsing: instructions
+   * `first` on of program `prog` came from line `line` (up to the next run of the program) */
+  struct inst_run {
+    int prog, first, line;
+  } *runs;
+  int nruns, runs_cap;
 } parser;
+
+/* Notes that the current line appended instructions `first` on to the current program. */
+static fsim_status note_run(parser *p, int first) {
+  if (p->nruns == p->runs_cap) {
+    int cap = p->runs_cap ? 2 * p->runs_cap : 64;
+    struct inst_run *r = realloc(p->runs, (size_t)cap * sizeof *r);
+    if (r == NULL) return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
+    p->runs = r;
+    p->runs_cap = cap;
+  }
+  p->runs[p->nruns++] = (struct inst_run){p->cur_program, first, p->line};
+  return FSIM_OK;
+}
+
+/* The line instruction inst of program prog came from; 0 if unknown. */
+static int run_line(const parser *p, int prog, int inst) {
+  int line = 0;
+  for (int i = 0; i < p->nruns; i++)
+    if (p->runs[i].prog == prog && p->runs[i].first <= inst) line = p->runs[i].line;
+  return line;
+}
 
 #define PERR(p, ...) perr_at((p), __FILE__, __LINE__, __VA_ARGS__)
 static fsim_status perr_at(parser *p, const char *file, int line, const char *fmt, ...)
@@ -565,7 +592,12 @@ static fsim_status parse_text(fsim_wprog *wp, char *text, const char *src, const
       }
       p.tok[p.ntok++] = t;
     }
-    if (st == FSIM_OK && p.ntok > 0) st = parse_line(&p);
+    if (st == FSIM_OK && p.ntok > 0) {
+      int prog = p.cur_program, before = prog >= 0 ? wp->programs[prog].ninst : 0;
+      st = parse_line(&p);
+      if (st == FSIM_OK && prog >= 0 && p.cur_program == prog && wp->programs[prog].ninst > before)
+        st = note_run(&p, before);
+    }
   }
   if (st == FSIM_OK && wp->programs == NULL) {
     p.line++;
@@ -583,9 +615,15 @@ static fsim_status parse_text(fsim_wprog *wp, char *text, const char *src, const
         }
   }
   if (st == FSIM_OK) {
-    st = fsim_wprog_validate(wp, a, e);
-    if (st != FSIM_OK) fsim_err_prefix(e, "%s", src);
+    int prog, inst;
+    st = fsim_wprog_validate_at(wp, a, &prog, &inst, e);
+    int line = st != FSIM_OK && prog >= 0 ? run_line(&p, prog, inst) : 0;
+    if (st != FSIM_OK && line > 0)
+      fsim_err_prefix(e, "%s:%d", src, line);
+    else if (st != FSIM_OK)
+      fsim_err_prefix(e, "%s", src);
   }
+  free(p.runs);
   if (st != FSIM_OK) fsim_wprog_free(wp);
   return st;
 }
