@@ -180,18 +180,19 @@ static int share_build(fsim__gpu *g, int64_t total) {
   g->share_base = malloc(n * sizeof *g->share_base);
   g->share_slots = malloc(n * sizeof *g->share_slots);
   if (!g->share_table || !g->share_rep || !g->share_base || !g->share_slots) return -1;
-  /* only what loads read counts (memsys.c reads `shared` for reads alone) */
-  for (int p = 0; p < wp->naddrs; p++) g->share_table[p] = -2;
+  /* only what loads read counts (memsys.c reads `shared` for reads alone): share_table first
+   * holds 1 for the patterns loads read, then each pattern's class */
+  for (int p = 0; p < wp->naddrs; p++) g->share_table[p] = 0;
   for (int i = 0; i < wp->nprograms; i++)
     for (int k = 0; k < wp->programs[i].ninst; k++) {
       const fsim_wp_inst *in = &wp->programs[i].inst[k];
       if ((in->op == FSIM_OP_LOAD || in->op == FSIM_OP_LOAD_LDS) && in->addr >= 0 && in->addr < wp->naddrs)
-        g->share_table[in->addr] = -1;
+        g->share_table[in->addr] = 1;
     }
   int64_t cap = 0;
   for (int p = 0; p < wp->naddrs; p++) {
     const fsim_wp_addr *ad = &wp->addrs[p];
-    int loaded = g->share_table[p] == -1;
+    int loaded = g->share_table[p];
     g->share_table[p] = -1;
     if (ad->space != FSIM_SPACE_GLOBAL || !loaded) continue;
     int k = 0;

@@ -1318,15 +1318,10 @@ END_TEST
 START_TEST(test_sampled_large_grid) {
   fsim_arch a = arch_of("mi355x");
   fsim_gemm_problem pr = problem(16384, 16384, 16384, FSIM_DT_BF16, FSIM_LAYOUT_TN);
-  fsim_gemm_config cfg;
-  fsim_schedule s;
   fsim_err e;
   static fsim_gemm_plan p;
-  ck_assert(fsim_gemm_config_parse("tile=16x256x128,waves=1x2,stages=2,mfma=16x16x16,splitk=1,path=direct,c=direct,"
-                                   "remap=1,groupm=0,kind=plain",
-                                   &cfg, &e) == FSIM_OK);
-  ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
-  ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
+  plan_of(&p, &a, &pr,
+          "tile=16x256x128,waves=1x2,stages=2,mfma=16x16x16,splitk=1,path=direct,c=direct,remap=1,groupm=0,kind=plain");
   fsim_wprog wp;
   ck_assert(fsim_gemm_wave_program(&p, &wp, &e) == FSIM_OK);
   ck_assert_int_eq(fsim_wprog_workgroups(&wp), 65536);
