@@ -177,8 +177,11 @@ int fsim_cli_parse_long(const char *cmd, const char *flag, const char *text, lon
   if (*text == '\0' || isspace((unsigned char)*text) || *end != '\0' || errno == ERANGE) {
     if (text[0] == '-' && text[1] == '-') /* `--k --arch mi355x`: the value was left out */
       return fsim_cli_usage_error(cmd, "%s: missing its value (the next argument is the flag %s)", flag, text);
-    if (errno == ERANGE && *end == '\0' && *text != '\0' && !isspace((unsigned char)*text)) /* a whole number, too large */
+    if (errno == ERANGE && *end == '\0' && *text != '\0' && !isspace((unsigned char)*text)) { /* a whole number, too large */
+      if (lo == LONG_MIN && hi == LONG_MAX) /* the caller checks the range: it has none to give here */
+        return fsim_cli_usage_error(cmd, "%s: %s does not fit in 64 bits", flag, text);
       return fsim_cli_usage_error(cmd, "%s: %s is out of range [%ld, %ld]", flag, text, lo, hi);
+    }
     return fsim_cli_usage_error(cmd, "%s: '%s' is not an integer", flag, text);
   }
   if (v < lo || v > hi) return fsim_cli_usage_error(cmd, "%s: %ld is out of range [%ld, %ld]", flag, v, lo, hi);

@@ -237,9 +237,9 @@ fsim_status fsim_gemm_problem_check_as(const fsim_gemm_problem *pr, const char *
     return FSIM_ERR(e, FSIM_EINVAL, "--m/--n/--k: %lldx%lldx%lld is not a shape (all must be >= 1)", pr->m, pr->n, pr->k);
   if (pr->m > (1LL << 24) || pr->n > (1LL << 24) || pr->k > (1LL << 24))
     return FSIM_ERR(e, FSIM_EINVAL, "--m/--n/--k: %lldx%lldx%lld exceeds 2^24 in a dimension", pr->m, pr->n, pr->k);
-  /* the messages spell the types as the flags do (fp16, not f16) */
-  const char *an = pr->a == FSIM_DT_F16 ? "fp16" : fsim_dtype_name(pr->a);
-  const char *bn = pr->b == FSIM_DT_F16 ? "fp16" : fsim_dtype_name(pr->b);
+  /* the messages spell the types as the help does (fp16 and int8, not f16 and i8) */
+  const char *an = pr->a == FSIM_DT_F16 ? "fp16" : pr->a == FSIM_DT_I8 ? "int8" : fsim_dtype_name(pr->a);
+  const char *bn = pr->b == FSIM_DT_F16 ? "fp16" : pr->b == FSIM_DT_I8 ? "int8" : fsim_dtype_name(pr->b);
   if (pr->op == FSIM_KOP_SCALED_GEMM) {
     if (!(pr->a == FSIM_DT_FP8 || pr->a == FSIM_DT_FP4))
       return FSIM_ERR(e, FSIM_EINVAL, "%s: a scaled GEMM takes fp8 (E4M3) or fp4 (E2M1) operands, not %s", a_label, an);

@@ -1211,6 +1211,12 @@ START_TEST(test_cli_errors) {
        "flysim predict: --timeline: only the simulator (--mode sim) records one\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --dtype fp4",
        "flysim predict: --dtype: a GEMM takes bf16, fp16 or fp8, not fp4\n"},
+      /* the type as the help spells it, whichever alias was typed */
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --dtype i8",
+       "flysim predict: --dtype: a GEMM takes bf16, fp16 or fp8, not int8\n"},
+      /* a number past 64 bits, for a flag whose range the part decides later: no range to give */
+      {"micro lds --stride 99999999999999999999999 --width 32 --arch mi355x",
+       "flysim micro: --stride: 99999999999999999999999 does not fit in 64 bits\n"},
       {"tune --suite small --arch mi355x", "flysim tune: --suite 'small': no such suite (default)\n"},
       {"tune --suite default --arch mi355x --m 4", "flysim tune: --suite: the suite gives the shapes; drop the shape flags\n"},
       {"db frob", "flysim db: 'frob': expected list, show or export\n"},
