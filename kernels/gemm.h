@@ -72,6 +72,9 @@ typedef struct fsim_gemm_plan {
    * z: split-K slice and group) among the workgroups XCD 0 holds at once, with the launch's
    * id-to-tile map (XCD remap, GROUP_M) */
   int64_t xcd_rows, xcd_cols;
+  /* for the model's DRAM term: the bytes of A and B read from DRAM over the kernel, re-reads
+   * past the MALL included (dram_reads in gemm_plan.c; 0 when it could not be worked out) */
+  int64_t dram_ab_bytes;
 } fsim_gemm_plan;
 
 /* Checks s against a and builds the plan; errors name [section] key and the reason. */
@@ -81,6 +84,9 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
 typedef struct fsim_gemm_memo fsim_gemm_memo;
 fsim_gemm_memo *fsim_gemm_memo_create(void);
 void fsim_gemm_memo_free(fsim_gemm_memo *m);
+/* The tile after c (x, y, z) in w's launch order before its XCD remap: fsim_wprog_wg_coords of
+ * the next index without the remap (the plan's DRAM walk steps through runs of tiles with it). */
+void fsim__gemm_tile_step(const fsim_wprog *w, int c[3]);
 fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, const fsim_arch *a, fsim_gemm_memo *memo,
                                     fsim_err *e);
 

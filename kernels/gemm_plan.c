@@ -322,6 +322,15 @@ typedef struct tiles_key {
 } tiles_key;
 #define TILES_SLOTS 1024
 
+/* What the DRAM reads of A and B depend on (dram_reads). */
+typedef struct dram_key {
+  const fsim_arch *a;
+  int64_t resident;
+  int tiles_m, tiles_n, z, remap, group_m;
+  int64_t panel_a, panel_b, tile_c; /* bytes */
+} dram_key;
+#define DRAM_SLOTS 1024
+
 #define MEMO_SLOTS 32768
 #define MEMO_ATOMS 64
 struct fsim_gemm_memo {
@@ -339,6 +348,10 @@ struct fsim_gemm_memo {
   int tiles_used[TILES_SLOTS];
   tiles_key tiles_key[TILES_SLOTS];
   int64_t tiles_val[TILES_SLOTS][2];
+  /* the DRAM reads of A and B past the MALL (dram_reads) by their inputs */
+  int dram_used[DRAM_SLOTS];
+  dram_key dram_key[DRAM_SLOTS];
+  int64_t dram_val[DRAM_SLOTS];
   /* bank cycles of an accumulator write at pitch bm + pad: [atom][c bytes 1,2,4][log2 bm][pad / 2] */
   short pitch_cycles[MEMO_ATOMS][3][9][9];
 };
@@ -744,6 +757,24 @@ static void epilogue_costs(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
   }
 }
 
+/* Whether the launch remaps workgroup ids to XCDs: asked for, and a grid of at least 256
+ * workgroups that the XCDs divide. */
+static int remap_applies(const fsim_gemm_plan *p) {
+  return p->s.xcd_remap && p->workgroups >= 256 && p->workgroups % p->a->device.xcds == 0;
+}
+
+/* A launch with only the plan's id-to-tile map (grid, XCD remap, GROUP_M), for
+ * fsim_wprog_wg_coords; z is the grid's third dimension (split-K slices times groups). */
+static void launch_map(const fsim_gemm_plan *p, int z, int remap, fsim_wprog *w) {
+  memset(w, 0, sizeof *w);
+  w->grid[0] = p->tiles_n, w->grid[1] = p->tiles_m, w->grid[2] = z;
+  if (remap) {
+    w->remap = FSIM_REMAP_XCD;
+    w->remap_xcds = p->a->device.xcds;
+  }
+  w->group_m = p->s.group_m;
+}
+
 /* fsim_gemm_plan.xcd_rows and xcd_cols: the workgroups XCD 0 holds at once are its first
  * `resident` in dispatch order (ids 0, xcds, 2 xcds, ...: at most 1024, 32 CUs x 32
  * workgroups); their distinct (tile row, z) and (tile column, z) keys are counted with two
@@ -759,7 +790,7 @@ static void xcd_tiles(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
   k.resident = (int64_t)(a->device.cus / a->device.xcds) * (occ.wgs_per_cu > 0 ? occ.wgs_per_cu : 1);
   k.tiles_m = p->tiles_m, k.tiles_n = p->tiles_n;
   k.z = sc->split_k * (sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1);
-  k.remap = sc->xcd_remap && p->workgroups >= 256 && p->workgroups % a->device.xcds == 0;
+  k.remap = remap_applies(p);
   k.group_m = sc->group_m;
   long slot = -1;
   int hit = 0;
@@ -772,13 +803,7 @@ static void xcd_tiles(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
     }
   }
   fsim_wprog w;
-  memset(&w, 0, sizeof w);
-  w.grid[0] = k.tiles_n, w.grid[1] = k.tiles_m, w.grid[2] = k.z;
-  if (k.remap) {
-    w.remap = FSIM_REMAP_XCD;
-    w.remap_xcds = a->device.xcds;
-  }
-  w.group_m = k.group_m;
+  launch_map(p, k.z, k.remap, &w);
   enum { SET = 2048 };
   int64_t set_a[SET], set_b[SET];
   uint8_t used_a[SET] = {0}, used_b[SET] = {0};
@@ -800,6 +825,158 @@ static void xcd_tiles(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
     memo->tiles_key[slot] = k;
     memo->tiles_val[slot][0] = rows_seen;
     memo->tiles_val[slot][1] = cols_seen;
+  }
+}
+
+/* fsim_gemm_plan.dram_ab_bytes: the bytes of A and B read from DRAM over the kernel.  When A,
+ * B and C fit the MALL that is each byte once.  When they do not, the workgroups are walked in
+ * dispatch order, a round of them at a time (the workgroups all CUs hold at once), and each
+ * round's distinct A panels (tile row, z: bm rows by the K slice) and B panels (tile column,
+ * z) are found.  The round's workgroups go through K side by side, so a panel that an earlier
+ * round also read is still in the MALL only if the distinct bytes read and written since fit
+ * it: the panels last used in the rounds after that one, this round's included, and the C
+ * tiles those rounds wrote (an LRU at panel granularity, in rounds; a Fenwick tree over the
+ * rounds holds the bytes by their last round).  Panels read again from DRAM are counted; the
+ * first reads are A and B once.  The walk stops once 4 MALLs of traffic (first reads, re-reads
+ * and C) have passed, or at WALK_MAX workgroups, after 8 rounds at least; the rounds after the
+ * first 2 MALLs of traffic (the later half of the walk without them) give the re-reads per
+ * round for the rest.  docs/model.md compares it with the whole walk and the simulator. */
+#define WALK_MAX ((int64_t)1 << 16)
+static double fenwick_sum(const double *f, int64_t i) { /* rounds 0..i-1 */
+  double t = 0;
+  for (; i > 0; i -= i & -i) t += f[i];
+  return t;
+}
+static void fenwick_add(double *f, int64_t n, int64_t i, double v) { /* round i */
+  for (i++; i <= n; i += i & -i) f[i] += v;
+}
+
+/* The tile after c (x, y, z) in the launch's order before the XCD remap (row-major, or
+ * GROUP_M's columns of group_m rows): what fsim_wprog_wg_coords gives for the next linear
+ * index, without its divisions. */
+void fsim__gemm_tile_step(const fsim_wprog *w, int c[3]) {
+  const int tn = w->grid[0], tm = w->grid[1];
+  if (w->group_m > 0) {
+    int first = c[1] / w->group_m * w->group_m, size = tm - first < w->group_m ? tm - first : w->group_m;
+    if (++c[1] < first + size) return;
+    c[1] = first;
+    if (++c[0] < tn) return;
+    c[0] = 0;
+    c[1] = first + size;
+  } else {
+    if (++c[0] < tn) return;
+    c[0] = 0;
+    c[1]++;
+  }
+  if (c[1] < tm) return;
+  c[1] = 0;
+  c[2]++;
+}
+
+static void dram_reads(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
+  const fsim_arch *a = p->a;
+  const fsim_schedule *sc = &p->s;
+  int groups = sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1;
+  int64_t ea = fsim_dtype_bits(sc->a_type), eb = fsim_dtype_bits(sc->b_type);
+  int64_t bytes_a = groups * (sc->m * sc->k * ea / 8), bytes_b = groups * (sc->n * sc->k * eb / 8);
+  if (sc->op == FSIM_KOP_SCALED_GEMM) bytes_a += sc->m * (sc->k / 32), bytes_b += sc->n * (sc->k / 32);
+  int64_t bytes_c = (int64_t)groups * sc->split_k * (sc->m * sc->n * p->c_bits / 8);
+  p->dram_ab_bytes = bytes_a + bytes_b;
+  if (a->memory.mall_bytes <= 0 || bytes_a + bytes_b + bytes_c <= a->memory.mall_bytes) return;
+  fsim_occupancy occ;
+  fsim_occupancy_of(a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
+  dram_key k;
+  memset(&k, 0, sizeof k); /* padding too: the key is compared as bytes */
+  k.a = a;
+  k.resident = (int64_t)a->device.cus * (occ.wgs_per_cu > 0 ? occ.wgs_per_cu : 1);
+  k.tiles_m = p->tiles_m, k.tiles_n = p->tiles_n;
+  k.z = sc->split_k * groups;
+  k.remap = remap_applies(p);
+  k.group_m = sc->group_m;
+  /* each panel's share of its operand (the last tile row or column may be partial) */
+  k.panel_a = bytes_a / ((int64_t)k.tiles_m * k.z);
+  k.panel_b = bytes_b / ((int64_t)k.tiles_n * k.z);
+  k.tile_c = bytes_c / p->workgroups;
+  long slot = -1;
+  int hit = 0;
+  if (memo != NULL) {
+    slot = table_find(memo->dram_key, memo->dram_used, DRAM_SLOTS, sizeof k, &k, &hit);
+    if (hit) {
+      p->dram_ab_bytes += memo->dram_val[slot];
+      return;
+    }
+  }
+  fsim_wprog w;
+  launch_map(p, k.z, k.remap, &w);
+  const int xcds = a->device.xcds;
+  const int64_t W = p->workgroups, S = k.resident, na = (int64_t)k.tiles_m * k.z, np = na + (int64_t)k.tiles_n * k.z;
+  const int64_t R = (W + S - 1) / S;
+  int64_t cap = WALK_MAX / S > 8 ? WALK_MAX / S : 8; /* rounds walked at most */
+  if (cap > R) cap = R;
+  int64_t *last = malloc((size_t)np * sizeof *last);
+  int64_t *seen = malloc((size_t)(2 * S) * sizeof *seen), *prev = malloc((size_t)(2 * S) * sizeof *prev);
+  double *fw = calloc((size_t)cap + 1, sizeof *fw), *again = calloc((size_t)cap, sizeof *again);
+  int64_t rereads = -1, walk = 0;
+  if (last != NULL && seen != NULL && prev != NULL && fw != NULL && again != NULL) {
+    const double mall = (double)a->memory.mall_bytes;
+    double traffic = 0, total = 0; /* bytes read from DRAM and C written so far; re-reads */
+    int64_t steady = -1;           /* the first round after 2 MALLs of traffic */
+    for (int64_t i = 0; i < np; i++) last[i] = -1;
+    for (int64_t r = 0; r < cap && !(r >= 8 && traffic >= 4 * mall); r++, walk++) {
+      if (steady < 0 && traffic >= 2 * mall) steady = r;
+      int64_t n = 0, end = (r + 1) * S < W ? (r + 1) * S : W;
+      /* the round's ids are r S .. end - 1, S a multiple of the XCDs: with the remap each
+       * XCD's share is one run of consecutive tiles, without it the round is one */
+      int runs = k.remap ? xcds : 1;
+      for (int x = 0; x < runs; x++) {
+        int64_t from = k.remap ? (r * S + x) : r * S, count = k.remap ? (end - from + xcds - 1) / xcds : end - from;
+        if (count <= 0) continue;
+        int c[3];
+        fsim_wprog_wg_coords(&w, from, c);
+        for (int64_t i = 0; i < count; i++, fsim__gemm_tile_step(&w, c)) {
+          int64_t pan[2] = {(int64_t)c[1] * k.z + c[2], na + (int64_t)c[0] * k.z + c[2]};
+          for (int j = 0; j < 2; j++) {
+            int64_t q = pan[j];
+            if (last[q] == r) continue;
+            double b = (double)(q < na ? k.panel_a : k.panel_b);
+            if (last[q] >= 0) fenwick_add(fw, cap, last[q], -b);
+            fenwick_add(fw, cap, r, b);
+            prev[n] = last[q], seen[n++] = q;
+            last[q] = r;
+          }
+        }
+      }
+      double cb = (double)(end - r * S) * k.tile_c;
+      fenwick_add(fw, cap, r, cb);
+      double upto = fenwick_sum(fw, r + 1);
+      for (int64_t i = 0; i < n; i++) {
+        double b = (double)(seen[i] < na ? k.panel_a : k.panel_b);
+        if (prev[i] < 0)
+          traffic += b;
+        else if (upto - fenwick_sum(fw, prev[i] + 1) - b > mall)
+          again[r] += b;
+      }
+      traffic += again[r] + cb;
+      total += again[r];
+    }
+    if (walk < R) { /* the rest re-read at the rate of the steady rounds (the later half without any) */
+      if (steady < 0 || steady >= walk) steady = walk / 2;
+      double rate = 0;
+      for (int64_t r = steady; r < walk; r++) rate += again[r];
+      total += rate / (double)(walk - steady) * (double)(R - walk);
+    }
+    rereads = (int64_t)total;
+  }
+  free(last), free(seen), free(prev), free(fw), free(again);
+  if (rereads < 0) {
+    p->dram_ab_bytes = 0; /* no room to walk: the model falls back to its bound */
+    return;
+  }
+  p->dram_ab_bytes += rereads;
+  if (slot >= 0) {
+    memo->dram_used[slot] = 1;
+    memo->dram_key[slot] = k;
+    memo->dram_val[slot] = rereads;
   }
 }
 
@@ -1014,6 +1191,7 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
                 "M x N", s->split_k, fsim_dtype_name(s->c_type), s->m, s->n);
   epilogue_costs(p, memo);
   xcd_tiles(p, memo);
+  dram_reads(p, memo);
   return FSIM_OK;
 }
 

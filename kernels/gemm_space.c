@@ -912,4 +912,5 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   s->flops = 2.0 * sc->m * sc->n * sc->k * groups;
   /* distinct A and B tiles among the workgroups XCD 0 holds at once (the plan counts them) */
   s->xcd_unique_bytes_per_iter = (p->xcd_rows * sc->bm * sc->bk * ea + p->xcd_cols * sc->bn * sc->bk * eb) / 8;
+  s->dram_ab_bytes = p->dram_ab_bytes;
 }

@@ -76,7 +76,7 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
    * decode GEMM streams its weights): their latency is DRAM's, and every CU's share of them
    * goes through the DRAM bandwidth each iteration */
   double loaded = (double)s->workgroups * s->iters * (double)s->load_bytes_per_wg;
-  double once = loaded > 0 ? (double)s->unique_ab_bytes / loaded : 0;
+  double once = loaded > 0 ? (double)(s->dram_ab_bytes > 0 ? s->dram_ab_bytes : s->unique_ab_bytes) / loaded : 0;
   if (once > 1) once = 1;
   double dram_bpc = a->memory.dram_bus_bits * a->memory.dram_gbps_per_pin / 8.0 * 1e9 * a->memory.dram_efficiency /
                     clk_bytes;
@@ -187,8 +187,11 @@ int fsim_model_estimate(const fsim_arch *a, const fsim_plan_summary *s, fsim_est
   double clk = a->device.sustained_clock_ghz * 1e9;
   double dram_bpc = a->memory.dram_bus_bits * a->memory.dram_gbps_per_pin / 8.0 * 1e9 * a->memory.dram_efficiency / clk;
   double dram_bytes = (double)s->unique_bytes;
-  if (s->unique_bytes > a->memory.mall_bytes)
+  if (s->dram_ab_bytes > 0) /* C once, A and B as the plan's walk found them read */
+    dram_bytes += (double)(s->dram_ab_bytes - s->unique_ab_bytes);
+  else if (s->unique_bytes > a->memory.mall_bytes) /* not known: every XCD reads its own every round */
     dram_bytes = dmax(dram_bytes, (double)xcds * s->xcd_unique_bytes_per_iter * s->iters * o->rounds);
+  o->dram_bytes = dram_bytes;
   o->t_hbm = dram_bytes / dram_bpc;
   const char *bound = "mfma";
   double best = o->t_mfma;

@@ -54,6 +54,8 @@ typedef struct fsim_plan_summary {
   int64_t unique_bytes;      /* A + B + C footprint */
   int64_t unique_ab_bytes;   /* A + B footprint: the bytes that must come from DRAM at least once */
   int64_t xcd_unique_bytes_per_iter; /* distinct A and B bytes one XCD's resident workgroups load per iteration */
+  int64_t dram_ab_bytes;     /* A and B bytes read from DRAM over the kernel, re-reads past the MALL
+                                included (0: not known; then the model bounds them) */
   double flops;
 } fsim_plan_summary;
 
@@ -66,6 +68,7 @@ typedef struct fsim_estimate {
   double t_chain;            /* the k steps on a SIMD with the LDS latency each step's reads leave
                                 exposed (>= t_mfma when its waves' MFMAs fill the pipe) */
   double t_hbm;              /* DRAM over the whole kernel (unique bytes, or misses past the MALL) */
+  double dram_bytes;         /* the bytes it moves: A and B as read (re-reads past the MALL), C once */
   double t_wg;               /* one workgroup, prologue to epilogue */
   double rounds;             /* workgroups per CU slot on the busiest CU */
   int wgs_per_cu, waves_per_simd;

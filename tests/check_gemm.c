@@ -603,6 +603,7 @@ static int same_as_fresh(void *vctx, const fsim_gemm_plan *p) {
   same &= q.c_store_lines == p->c_store_lines && q.c_write_cycles == p->c_write_cycles &&
           q.c_read_cycles == p->c_read_cycles && q.c_store_lines > 0;
   same &= q.xcd_rows == p->xcd_rows && q.xcd_cols == p->xcd_cols && q.xcd_rows > 0 && q.xcd_cols > 0;
+  same &= q.dram_ab_bytes == p->dram_ab_bytes && q.dram_ab_bytes > 0;
   for (int o = 0; o < 2; o++) {
     const fsim_gemm_operand *x = &p->op[o], *y = &q.op[o];
     same &= x->sw.b == y->sw.b && x->sw.m == y->sw.m && x->sw.s == y->sw.s;
@@ -1341,6 +1342,67 @@ START_TEST(test_sampled_large_grid) {
 }
 END_TEST
 
+/* The plan's DRAM reads of A and B (gemm_plan.c's walk): A and B once while A, B and C fit the
+ * MALL; past it, the re-reads of an LRU over rounds of workgroups, checked against the full
+ * simulator's HBM reads of the same configs (`flysim predict gemm SHAPE --arch mi355x --config
+ * CFG --full --json`, memory.hbm_read_bytes, 2026-12-01).  The walk steps through runs of
+ * tiles without fsim_wprog_wg_coords: its steps must give the same tiles. */
+START_TEST(test_dram_reads) {
+  static const int grids[][4] = {{7, 5, 1, 0}, {7, 5, 3, 2}, {4, 9, 2, 4}, {16, 8, 1, 8}, {3, 10, 2, 3}, {1, 1, 4, 1}};
+  for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+    fsim_wprog w;
+    memset(&w, 0, sizeof w);
+    w.grid[0] = grids[g][0], w.grid[1] = grids[g][1], w.grid[2] = grids[g][2], w.group_m = grids[g][3];
+    int c[3], want[3];
+    fsim_wprog_wg_coords(&w, 0, c);
+    for (int64_t t = 1; t < fsim_wprog_workgroups(&w); t++) {
+      fsim__gemm_tile_step(&w, c);
+      fsim_wprog_wg_coords(&w, t, want);
+      ck_assert_msg(c[0] == want[0] && c[1] == want[1] && c[2] == want[2], "grid %d: tile %lld stepped to (%d,%d,%d), not (%d,%d,%d)",
+                    (int)g, (long long)t, c[0], c[1], c[2], want[0], want[1], want[2]);
+    }
+  }
+  fsim_arch a = arch_of("mi355x");
+  static fsim_gemm_plan p;
+  static const struct {
+    long long m, n, k;
+    const char *cfg;
+    int64_t golden, full; /* full: the simulator's HBM reads */
+    int pct;              /* the walk within pct percent of them */
+  } cases[] = {
+      /* fits: A and B once */
+      {4096, 4096, 4096, "tile=256x256x64,waves=4x2,stages=2,mfma=32x32x16,splitk=1,path=direct,c=lds,remap=1,groupm=0,kind=plain",
+       67108864, 67108864, 0},
+      /* GROUP_M 8: each round's eight rows of A on every XCD, 512 MiB, do not fit: re-read every round */
+      {16384, 16384, 16384, "tile=256x128x64,waves=4x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,remap=1,groupm=8,kind=plain",
+       17716740096, 17712885376, 5},
+      {4096, 7168, 16384, "tile=256x256x64,waves=4x2,stages=2,mfma=32x32x16,splitk=1,path=direct,c=lds,remap=1,groupm=0,kind=plain",
+       637534208, 602916608, 10},
+      {4096, 7168, 16384, "tile=64x128x128,waves=1x4,stages=3,mfma=16x16x32,splitk=1,path=direct,c=direct,remap=1,groupm=0,kind=plain",
+       1577058304, 1095191296, 50}, /* +44% (docs/model.md) */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fsim_gemm_problem pr = problem(cases[i].m, cases[i].n, cases[i].k, FSIM_DT_BF16, FSIM_LAYOUT_TN);
+    plan_of(&p, &a, &pr, cases[i].cfg);
+    int64_t once = 2 * (cases[i].m + cases[i].n) * cases[i].k;
+    ck_assert_int_ge(p.dram_ab_bytes, once);
+    ck_assert_int_eq(p.dram_ab_bytes, cases[i].golden);
+    ck_assert_msg(llabs((long long)(p.dram_ab_bytes - cases[i].full)) * 100 <= cases[i].pct * cases[i].full,
+                  "case %d: %lld bytes against the simulator's %lld", (int)i, (long long)p.dram_ab_bytes,
+                  (long long)cases[i].full);
+    /* the enumeration's memo gives the same, walked once and then found */
+    fsim_gemm_memo *memo = fsim_gemm_memo_create();
+    fsim_err e;
+    for (int twice = 0; twice < 2; twice++) {
+      static fsim_gemm_plan q;
+      ck_assert(fsim_gemm_plan_make_memo(&q, &p.s, &a, memo, &e) == FSIM_OK);
+      ck_assert_int_eq(q.dram_ab_bytes, cases[i].golden);
+    }
+    fsim_gemm_memo_free(memo);
+  }
+}
+END_TEST
+
 /* C through LDS: the staging buffer's column pitch is padded so that the accumulator writes
  * do not conflict, growing the LDS where the stages are smaller than the padded tile and the
  * occupancy allows.  256x256 of bf16 over two 256x64 stages once kept pitch 256 (every column
@@ -1447,6 +1509,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_lds_hazards);
   tcase_add_test(tc, test_pingpong_structure);
   tcase_add_test(tc, test_golden_model_and_sim);
+  tcase_add_test(tc, test_dram_reads);
   tcase_add_test(tc, test_c_pitch);
   tcase_add_test(tc, test_sampled_large_grid);
   tcase_add_test(tc, test_deferred_memory_gemms);

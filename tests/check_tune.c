@@ -1046,6 +1046,8 @@ START_TEST(test_cli_predict) {
   ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "tuned");
   ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "config")), "tile=256x256x64,"));
   ck_assert_ptr_null(json_object_get(j, "wave_instructions"));
+  /* A, B and C fit the MALL: the DRAM bytes are each once, 3 x 32 MiB */
+  ck_assert(json_real_value(json_object_get(json_object_get(j, "model"), "hbm_bytes")) == 3.0 * 4096 * 4096 * 2);
   json_decref(j);
   tu_run_free(&r);
   /* a scaled GEMM whose K is not a multiple of 128 falls back, as PyTorch does */
