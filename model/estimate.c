@@ -72,9 +72,9 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
   o->t_mall = a->memory.mall_bytes > 0 && mall_bpc > 0
                   ? (double)a->device.xcds * s->xcd_unique_bytes_per_iter / mall_bpc
                   : 0;
-  /* the share of loaded bytes that come from DRAM because they are loaded only once (a
-   * decode GEMM streams its weights): their latency is DRAM's, and every CU's share of them
-   * goes through the DRAM bandwidth each iteration */
+  /* the share of loaded bytes that come from DRAM: each byte once (a decode GEMM streams its
+   * weights), and past the MALL the re-reads the plan's walk found: their latency is DRAM's,
+   * and every CU's share of them goes through the DRAM bandwidth each iteration */
   double loaded = (double)s->workgroups * s->iters * (double)s->load_bytes_per_wg;
   double once = loaded > 0 ? (double)(s->dram_ab_bytes > 0 ? s->dram_ab_bytes : s->unique_ab_bytes) / loaded : 0;
   if (once > 1) once = 1;
