@@ -84,6 +84,9 @@ fsim_status fsim_gemm_plan_make(fsim_gemm_plan *p, const fsim_schedule *s, const
 typedef struct fsim_gemm_memo fsim_gemm_memo;
 fsim_gemm_memo *fsim_gemm_memo_create(void);
 void fsim_gemm_memo_free(fsim_gemm_memo *m);
+/* The bytes of A and B (with a scaled GEMM's scales) and of C (every split-K slice's partial
+ * C) over the whole problem, every group included. */
+void fsim__gemm_footprint(const fsim_gemm_plan *p, int64_t *a_bytes, int64_t *b_bytes, int64_t *c_bytes);
 /* The tile after c (x, y, z) in w's launch order before its XCD remap: fsim_wprog_wg_coords of
  * the next index without the remap (the plan's DRAM walk steps through runs of tiles with it). */
 void fsim__gemm_tile_step(const fsim_wprog *w, int c[3]);

@@ -779,15 +779,13 @@ static void launch_map(const fsim_gemm_plan *p, int z, int remap, fsim_wprog *w)
  * `resident` in dispatch order (ids 0, xcds, 2 xcds, ...: at most 1024, 32 CUs x 32
  * workgroups); their distinct (tile row, z) and (tile column, z) keys are counted with two
  * small hash sets, and kept in the memo by what they depend on. */
-static void xcd_tiles(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
+static void xcd_tiles(fsim_gemm_plan *p, int wgs_per_cu, fsim_gemm_memo *memo) {
   const fsim_arch *a = p->a;
   const fsim_schedule *sc = &p->s;
-  fsim_occupancy occ;
-  fsim_occupancy_of(a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
   tiles_key k;
   memset(&k, 0, sizeof k); /* padding too: the key is compared as bytes */
   k.a = a;
-  k.resident = (int64_t)(a->device.cus / a->device.xcds) * (occ.wgs_per_cu > 0 ? occ.wgs_per_cu : 1);
+  k.resident = (int64_t)(a->device.cus / a->device.xcds) * wgs_per_cu;
   k.tiles_m = p->tiles_m, k.tiles_n = p->tiles_n;
   k.z = sc->split_k * (sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1);
   k.remap = remap_applies(p);
@@ -826,6 +824,15 @@ static void xcd_tiles(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
     memo->tiles_val[slot][0] = rows_seen;
     memo->tiles_val[slot][1] = cols_seen;
   }
+}
+
+void fsim__gemm_footprint(const fsim_gemm_plan *p, int64_t *a_bytes, int64_t *b_bytes, int64_t *c_bytes) {
+  const fsim_schedule *sc = &p->s;
+  int groups = sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1;
+  *a_bytes = groups * (sc->m * sc->k * fsim_dtype_bits(sc->a_type) / 8);
+  *b_bytes = groups * (sc->n * sc->k * fsim_dtype_bits(sc->b_type) / 8);
+  if (sc->op == FSIM_KOP_SCALED_GEMM) *a_bytes += sc->m * (sc->k / 32), *b_bytes += sc->n * (sc->k / 32);
+  *c_bytes = (int64_t)groups * sc->split_k * (sc->m * sc->n * p->c_bits / 8); /* each split-K slice writes its partial C */
 }
 
 /* fsim_gemm_plan.dram_ab_bytes: the bytes of A and B read from DRAM over the kernel.  When A,
@@ -873,22 +880,18 @@ void fsim__gemm_tile_step(const fsim_wprog *w, int c[3]) {
   c[2]++;
 }
 
-static void dram_reads(fsim_gemm_plan *p, fsim_gemm_memo *memo) {
+static void dram_reads(fsim_gemm_plan *p, int wgs_per_cu, fsim_gemm_memo *memo) {
   const fsim_arch *a = p->a;
   const fsim_schedule *sc = &p->s;
   int groups = sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1;
-  int64_t ea = fsim_dtype_bits(sc->a_type), eb = fsim_dtype_bits(sc->b_type);
-  int64_t bytes_a = groups * (sc->m * sc->k * ea / 8), bytes_b = groups * (sc->n * sc->k * eb / 8);
-  if (sc->op == FSIM_KOP_SCALED_GEMM) bytes_a += sc->m * (sc->k / 32), bytes_b += sc->n * (sc->k / 32);
-  int64_t bytes_c = (int64_t)groups * sc->split_k * (sc->m * sc->n * p->c_bits / 8);
+  int64_t bytes_a, bytes_b, bytes_c;
+  fsim__gemm_footprint(p, &bytes_a, &bytes_b, &bytes_c);
   p->dram_ab_bytes = bytes_a + bytes_b;
   if (a->memory.mall_bytes <= 0 || bytes_a + bytes_b + bytes_c <= a->memory.mall_bytes) return;
-  fsim_occupancy occ;
-  fsim_occupancy_of(a, p->waves, p->vgprs, p->agprs, p->sgprs, p->lds_bytes, &occ);
   dram_key k;
   memset(&k, 0, sizeof k); /* padding too: the key is compared as bytes */
   k.a = a;
-  k.resident = (int64_t)a->device.cus * (occ.wgs_per_cu > 0 ? occ.wgs_per_cu : 1);
+  k.resident = (int64_t)a->device.cus * wgs_per_cu;
   k.tiles_m = p->tiles_m, k.tiles_n = p->tiles_n;
   k.z = sc->split_k * groups;
   k.remap = remap_applies(p);
@@ -1190,8 +1193,8 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
                 "odd number) leaves its last value in a pair with the value past its end; use split_k = 1 or an even "
                 "M x N", s->split_k, fsim_dtype_name(s->c_type), s->m, s->n);
   epilogue_costs(p, memo);
-  xcd_tiles(p, memo);
-  dram_reads(p, memo);
+  xcd_tiles(p, occ.wgs_per_cu, memo);
+  dram_reads(p, occ.wgs_per_cu, memo);
   return FSIM_OK;
 }
 

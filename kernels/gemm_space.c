@@ -905,10 +905,10 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
     s->epilogue_lds_cycles = p->waves * ((int64_t)p->rm * p->rn * runs * p->c_write_cycles + chunks * p->c_read_cycles);
   }
   int groups = sc->op == FSIM_KOP_GROUPED_GEMM ? sc->groups : 1;
-  s->unique_ab_bytes = groups * ((sc->m * sc->k * ea + sc->n * sc->k * eb) / 8);
-  if (sc->op == FSIM_KOP_SCALED_GEMM) s->unique_ab_bytes += (sc->m + sc->n) * (sc->k / 32);
-  /* each split-K slice writes its partial C */
-  s->unique_bytes = s->unique_ab_bytes + (int64_t)groups * sc->split_k * (sc->m * sc->n * ec / 8);
+  int64_t bytes_a, bytes_b, bytes_c;
+  fsim__gemm_footprint(p, &bytes_a, &bytes_b, &bytes_c);
+  s->unique_ab_bytes = bytes_a + bytes_b;
+  s->unique_bytes = bytes_a + bytes_b + bytes_c;
   s->flops = 2.0 * sc->m * sc->n * sc->k * groups;
   /* distinct A and B tiles among the workgroups XCD 0 holds at once (the plan counts them) */
   s->xcd_unique_bytes_per_iter = (p->xcd_rows * sc->bm * sc->bk * ea + p->xcd_cols * sc->bn * sc->bk * eb) / 8;
