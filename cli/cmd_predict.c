@@ -15,7 +15,7 @@ static const char *const CMD = "predict";
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim predict OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE]\n"
-          "                      [--mode sim|model] [--sampled | --full] [--timeline OUT.json] [--json]\n"
+          "                      [--mode sim|model] [--sampled | --full] [--warm] [--timeline OUT.json] [--json]\n"
           "       flysim predict --schedule FILE --arch NAME [...]   (OP and shape from the file)\n"
           "\n"
           "Predicts the time of the FlyDSL kernel for one problem.  The schedule is the --schedule\n"
@@ -31,6 +31,10 @@ static void usage(FILE *f) {
           "  --sampled, --full  sim mode: simulate XCD 0's steady state and extrapolate, or the\n"
           "                     whole kernel (default: sampled above a million wave instructions);\n"
           "                     a config chosen now (none given or stored) is chosen as tune does\n"
+          "  --warm             sim mode: time a launch that follows an identical one, its caches\n"
+          "                     holding what that one left (a benchmark loop that reuses its\n"
+          "                     buffers); default: the first launch, caches cold (a loop that\n"
+          "                     rotates its buffers); a config chosen now is chosen warm too\n"
           "  --refine N         when tuning: simulate the model's best N configs, half of them distinct\n"
           "                     tiles (default 4)\n"
           "  --timeline OUT     sim mode: Chrome/Perfetto trace of CU 0\n"
@@ -93,6 +97,7 @@ int fsim_cmd_predict(int argc, char **argv) {
                                        {"mode", required_argument, NULL, 'M'},
                                        {"sampled", no_argument, NULL, 'S'},
                                        {"full", no_argument, NULL, 'F'},
+                                       {"warm", no_argument, NULL, 'w'},
                                        {"refine", required_argument, NULL, 'r'},
                                        {"timeline", required_argument, NULL, 't'},
                                        {"waves", no_argument, NULL, 'W'},
@@ -121,6 +126,7 @@ int fsim_cmd_predict(int argc, char **argv) {
     case 'F':
       if (fsim_cli_sampled_flag(CMD, c, &req.sampled)) return FSIM_EXIT_USAGE;
       break;
+    case 'w': req.warm = 1; break;
     case 'r':
       if (fsim_cli_parse_long(CMD, "--refine", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
       req.refine = (int)v;
@@ -138,6 +144,8 @@ int fsim_cmd_predict(int argc, char **argv) {
   if (req.mode == FSIM_MODE_MODEL && req.sampled >= 0)
     return fsim_cli_usage_error(CMD, "--%s: a mode of the simulator; --mode model does not simulate",
                                 req.sampled ? "sampled" : "full");
+  if (req.mode == FSIM_MODE_MODEL && req.warm)
+    return fsim_cli_usage_error(CMD, "--warm: the simulator's caches; --mode model does not simulate");
   if (req.mode == FSIM_MODE_MODEL && waves)
     return fsim_cli_usage_error(CMD, "--waves: the simulator's wave records; --mode model does not simulate");
   if (req.mode == FSIM_MODE_MODEL && req.refine > 0)

@@ -18,7 +18,7 @@ static const char *const CMD = "sim";
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: flysim sim FILE --arch NAME [--set S.K=V]... [--sampled] [--compare-full]\n"
+          "usage: flysim sim FILE --arch NAME [--set S.K=V]... [--sampled] [--compare-full] [--warm]\n"
           "                  [--trips N[,N...]] [--kernel NAME]\n"
           "                  [--timeline OUT.json] [--waves] [--print] [--json]\n"
           "\n"
@@ -34,6 +34,8 @@ static void usage(FILE *f) {
           "  --set S.K=V        override an arch key (what-if)\n"
           "  --sampled          simulate XCD 0 with shortened main loops and extrapolate\n"
           "  --compare-full     with --sampled: also run in full and report the deviation\n"
+          "  --warm             time a launch that follows an identical one (its caches hold what\n"
+          "                     that one left); default: the first launch, caches cold\n"
           "  --timeline OUT     write a Chrome/Perfetto trace of CU 0 (waves as threads)\n"
           "  --waves            also print the stall breakdown of each of CU 0's first waves (the\n"
           "                     JSON always has it, as waves_cu0)\n"
@@ -115,6 +117,7 @@ int fsim_cmd_sim(int argc, char **argv) {
                                        {"timeline", required_argument, NULL, 't'},
                                        {"sampled", no_argument, NULL, 'S'},
                                        {"compare-full", no_argument, NULL, 'C'},
+                                       {"warm", no_argument, NULL, 'w'},
                                        {"print", no_argument, NULL, 'p'},
                                        {"waves", no_argument, NULL, 'W'},
                                        {"trips", required_argument, NULL, 'T'},
@@ -122,7 +125,7 @@ int fsim_cmd_sim(int argc, char **argv) {
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
   const char *arch = NULL, *timeline = NULL;
-  int json = 0, sampled = 0, compare = 0, print = 0, waves = 0, c;
+  int json = 0, sampled = 0, compare = 0, print = 0, waves = 0, warm = 0, c;
   const char *kernel = NULL;
   int64_t trips[FSIM_ASM_MAX_LOOPS];
   int ntrips = 0;
@@ -139,6 +142,7 @@ int fsim_cmd_sim(int argc, char **argv) {
     case 't': timeline = optarg; break;
     case 'S': sampled = 1; break;
     case 'C': compare = 1; break;
+    case 'w': warm = 1; break;
     case 'p': print = 1; break;
     case 'W': waves = 1; break;
     case 'K': kernel = optarg; break;
@@ -163,9 +167,9 @@ int fsim_cmd_sim(int argc, char **argv) {
     default: return fsim_cli_bad_option(CMD, argc, argv);
     }
   }
-  if (print && (json || timeline || sampled || compare || waves))
+  if (print && (json || timeline || sampled || compare || waves || warm))
     return fsim_cli_usage_error(CMD, "--print writes the program back and exits: it takes none of --json, --timeline, "
-                                     "--sampled, --compare-full, --waves");
+                                     "--sampled, --compare-full, --waves, --warm");
   if (optind + 1 != argc) {
     if (optind >= argc) return fsim_cli_usage_error(CMD, "expected one FILE (see --help)");
     return fsim_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
@@ -200,8 +204,8 @@ int fsim_cmd_sim(int argc, char **argv) {
   }
   /* the full run of --compare-full first: a fault only it meets (in an iteration the sampled
    * run skips) then stops the command before the sampled run writes the timeline */
-  fsim_sim_opts o = {.sampled = sampled, .timeline_path = timeline, .threads = fsim_sim_threads_for(&wp)};
-  fsim_sim_opts of = {.threads = fsim_sim_threads_for(&wp)};
+  fsim_sim_opts o = {.sampled = sampled, .warm = warm, .timeline_path = timeline, .threads = fsim_sim_threads_for(&wp)};
+  fsim_sim_opts of = {.warm = warm, .threads = fsim_sim_threads_for(&wp)};
   fsim_sim_result r, full;
   if ((compare && fsim_sim_run(&a, &wp, &of, &full, &e) != FSIM_OK) || fsim_sim_run(&a, &wp, &o, &r, &e) != FSIM_OK) {
     fsim_wprog_free(&wp);

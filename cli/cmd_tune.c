@@ -46,6 +46,9 @@ static void usage(FILE *f) {
           "                     that was only simulated, and only it can replace a verified one\n"
           "  --sampled, --full  how refinement simulates (default: sampled above a million wave\n"
           "                     instructions)\n"
+          "  --warm             simulate launches that follow an identical one (caches warm, as in\n"
+          "                     a benchmark loop that reuses its buffers; default: cold); the\n"
+          "                     database holds cold winners, so this goes with --no-db\n"
           "  --no-db            store nothing\n"
           "  --agreement N      instead of tuning: simulate N configs spread over the model's ranking\n"
           "                     and report the model's agreement with the simulator (Spearman rank\n"
@@ -58,7 +61,7 @@ static void usage(FILE *f) {
 }
 
 typedef struct tune_args {
-  int top, refine, sampled, no_db, json, quiet, agreement, compiled;
+  int top, refine, sampled, no_db, json, quiet, agreement, compiled, warm;
 } tune_args;
 
 typedef struct outcome {
@@ -71,6 +74,7 @@ typedef struct outcome {
   fsim_tune_result r;
   double peak;
   int compiled;          /* --compiled was given */
+  int warm;              /* --warm was given */
   int stored;            /* 1: written to the database; 0: it kept its winner, as fast or faster (below) */
   fsim_db_entry kept;    /* that winner, when stored is 0 */
 } outcome;
@@ -91,6 +95,7 @@ static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, con
                             const tune_args *ta, outcome *o, fsim_err *e) {
   o->pr = *pr;
   o->compiled = ta->compiled > 0;
+  o->warm = ta->warm;
   fsim_arch_derived d;
   fsim_arch_derive(a, &d);
   const char *cls = fsim_gemm_peak_class(pr, a);
@@ -102,7 +107,8 @@ static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, con
                                             &o->fallback_bound);
     return FSIM_OK;
   }
-  fsim_tune_opts to = {.fixed = fixed, .refine = ta->refine, .sampled = ta->sampled, .compiled = ta->compiled};
+  fsim_tune_opts to = {.fixed = fixed, .refine = ta->refine, .sampled = ta->sampled, .compiled = ta->compiled,
+                       .warm = ta->warm};
   return fsim_tune_gemm(a, pr, &to, &o->r, e);
 }
 
@@ -161,6 +167,7 @@ static json_t *outcome_json(const fsim_arch *a, const outcome *o, int top, int n
     json_array_append_new(cands, j);
   }
   json_object_set_new(out, "candidates", cands);
+  json_object_set_new(out, "caches", json_string(o->warm ? "warm" : "cold"));
   json_object_set_new(out, "evaluated", json_integer(o->fallback ? 0 : o->r.legal));
   json_object_set_new(out, "tried", json_integer(o->fallback ? 0 : o->r.tried));
   json_object_set_new(out, "agprs_full", json_integer(o->fallback ? 0 : o->r.agprs_full));
@@ -193,8 +200,8 @@ static void outcome_print(const outcome *o, int top) {
   char full[96] = "";
   if (r->agprs_full > 0)
     snprintf(full, sizeof full, " (%lld fill the AGPR file: ranked last)", (long long)r->agprs_full);
-  printf("space        %lld configs tried, %lld legal%s, all ranked by the model; %d simulated; %.3f s\n",
-         (long long)r->tried, (long long)r->legal, full, simulated, r->host_seconds);
+  printf("space        %lld configs tried, %lld legal%s, all ranked by the model; %d simulated%s; %.3f s\n",
+         (long long)r->tried, (long long)r->legal, full, simulated, o->warm ? " (warm launches)" : "", r->host_seconds);
   /* the compiled_us column only with --compiled */
   printf("%5s %10s %10s %s %-8s %s\n", "rank", "model_us", "sim_us", o->compiled ? "compiled_us " : "", "bound",
          "config");
@@ -386,6 +393,7 @@ int fsim_cmd_tune(int argc, char **argv) {
                                        {"compiled", required_argument, NULL, 'C'},
                                        {"sampled", no_argument, NULL, 'S'},
                                        {"full", no_argument, NULL, 'F'},
+                                       {"warm", no_argument, NULL, 'w'},
                                        {"no-db", no_argument, NULL, 'N'},
                                        {"agreement", required_argument, NULL, 'A'},
                                        {"quiet", no_argument, NULL, 'q'},
@@ -427,6 +435,7 @@ int fsim_cmd_tune(int argc, char **argv) {
       if (fsim_cli_sampled_flag(CMD, c, &ta.sampled)) return FSIM_EXIT_USAGE;
       break;
     case 'N': ta.no_db = 1; break;
+    case 'w': ta.warm = 1; break;
     case 'A':
       if (fsim_cli_parse_long(CMD, "--agreement", optarg, 2, 64, &v)) return FSIM_EXIT_USAGE;
       ta.agreement = (int)v;
@@ -473,6 +482,10 @@ int fsim_cmd_tune(int argc, char **argv) {
       return fsim_cli_usage_error(CMD, "--compiled %d: only the %d candidates --refine simulates can be compiled",
                                   ta.compiled, ta.refine);
   }
+  if (ta.warm && ta.agreement)
+    return fsim_cli_usage_error(CMD, "--warm and --agreement: the agreement is measured on cold launches");
+  if (ta.warm && !ta.no_db)
+    return fsim_cli_usage_error(CMD, "--warm: the database holds winners of cold launches; add --no-db");
   if (ta.agreement) {
     if (g.config) return fsim_cli_usage_error(CMD, "--agreement samples the whole space; drop --config");
     return agreement(&g, entries, nentries, &ta);

@@ -16,6 +16,7 @@ json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
   json_object_set_new(o, "simulated_wave_instructions", json_integer(r->simulated_wave_instructions));
   json_object_set_new(o, "workgroups", json_integer(r->workgroups));
   json_object_set_new(o, "sampled", json_boolean(r->sampled));
+  json_object_set_new(o, "caches", json_string(r->warm ? "warm" : "cold"));
   if (r->sampled) {
     json_object_set_new(o, "sample_period_cycles", json_real(r->sample_period_cycles));
     json_object_set_new(o, "sample_unseen_writeback_us", json_real(r->sample_unseen_writeback_us));
@@ -82,9 +83,9 @@ static const char *pct(double x, char *buf, size_t n) {
 
 void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
   char a[16], b[16], c[16], d[16], e[16], g[16], h[16];
-  fprintf(f, "time         %.3f us = %lld cycles at %.3g GHz (%.3f us) + %.3g us launch%s\n", r->time_us,
+  fprintf(f, "time         %.3f us = %lld cycles at %.3g GHz (%.3f us) + %.3g us launch%s%s\n", r->time_us,
           (long long)r->cycles, r->clock_ghz, r->kernel_us, r->time_us - r->kernel_us,
-          r->sampled ? "  [sampled: extrapolated]" : "");
+          r->sampled ? "  [sampled: extrapolated]" : "", r->warm ? "  [warm: after an identical launch]" : "");
   fprintf(f, "occupancy    %d workgroups/CU, %d waves/SIMD (limited by %s); %lld workgroups\n", r->wgs_per_cu,
           r->waves_per_simd, r->occupancy_limit, (long long)r->workgroups);
   fprintf(f, "utilisation  MFMA %s  VALU %s  LDS %s  L1 %s  L2 %s  MALL %s  HBM %s\n", pct(r->util_mfma, a, sizeof a),

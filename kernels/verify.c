@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernels/gemm_space.h"
 #include "model/occupancy.h"
 #include "sim/sim.h"
 
@@ -420,12 +421,21 @@ static void simulate(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_
              "exit test(s) and %d other(s) read as falling through",
              info.paths, tw.nprograms, info.wave_path_differs ? " (the waves grouped otherwise)" : "",
              info.branches_decided, info.loop_exits, info.branches_undecided + info.branches_kept_straight);
-  int sampled = o && o->sampled >= 0 ? o->sampled : fsim_wprog_total_wave_instructions(&tw) > FULL_LIMIT;
+  int sampled = o && o->sampled >= 0 ? o->sampled : -1;
+  if (o && o->warm) {
+    /* a warm launch whose data pass the caches is simulated in full (fsim_sim_warm_sampled;
+     * tune refuses --sampled for it before it gets here) */
+    fsim_plan_summary sum;
+    fsim_gemm_summary(p, &sum);
+    fsim_err why;
+    if (fsim_sim_warm_sampled(a, sum.unique_bytes, &sampled, &why) != FSIM_OK) sampled = 0;
+  }
+  if (sampled < 0) sampled = fsim_wprog_total_wave_instructions(&tw) > FULL_LIMIT;
   r->sim_sampled = sampled;
   /* sampled runs extrapolate the main loop but simulate every round of XCD 0's workgroups:
    * extrapolating over rounds too was off by a factor of 3 against a full run on some
    * kernels (docs/emit.md) */
-  fsim_sim_opts so = {.sampled = sampled, .no_sample_rounds = 1};
+  fsim_sim_opts so = {.sampled = sampled, .warm = o ? o->warm : 0, .no_sample_rounds = 1};
   fsim_sim_result rs, ra;
   fsim_status st = fsim_sim_run(a, &tw, &so, &rs, &e);
   int rewritten = 0;

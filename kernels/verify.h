@@ -28,6 +28,7 @@ typedef struct fsim_verify_opts {
   int keep;              /* keep the work folder (its path is in the report) */
   double time_tolerance; /* relative difference allowed between the two simulations (0: 0.25) */
   int sampled;           /* simulations: -1 auto (sampled above a million wave instructions), 0, 1 */
+  int warm;              /* simulations: of a launch that follows an identical one (fsim_sim_opts) */
 } fsim_verify_opts;
 
 #define FSIM_VERIFY_MAX_CHECKS 12

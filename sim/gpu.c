@@ -741,9 +741,12 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   int64_t t0 = 0;
   int dead = 0;
   if (warm) {
-    /* an identical launch first: caches hold what it left, as in a benchmark's repeats */
+    /* an identical launch first: caches hold what it left, as in a benchmark's repeats, but
+     * the L1s, which the command processor invalidates at the start of every dispatch (LLVM
+     * AMDGPUUsage, memory model); the L2s keep theirs (docs/simulator.md) */
     dead = run_kernel(&g, 0);
     t0 = g.end_cycle + 1;
+    for (int c = 0; c < g.ncus; c++) fsim__cache_reset(&g.cus[c].vmem.l1);
     reset_stats(&g);
     reset_queues(&g, total, t0);
   }
@@ -1276,6 +1279,7 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
   if (tl) json_decref(tl);
   if (st != FSIM_OK) return st;
   finish_result(a, r);
+  r->warm = opts->warm != 0;
   r->host_seconds = now_seconds() - t0;
   return FSIM_OK;
 }
@@ -1317,6 +1321,7 @@ fsim_status fsim_sim_run_batch(const fsim_arch *a, int n, const fsim_wprog *cons
       if (st[i] == FSIM_OK || opts[i].sampled) st[i] = job_finish(a, j, st[i], threads, 0, NULL, &errs[i]);
       if (st[i] == FSIM_OK) {
         finish_result(a, &r[i]);
+        r[i].warm = opts[i].warm != 0;
         r[i].host_seconds = j->seconds;
       }
     }
@@ -1325,4 +1330,19 @@ fsim_status fsim_sim_run_batch(const fsim_arch *a, int n, const fsim_wprog *cons
   }
   free(jobs), free(runs), free(first);
   return first_failed;
+}
+
+/* A sampled run's warm-up is itself sampled: its shortened loops leave their own, smaller
+ * footprint in the caches, so past the last level's capacity it cannot tell which part of the
+ * kernel's data a warm launch finds there (docs/simulator.md). */
+fsim_status fsim_sim_warm_sampled(const fsim_arch *a, int64_t footprint, int *sampled, fsim_err *e) {
+  long long cap = a->memory.mall_bytes > 0 ? a->memory.mall_bytes : (long long)a->memory.l2_bytes * a->device.xcds;
+  if (footprint <= cap) return FSIM_OK;
+  if (*sampled == 1)
+    return FSIM_ERR(e, FSIM_EINVAL,
+                    "--sampled and --warm: A, B and C (%.1f MiB) pass the %s (%.1f MiB), and a sampled run cannot "
+                    "tell which part of them a warm launch finds there; use --full",
+                    (double)footprint / 1048576.0, a->memory.mall_bytes > 0 ? "MALL" : "L2s", (double)cap / 1048576.0);
+  *sampled = 0;
+  return FSIM_OK;
 }

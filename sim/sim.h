@@ -95,6 +95,7 @@ typedef struct fsim_sim_result {
   int64_t workgroups;
   double host_seconds;
   int sampled;               /* 1: the numbers above are extrapolated from a sampled run */
+  int warm;                  /* 1: the launch timed followed an identical one (fsim_sim_opts.warm) */
   double sample_period_cycles; /* sampled: cycles per main-loop iteration (all of XCD 0) */
 
   /* occupancy */
@@ -151,6 +152,12 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
  * first failed simulation's status (in order), FSIM_OK when none failed. */
 fsim_status fsim_sim_run_batch(const fsim_arch *a, int n, const fsim_wprog *const *wps, const fsim_sim_opts *opts,
                                int threads, fsim_sim_result *r, fsim_status *st, fsim_err *errs);
+
+/* Whether a warm launch of a kernel whose data (a GEMM's A, B and C) take `footprint` bytes may
+ * be simulated sampled: *sampled (-1 auto, 0 full, 1 sampled) is left as asked when they fit the
+ * last cache level (the MALL, else the L2s); past it auto becomes full, and sampled fails with
+ * FSIM_EINVAL. */
+fsim_status fsim_sim_warm_sampled(const fsim_arch *a, int64_t footprint, int *sampled, fsim_err *e);
 
 /* Occupancy the resources of wp allow on a (also used by model/): workgroups per CU and the
  * limiting resource's name. */

@@ -923,6 +923,62 @@ static int same_result(fsim_sim_result a, fsim_sim_result b) {
   return memcmp(&a, &b, sizeof a) == 0;
 }
 
+/* A warm launch (fsim_sim_opts.warm) follows an identical one: the caches start with what it
+ * left.  gemm_small's operands then come from the L2s (every L2 miss of the cold launch
+ * gone), stream_copy's 128 MiB from the MALL; the times are goldens, the result says warm,
+ * and the threads give the same result. */
+START_TEST(test_warm_launch) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_wprog gemm, copy;
+  parse_ok(&gemm, "traces/examples/gemm_small.wp", &a);
+  parse_ok(&copy, "traces/examples/stream_copy.wp", &a);
+  fsim_sim_opts warm = {.warm = 1}, warm2 = {.warm = 1, .threads = 2};
+  fsim_sim_result cold = sim_ok(&a, &gemm, NULL), w = sim_ok(&a, &gemm, &warm);
+  ck_assert_int_eq(cold.warm, 0);
+  ck_assert_int_eq(w.warm, 1);
+  ck_assert_int_eq(cold.cycles, 18735);
+  ck_assert_int_eq(w.cycles, 11887);
+  ck_assert_int_eq(cold.l2_misses, 12288);
+  ck_assert_int_eq(w.l2_misses, 0);
+  ck_assert_int_eq(w.l2_hits, cold.l2_hits + cold.l2_misses); /* the same requests, statistics of one launch */
+  ck_assert_int_eq(w.dram_read_bytes, 0);
+  ck_assert_int_eq(w.wave_instructions, cold.wave_instructions);
+  cold = sim_ok(&a, &copy, NULL);
+  w = sim_ok(&a, &copy, &warm);
+  ck_assert_int_eq(cold.cycles, 20216);
+  ck_assert_int_eq(w.cycles, 15123);
+  ck_assert_int_eq(cold.mall_hits, 0);
+  ck_assert_int_eq(w.mall_hits, 520949);
+  ck_assert_int_eq(w.mall_hits + w.mall_misses, cold.mall_misses);
+  ck_assert(w.dram_read_bytes < cold.dram_read_bytes / 100);
+  fsim_sim_result w2 = sim_ok(&a, &copy, &warm2);
+  ck_assert_msg(same_result(w, w2), "a warm launch on 2 threads: %lld cycles, on one %lld", (long long)w2.cycles,
+                (long long)w.cycles);
+  /* but the L1s start empty (the command processor invalidates them at every dispatch): one
+   * wave reading the same 8 lines 8 times misses them once in each launch, in L2 when warm */
+  static const char reuse[] = "kernel reuse\ngrid 1\nwaves 1\nresources vgprs=16 agprs=0 sgprs=16 lds=0\n"
+                              "lanes lin = linear 16\naddr src global lanes=lin base=0 wave=0 wg=0,0,0 iter=0:0\n"
+                              "program\n  loop 8\n    load b128 v <- @src\n    waitcnt vmcnt=0\n  end\n";
+  fsim_wprog re;
+  fsim_err e;
+  ck_assert(fsim_wprog_parse_string(&re, reuse, "reuse", &a, &e) == FSIM_OK);
+  cold = sim_ok(&a, &re, NULL);
+  w = sim_ok(&a, &re, &warm);
+  ck_assert_int_eq(cold.l1_hits, 56);
+  ck_assert_int_eq(cold.l1_misses, 8);
+  ck_assert_int_eq(w.l1_hits, 56);
+  ck_assert_int_eq(w.l1_misses, 8);
+  ck_assert_int_eq(cold.l2_misses, 8);
+  ck_assert_int_eq(w.l2_hits, 8);
+  ck_assert_int_eq(w.l2_misses, 0);
+  ck_assert_int_eq(cold.cycles, 1528);
+  ck_assert_int_eq(w.cycles, 1100);
+  fsim_wprog_free(&re);
+  fsim_wprog_free(&gemm);
+  fsim_wprog_free(&copy);
+}
+END_TEST
+
 /* A batch of simulations gives each what fsim_sim_run gives it alone, on any thread count; a
  * failing one keeps its own error (the same as alone) and the others their results. */
 START_TEST(test_sim_batch) {
@@ -1622,6 +1678,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_barrier_semantics);
   tcase_add_test(tc, test_setprio_in_the_walk);
   tcase_add_test(tc, test_window_bound);
+  tcase_add_test(tc, test_warm_launch);
   tcase_add_test(tc, test_deferred_memory_exact);
   tcase_add_test(tc, test_fast_paths_exact);
   tcase_add_test(tc, test_fast_paths_random_programs);

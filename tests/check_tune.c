@@ -1017,6 +1017,7 @@ START_TEST(test_cli_predict) {
   has_keys(j, keys);
   ck_assert_str_eq(json_string_value(json_object_get(j, "backend")), "flydsl");
   ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "config");
+  ck_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "simulation"), "caches")), "cold");
   ck_assert_str_eq(json_string_value(json_object_get(j, "config")),
                    "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,remap=1,groupm=0,"
                    "kind=plain");
@@ -1036,6 +1037,39 @@ START_TEST(test_cli_predict) {
   json_decref(j2);
   tu_run_free(&r);
   tu_run_free(&r2);
+  /* --warm: the launch after an identical one; 1024^3's A and B (4 MiB) then come from the L2s
+   * and the MALL, so no HBM read, and the time is shorter (cold: 12.469 us; warm: 11.342) */
+  double cold_us = t;
+  snprintf(args, sizeof args,
+           "predict gemm --m 1024 --n 1024 --k 1024 --arch mi355x --db %s --json --warm --config "
+           "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain",
+           db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  json_t *sim = json_object_get(j, "simulation");
+  ck_assert_str_eq(json_string_value(json_object_get(sim, "caches")), "warm");
+  ck_assert(json_integer_value(json_object_get(json_object_get(sim, "memory"), "hbm_read_bytes")) == 0);
+  ck_assert_msg(json_real_value(json_object_get(j, "time_us")) < cold_us - 0.5, "warm %.3f us, cold %.3f",
+                json_real_value(json_object_get(j, "time_us")), cold_us);
+  json_decref(j);
+  tu_run_free(&r);
+  /* a warm launch is sampled only while A, B and C fit the MALL (2048^3: 24 MiB; a 16 MiB
+   * MALL by --set): the sampled run's shortened warm-up would leave all of them cached */
+  for (int small = 0; small < 2; small++) {
+    snprintf(args, sizeof args,
+             "predict gemm 2048x2048x2048 --arch mi355x --db %s --json --warm%s --config "
+             "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain",
+             db, small ? " --set memory.mall_bytes=16777216" : "");
+    r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    j = tu_json(&r);
+    sim = json_object_get(j, "simulation");
+    ck_assert_int_eq(json_integer_value(json_object_get(sim, "wave_instructions")), 2216960);
+    ck_assert_msg(json_is_true(json_object_get(sim, "sampled")) == !small, "%s", args);
+    json_decref(j);
+    tu_run_free(&r);
+  }
   /* the model mode */
   snprintf(args, sizeof args, "predict gemm --m 4096 --n 4096 --k 4096 --arch gfx950 --mode model --db %s --json "
            "--config tile=256x256x64", db);
@@ -1257,7 +1291,19 @@ START_TEST(test_cli_errors) {
       {"predict gemm --m ' 1024' --n 64 --k 64 --arch mi355x", "flysim predict: --m: ' 1024' is not an integer\n"},
       {"sim nofile.wp --arch mi355x --print --json",
        "flysim sim: --print writes the program back and exits: it takes none of --json, --timeline, --sampled, "
-       "--compare-full, --waves\n"},
+       "--compare-full, --waves, --warm\n"},
+      {"predict gemm 64x64x64 --arch mi355x --mode model --warm",
+       "flysim predict: --warm: the simulator's caches; --mode model does not simulate\n"},
+      {"tune gemm 64x64x64 --arch mi355x --warm",
+       "flysim tune: --warm: the database holds winners of cold launches; add --no-db\n"},
+      {"tune gemm 64x64x64 --arch mi355x --warm --no-db --agreement 4",
+       "flysim tune: --warm and --agreement: the agreement is measured on cold launches\n"},
+      {"predict gemm 8192x8192x8192 --arch mi355x --warm --sampled",
+       "flysim predict: --sampled and --warm: A, B and C (384.0 MiB) pass the MALL (256.0 MiB), and a sampled run "
+       "cannot tell which part of them a warm launch finds there; use --full\n"},
+      {"tune gemm 8192x8192x8192 --arch mi355x --warm --sampled --no-db",
+       "flysim tune: --sampled and --warm: A, B and C (384.0 MiB) pass the MALL (256.0 MiB), and a sampled run "
+       "cannot tell which part of them a warm launch finds there; use --full\n"},
       {"sim nofile.s --arch mi355x --trips 3,,4", "flysim sim: --trips: '' is not an integer\n"},
       {"micro mfma --inst v_mfma_f32_16x16x32_bf16 --stride 4 --arch mi355x",
        "flysim micro: mfma: --stride and --width go with lds\n"},

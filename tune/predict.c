@@ -141,7 +141,7 @@ fsim_status fsim_predict_choose(const fsim_arch *a, const fsim_predict_req *req,
   /* tune over what the config leaves free, as `flysim tune` would (its default refinement:
    * --full and --sampled are about the prediction, and a full refinement of a large problem
    * would cost its candidates' full runs) */
-  fsim_tune_opts o = {.fixed = &c, .refine = req->refine, .sampled = -1,
+  fsim_tune_opts o = {.fixed = &c, .refine = req->refine, .sampled = -1, .warm = req->warm,
                       .model_only = req->mode == FSIM_MODE_MODEL};
   fsim_tune_result *r = malloc(sizeof *r);
   if (r == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
@@ -180,6 +180,13 @@ fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, f
     out->time_us = fsim_model_roofline_us(a, flops, fsim_gemm_problem_bytes(pr), cls, &out->bound);
   } else {
     out->backend = "flydsl";
+    if (req->warm && req->sampled == 1 && req->mode == FSIM_MODE_SIM) {
+      /* refused before a tuning run's simulations, not after them: A, B and C are the least any
+       * config's footprint holds */
+      int sampled = 1;
+      st = fsim_sim_warm_sampled(a, (int64_t)fsim_gemm_problem_bytes(pr), &sampled, e);
+      if (st != FSIM_OK) return st;
+    }
     st = fsim_predict_choose(a, req, &out->schedule, &out->source, out->source_note, sizeof out->source_note, e);
     if (st != FSIM_OK) return st;
     fsim_gemm_config_format(&out->schedule, out->config, sizeof out->config);
@@ -198,7 +205,8 @@ fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, f
       out->time_us = out->est.time_us;
       out->bound = out->est.bound;
     } else {
-      st = fsim_tune_evaluate(a, &out->schedule, req->sampled, 0, fsim_host_threads(), req->timeline, &out->sim, &out->est, e);
+      st = fsim_tune_evaluate(a, &out->schedule, req->sampled, req->warm, fsim_host_threads(), req->timeline, &out->sim,
+                              &out->est, e);
       if (st != FSIM_OK) return st;
       out->simulated = 1;
       out->time_us = out->sim.time_us;

@@ -19,6 +19,7 @@ typedef struct fsim_predict_req {
   fsim_predict_mode mode;
   int sampled;                   /* -1 auto, 0 full, 1 sampled */
   int refine;                    /* when tuning: configurations simulated (0: default) */
+  int warm;                      /* sim mode: time a launch that follows an identical one */
   const char *timeline;          /* sim mode: Chrome trace of CU 0 */
 } fsim_predict_req;
 

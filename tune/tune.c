@@ -137,22 +137,28 @@ const char *fsim_tune_bound(const fsim_sim_result *r, const fsim_estimate *est) 
 }
 
 /* What simulating schedule s needs: its wave program (*wp, to free) and the simulator's
- * options (sampled < 0: sampled above FSIM_TUNE_FULL_LIMIT wave instructions), and the model's
- * estimate (est, if not NULL). */
+ * options (sampled < 0: sampled above FSIM_TUNE_FULL_LIMIT wave instructions, unless a warm
+ * launch's footprint passes the caches), and the model's estimate (est, if not NULL). */
 static fsim_status evaluate_prepare(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm, int threads,
                                     const char *timeline, fsim_wprog *wp, fsim_sim_opts *o, fsim_estimate *est,
                                     fsim_err *e) {
   fsim_gemm_plan *p = malloc(sizeof *p);
   if (p == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   fsim_status st = fsim_gemm_plan_make(p, s, a, e);
+  int64_t footprint = 0;
   if (st == FSIM_OK) {
     fsim_plan_summary sum;
     fsim_gemm_summary(p, &sum);
+    footprint = sum.unique_bytes;
     if (est && fsim_model_estimate(a, &sum, est) != 0) memset(est, 0, sizeof *est);
     st = fsim_gemm_wave_program(p, wp, e);
   }
   free(p);
   if (st != FSIM_OK) return st;
+  if (warm && (st = fsim_sim_warm_sampled(a, footprint, &sampled, e)) != FSIM_OK) {
+    fsim_wprog_free(wp);
+    return st;
+  }
   if (sampled < 0) sampled = fsim_wprog_total_wave_instructions(wp) > FSIM_TUNE_FULL_LIMIT;
   *o = (fsim_sim_opts){.sampled = sampled, .warm = warm, .timeline_path = timeline,
                        .threads = threads > 1 && fsim_sim_threads_for(wp) > 1 ? threads : 1};
@@ -375,7 +381,7 @@ static fsim_status keep_compiled(const fsim_tune_opts *o, const refine_job *job,
       continue;
     }
     fsim_emit_opts eo = {.config_source = "tuned"};
-    fsim_verify_opts vo = {.sampled = o->sampled};
+    fsim_verify_opts vo = {.sampled = o->sampled, .warm = o->warm};
     st = fsim_verify_plan(p, &eo, &vo, rep, e);
     if (st != FSIM_OK) break;
     r->compiled_tried++;
