@@ -16,41 +16,54 @@ db=$(mktemp /tmp/flysim-validate-XXXXXX.db)
 rm -f "$db"
 trap 'rm -f "$db" "$db-wal" "$db-shm"' EXIT
 
-# id | arch | op | dtype | layout | m | n | k | measured us | published config or - | arch overrides or -
+# id | arch | op | dtype | layout | m | n | k | measured us | published config or - | conditions or -
+# The conditions are the measurement's (space-separated; docs/validation.md gives each
+# source's): `warm` where the benchmark launched the kernel again on the same buffers (predict
+# --warm; the default is a cold first launch, as a loop that rotates its buffers gets),
+# `device` where the time is the kernel's own on the GPU (a profiler's device time, which leaves
+# out the launch: dispatch.launch_overhead_us=0), and S.K=V for an arch key (a fixed clock).
 cases='
-1|mi355x|gemm|bf16|TN|4096|4096|4096|96.63|-|-
-2|mi355x|gemm|bf16|TN|4096|4096|4096|97.56|tile=256x256x64,waves=2x2,mfma=16x16x32|-
-3a|mi355x|gemm|bf16|TN|4096|4096|8192|178.24|-|-
-3b|mi355x|gemm|bf16|TN|4096|4096|8192|183.79|tile=256x256x64,waves=2x2,mfma=16x16x32|-
-4a|mi355x|gemm|bf16|TN|4096|4096|1024|33.32|tile=256x256x64,waves=2x2,mfma=16x16x32|-
-4b|mi355x|gemm|bf16|TN|4096|4096|2048|54.16|tile=256x256x64,waves=2x2,mfma=16x16x32|-
-4c|mi355x|gemm|bf16|TN|4096|4096|16384|350.16|tile=256x256x64,waves=2x2,mfma=16x16x32|-
+1|mi355x|gemm|bf16|TN|4096|4096|4096|96.63|-|warm
+2|mi355x|gemm|bf16|TN|4096|4096|4096|97.56|tile=256x256x64,waves=2x2,mfma=16x16x32|warm
+3a|mi355x|gemm|bf16|TN|4096|4096|8192|178.24|-|warm
+3b|mi355x|gemm|bf16|TN|4096|4096|8192|183.79|tile=256x256x64,waves=2x2,mfma=16x16x32|warm
+4a|mi355x|gemm|bf16|TN|4096|4096|1024|33.32|tile=256x256x64,waves=2x2,mfma=16x16x32|warm
+4b|mi355x|gemm|bf16|TN|4096|4096|2048|54.16|tile=256x256x64,waves=2x2,mfma=16x16x32|warm
+4c|mi355x|gemm|bf16|TN|4096|4096|16384|350.16|tile=256x256x64,waves=2x2,mfma=16x16x32|warm
 5|mi355x|gemm|bf16|TN|4096|4096|4096|103.53|tile=256x256x64|-
 6|mi355x|gemm|bf16|TN|1|4096|4096|9.46|tile=16x16x512|-
-7|mi355x|gemm|bf16|TN|1|2048|6144|12.84|tile=32x64,splitk=6|-
-8|mi355x|gemm|bf16|TN|1|6144|2048|10.86|tile=16x64x128,splitk=2|-
-9|mi355x|gemm|bf16|TN|32|6144|2048|11.33|tile=32x64,splitk=2|-
-10|mi355x|gemm|bf16|TN|64|6144|3072|15.78|tile=64x64,splitk=2|-
-11|mi355x|gemm|bf16|TN|128|6144|2048|15.89|tile=64x64,splitk=1|-
-12|mi355x|gemm|bf16|TN|32|50016|6144|128.20|-|-
-13|mi355x|gemm|bf16|TN|1024|6144|3072|62.06|-|-
-14|mi355x|gemm|bf16|TN|4096|6144|3072|147.97|tile=256x256|-
-15|mi355x|gemm|bf16|TN|8192|6144|3072|245.05|tile=256x256|-
-16|mi355x|gemm|bf16|TN|16384|3072|6144|448.64|tile=256x256|-
-17|mi355x|gemm|bf16|TN|8192|50016|6144|3931.1|-|-
-20|mi355x|gemm|bf16|TN|8192|8192|8192|925|-|-
-23|mi355x|gemm|fp8|TN|4096|4096|16384|159.93|-|-
-24|mi355x|gemm|fp8|TN|4096|4096|4096|46.42|tile=256x256x128,waves=2x4,mfma=16x16x128,kind=pingpong|-
+7|mi355x|gemm|bf16|TN|1|2048|6144|12.84|tile=32x64,splitk=6|device
+8|mi355x|gemm|bf16|TN|1|6144|2048|10.86|tile=16x64x128,splitk=2|device
+9|mi355x|gemm|bf16|TN|32|6144|2048|11.33|tile=32x64,splitk=2|device
+10|mi355x|gemm|bf16|TN|64|6144|3072|15.78|tile=64x64,splitk=2|device
+11|mi355x|gemm|bf16|TN|128|6144|2048|15.89|tile=64x64,splitk=1|device
+12|mi355x|gemm|bf16|TN|32|50016|6144|128.20|-|device
+13|mi355x|gemm|bf16|TN|1024|6144|3072|62.06|-|device
+14|mi355x|gemm|bf16|TN|4096|6144|3072|147.97|tile=256x256|device
+15|mi355x|gemm|bf16|TN|8192|6144|3072|245.05|tile=256x256|device
+16|mi355x|gemm|bf16|TN|16384|3072|6144|448.64|tile=256x256|device
+17|mi355x|gemm|bf16|TN|8192|50016|6144|3931.1|-|device
+20|mi355x|gemm|bf16|TN|8192|8192|8192|925|-|warm
+23|mi355x|gemm|fp8|TN|4096|4096|16384|159.93|-|warm
+24|mi355x|gemm|fp8|TN|4096|4096|4096|46.42|tile=256x256x128,waves=2x4,mfma=16x16x128,kind=pingpong|warm
 27|mi300x|gemm|bf16|NN|4096|4864|32896|1848.09|-|device.sustained_clock_ghz=1.207
 29|mi300x|gemm|bf16|TN|4096|4096|4096|243.73|tile=256x224x64|-
 30|mi300x|gemm|bf16|TN|1|4096|4096|13.72|tile=16x16x512|-
-31|mi300x|gemm|fp8|TN|8192|8192|8192|1212.3|-|device.sustained_clock_ghz=1.005
+31|mi300x|gemm|fp8|TN|8192|8192|8192|1212.3|-|warm device.sustained_clock_ghz=1.005
 '
 
-# case_args OP M N K DTYPE LAYOUT ARCH SETS: a case's problem arguments
+# case_args OP M N K DTYPE LAYOUT ARCH CONDITIONS: a case's problem arguments and conditions
 case_args() {
   a="$1 --m $2 --n $3 --k $4 --dtype $5 --layout $6 --arch $7"
-  [ "$8" = - ] || a="$a --set $8"
+  if [ "$8" != - ]; then
+    for c in $8; do
+      case $c in
+        warm) a="$a --warm" ;;
+        device) a="$a --set dispatch.launch_overhead_us=0" ;;
+        *) a="$a --set $c" ;;
+      esac
+    done
+  fi
   echo "$a"
 }
 
@@ -71,10 +84,10 @@ compiled_winner() {
 if [ "$compiled" = 1 ]; then
   echo "| # | part | problem | measured µs | flysim tune --compiled 4: compiled code µs | error | config |"
   echo "|---|---|---|---|---|---|---|"
-  echo "$cases" | while IFS='|' read -r id arch op dt lay m n k meas cfg sets; do
+  echo "$cases" | while IFS="|" read -r id arch op dt lay m n k meas cfg conds; do
     [ -n "$id" ] || continue
     # shellcheck disable=SC2046
-    won=$(compiled_winner $(case_args "$op" "$m" "$n" "$k" "$dt" "$lay" "$arch" "$sets"))
+    won=$(compiled_winner $(case_args "$op" "$m" "$n" "$k" "$dt" "$lay" "$arch" "$conds"))
     c_us=${won%% *}
     c_err=-
     [ "$c_us" = - ] || c_err=$(err "$c_us" "$meas")
@@ -86,9 +99,9 @@ fi
 
 echo "| # | part | problem | measured µs | published config | flysim, that config µs | error | flysim tuned µs | error | tuned config |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-echo "$cases" | while IFS='|' read -r id arch op dt lay m n k meas cfg sets; do
+echo "$cases" | while IFS="|" read -r id arch op dt lay m n k meas cfg conds; do
   [ -n "$id" ] || continue
-  base=$(case_args "$op" "$m" "$n" "$k" "$dt" "$lay" "$arch" "$sets")
+  base=$(case_args "$op" "$m" "$n" "$k" "$dt" "$lay" "$arch" "$conds")
   # shellcheck disable=SC2086
   tuned=$(predict $base)
   t_us=${tuned%% *}
