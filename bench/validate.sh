@@ -4,7 +4,8 @@
 #   bench/validate.sh [--compiled] [FLYSIM]     (default build/flysim)
 # Prints a markdown table: the case, the measured time, and for each of flysim's configs
 # (the publication's where it gives one, and flysim's own tuned winner) the predicted time
-# and the error (predicted - measured) / measured.  A temporary tuning database is used.
+# and the error (predicted - measured) / measured; then the overall rows of those errors.
+# A temporary tuning database is used.
 # --compiled (needs clang-22): instead, flysim's winner of `tune --compiled 4` (the fastest
 # compiled code of the four fastest simulated configs) and its compiled code's simulated time.
 set -eu
@@ -14,7 +15,8 @@ if [ "${1:-}" = --compiled ]; then compiled=1; shift; fi
 flysim=${1:-$top/build/flysim}
 db=$(mktemp /tmp/flysim-validate-XXXXXX.db)
 rm -f "$db"
-trap 'rm -f "$db" "$db-wal" "$db-shm"' EXIT
+tmp=$(mktemp /tmp/flysim-validate-XXXXXX)
+trap 'rm -f "$db" "$db-wal" "$db-shm" "$tmp" "$tmp.e" "$tmp.a"' EXIT
 
 # id | arch | op | dtype | layout | m | n | k | measured us | published config or - | conditions or -
 # The conditions are the measurement's (space-separated; docs/validation.md gives each
@@ -69,6 +71,22 @@ case_args() {
 
 err() { awk -v p="$1" -v m="$2" 'BEGIN { printf "%+.1f%%", 100 * (p - m) / m }'; }
 
+# median FILE: the median of the numbers in FILE, one a line
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.1f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# overall LABEL FIELD TABLE: the summary row of the errors in column FIELD of TABLE's rows (docs/validation.md's
+# "Overall": cases, median error, median absolute error, mean absolute error, within +-15%)
+overall() {
+  grep '^| [0-9]' "$3" | awk -F'|' -v f="$2" '{ gsub(/[ %+]/, "", $f); if ($f ~ /^-?[0-9.]+$/) print $f }' > "$tmp.e"
+  n=$(wc -l < "$tmp.e")
+  [ "$n" -gt 0 ] || return 0
+  awk '{ print $1 < 0 ? -$1 : $1 }' "$tmp.e" > "$tmp.a"
+  mean=$(awk '{ s += $1 } END { printf "%.1f", s / NR }' "$tmp.a")
+  within=$(awk '$1 <= 15 { w++ } END { print w + 0 }' "$tmp.a")
+  printf '| %s | %s | %+.1f%% | %s%% | %s%% | %s of %s |\n' "$1" "$n" "$(median "$tmp.e")" "$(median "$tmp.a")" "$mean" \
+    "$within" "$n"
+}
+
 # predict CASE-ARGS [CONFIG]: prints "time_us config" or "- reason"
 predict() {
   out=$("$flysim" predict "$@" --db "$db" --json 2>&1) || { echo "- $(echo "$out" | head -1)"; return; }
@@ -93,7 +111,11 @@ if [ "$compiled" = 1 ]; then
     [ "$c_us" = - ] || c_err=$(err "$c_us" "$meas")
     printf '| %s | %s | %s %sx%sx%s %s %s | %s | %s | %s | `%s` |\n' "$id" "$arch" "$op" "$m" "$n" "$k" "$dt" "$lay" \
       "$meas" "$c_us" "$c_err" "${won#* }"
-  done
+  done | tee "$tmp"
+  echo
+  echo "| predictions | cases | median error | median absolute error | mean absolute error | within ±15% |"
+  echo "|---|---|---|---|---|---|"
+  overall "flysim's \`tune --compiled 4\` winner, as compiled" 7 "$tmp"
   exit 0
 fi
 
@@ -118,4 +140,9 @@ echo "$cases" | while IFS="|" read -r id arch op dt lay m n k meas cfg conds; do
   [ "$t_us" = - ] || t_err=$(err "$t_us" "$meas")
   printf '| %s | %s | %s %sx%sx%s %s %s | %s | %s | %s | %s | %s | %s | `%s` |\n' "$id" "$arch" "$op" "$m" "$n" "$k" "$dt" \
     "$lay" "$meas" "$cfg" "$m_us" "$m_err" "$t_us" "$t_err" "$t_cfg"
-done
+done | tee "$tmp"
+echo
+echo "| predictions | cases | median error | median absolute error | mean absolute error | within ±15% |"
+echo "|---|---|---|---|---|---|"
+overall "flysim's own tuned winner" 10 "$tmp"
+overall "the publication's config" 8 "$tmp"
