@@ -31,7 +31,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kernels/gemm_space.h"
 #include "model/occupancy.h"
 #include "sim/sim.h"
 
@@ -425,10 +424,10 @@ static void simulate(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_
   if (o && o->warm) {
     /* a warm launch whose data pass the caches is simulated in full (fsim_sim_warm_sampled;
      * tune refuses --sampled for it before it gets here) */
-    fsim_plan_summary sum;
-    fsim_gemm_summary(p, &sum);
+    int64_t bytes_a, bytes_b, bytes_c;
+    fsim__gemm_footprint(p, &bytes_a, &bytes_b, &bytes_c);
     fsim_err why;
-    if (fsim_sim_warm_sampled(a, sum.unique_bytes, &sampled, &why) != FSIM_OK) sampled = 0;
+    if (fsim_sim_warm_sampled(a, bytes_a + bytes_b + bytes_c, &sampled, &why) != FSIM_OK) sampled = 0;
   }
   if (sampled < 0) sampled = fsim_wprog_total_wave_instructions(&tw) > FULL_LIMIT;
   r->sim_sampled = sampled;
