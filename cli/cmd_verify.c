@@ -20,7 +20,8 @@ static const char *const CMD = "verify";
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: flysim verify OUT.hip --arch NAME [--set S.K=V]... [--with-hip] [--keep] [--json]\n"
+          "usage: flysim verify OUT.hip --arch NAME [--set S.K=V]... [--sampled | --full] [--warm] [--with-hip] [--keep]\n"
+          "                     [--json]\n"
           "       flysim verify OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE] [--json]\n"
           "       flysim verify --schedule FILE --arch NAME [--json]   (OP and shape from the file)\n"
           "\n"
@@ -46,6 +47,8 @@ static void usage(FILE *f) {
           "  --keep             keep the work folder (compiler logs, disassembly) and print its path\n"
           "  --sampled, --full  how the two simulations run (default: sampled above a million wave\n"
           "                     instructions)\n"
+          "  --warm             both simulations time a launch that follows an identical one (caches\n"
+          "                     warm, as predict --warm); in full when A, B and C pass the MALL\n"
           "  --json             machine-readable output: compiled, lds_bytes, vgprs, agprs,\n"
           "                     scratch_bytes, checks [{name, ok, detail}], ok, ...\n"
           "\n"
@@ -109,6 +112,7 @@ static int report(const fsim_arch *a, const fsim_verify_report *r, double host_s
     json_object_set_new(o, "predicted_us", r->tuned_us > 0 ? json_real(r->tuned_us) : json_null());
     json_object_set_new(o, "predicted_schedule_us", r->sched_us > 0 ? json_real(r->sched_us) : json_null());
     json_object_set_new(o, "predicted_compiled_us", r->asm_us > 0 ? json_real(r->asm_us) : json_null());
+    json_object_set_new(o, "caches", json_string(r->sim_warm ? "warm" : "cold"));
     if (r->asm_us > 0) {
       json_t *wp = json_object();
       json_object_set_new(wp, "paths", json_integer(r->asm_paths));
@@ -164,6 +168,7 @@ int fsim_cmd_verify(int argc, char **argv) {
                                        {"keep", no_argument, NULL, 'K'},
                                        {"sampled", no_argument, NULL, 'S'},
                                        {"full", no_argument, NULL, 'F'},
+                                       {"warm", no_argument, NULL, 'w'},
                                        {"json", no_argument, NULL, 'j'},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
@@ -187,6 +192,7 @@ int fsim_cmd_verify(int argc, char **argv) {
     case 'F':
       if (fsim_cli_sampled_flag(CMD, c, &vo.sampled)) return FSIM_EXIT_USAGE;
       break;
+    case 'w': vo.warm = 1; break;
     case 'j': json = 1; break;
     case 'h': usage(stdout); return FSIM_EXIT_OK;
     default: return fsim_cli_bad_option(CMD, argc, argv);
@@ -248,6 +254,15 @@ int fsim_cmd_verify(int argc, char **argv) {
       fprintf(stderr, "flysim %s: no FlyDSL kernel to verify: %s\n", CMD, why);
       return FSIM_EXIT_FAIL;
     }
+    if (vo.warm && vo.sampled == 1) {
+      /* refused before a tuning run picks the config, as predict refuses it (A, B and C are
+       * the least any config's footprint holds) */
+      int sampled = 1;
+      if (fsim_sim_warm_sampled(&g.a, (int64_t)fsim_gemm_problem_bytes(&g.pr), &sampled, &e) != FSIM_OK) {
+        free(r);
+        return fsim_cli_report(CMD, &e);
+      }
+    }
     fsim_predict_req req = {.pr = g.pr, .schedule = g.schedule_path ? &g.schedule : NULL, .config = g.config,
                             .db_path = fsim_cli_db_path(g.db), .mode = FSIM_MODE_MODEL, .sampled = -1};
     fsim_schedule *s = malloc(sizeof *s);
@@ -258,6 +273,7 @@ int fsim_cmd_verify(int argc, char **argv) {
      * below stays the model's) */
     fsim_predict_req pick = req;
     pick.mode = FSIM_MODE_SIM;
+    pick.warm = vo.warm;
     if (st == FSIM_OK) st = fsim_predict_choose(&g.a, &pick, s, &source, NULL, 0, &e);
     if (st == FSIM_OK) st = fsim_gemm_plan_make(p, s, &g.a, &e);
     if (st == FSIM_OK && !fsim_emit_supported(p, why, sizeof why)) {

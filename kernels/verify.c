@@ -330,6 +330,18 @@ static void hip_run(fsim_verify_report *r, const fsim_gemm_plan *p, const char *
 
 /* ---- the checks ------------------------------------------------------------------------------ */
 
+/* How the two simulations run: *sampled -1 (by their size), 0 or 1.  A warm launch whose A,
+ * B and C pass the caches is simulated in full (fsim_sim_warm_sampled), and --sampled is
+ * refused for it (before the compile, by both entry points). */
+static fsim_status sim_mode(const fsim_gemm_plan *p, const fsim_verify_opts *o, int *sampled, fsim_err *e) {
+  *sampled = o && o->sampled >= 0 ? o->sampled : -1;
+  if (!(o && o->warm)) return FSIM_OK;
+  int64_t bytes_a, bytes_b, bytes_c;
+  fsim__gemm_footprint(p, &bytes_a, &bytes_b, &bytes_c);
+  return fsim_sim_warm_sampled(p->a, bytes_a + bytes_b + bytes_c, sampled, e);
+}
+
+
 /* Writes a wave program's text form into the work folder (kept for the user). */
 static void save_wprog(const fsim_wprog *wp, const fsim_arch *a, const char *dir, const char *name) {
   char path[700];
@@ -420,17 +432,12 @@ static void simulate(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_
              "exit test(s) and %d other(s) read as falling through",
              info.paths, tw.nprograms, info.wave_path_differs ? " (the waves grouped otherwise)" : "",
              info.branches_decided, info.loop_exits, info.branches_undecided + info.branches_kept_straight);
-  int sampled = o && o->sampled >= 0 ? o->sampled : -1;
-  if (o && o->warm) {
-    /* a warm launch whose data pass the caches is simulated in full (fsim_sim_warm_sampled;
-     * tune refuses --sampled for it before it gets here) */
-    int64_t bytes_a, bytes_b, bytes_c;
-    fsim__gemm_footprint(p, &bytes_a, &bytes_b, &bytes_c);
-    fsim_err why;
-    if (fsim_sim_warm_sampled(a, bytes_a + bytes_b + bytes_c, &sampled, &why) != FSIM_OK) sampled = 0;
-  }
+  int sampled;
+  fsim_err why;
+  if (sim_mode(p, o, &sampled, &why) != FSIM_OK) sampled = 0; /* the entry points refused that already */
   if (sampled < 0) sampled = fsim_wprog_total_wave_instructions(&tw) > FULL_LIMIT;
   r->sim_sampled = sampled;
+  r->sim_warm = o && o->warm;
   /* sampled runs extrapolate the main loop but simulate every round of XCD 0's workgroups:
    * extrapolating over rounds too was off by a factor of 3 against a full run on some
    * kernels (docs/emit.md) */
@@ -457,6 +464,7 @@ static void simulate(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_
     check(r, "asm_simulation", 0, "simulation failed: %s", e.msg);
   } else {
     double tol = o && o->time_tolerance > 0 ? o->time_tolerance : TIME_TOLERANCE;
+    const char *how = sampled ? (r->sim_warm ? "sampled, warm" : "sampled") : (r->sim_warm ? "full, warm" : "full");
     double rel = r->sched_us > 0 ? (r->asm_us - r->sched_us) / r->sched_us : 0;
     char atomics[200] = "";
     if (rewritten > 0)
@@ -466,7 +474,7 @@ static void simulate(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_
     check(r, "asm_simulation", fabs(rel) <= tol,
           "the compiled code simulates to %.3f us, the schedule to %.3f us%s (%+.1f%%, tolerance %.0f%%; %s, %s; "
           "addresses matched %s%s; %s)",
-          r->asm_us, r->sched_us, atomics, 100 * rel, 100 * tol, sampled ? "sampled" : "full",
+          r->asm_us, r->sched_us, atomics, 100 * rel, 100 * tol, how,
           ra.wgs_per_cu == rs.wgs_per_cu ? "same occupancy" : "occupancy differs",
           info.matched_by_loop ? "loop by loop" : "over the whole kernel",
           info.synthetic ? ", some synthetic" : "", paths);
@@ -845,6 +853,8 @@ fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_ve
     }
   }
   char dir[512];
+  int sampled;
+  if (st == FSIM_OK) st = sim_mode(p, o, &sampled, e);
   if (st == FSIM_OK) st = make_dir(dir, sizeof dir, o, e);
   if (st == FSIM_OK) {
     st = verify_in(path, p, h->kernel, dir, o, r, e);
@@ -859,7 +869,10 @@ fsim_status fsim_verify_plan(const fsim_gemm_plan *p, const fsim_emit_opts *eo, 
                              fsim_verify_report *r, fsim_err *e) {
   memset(r, 0, sizeof *r);
   char dir[512], file[600];
-  fsim_status st = make_dir(dir, sizeof dir, o, e);
+  int sampled;
+  fsim_status st = sim_mode(p, o, &sampled, e);
+  if (st != FSIM_OK) return st;
+  st = make_dir(dir, sizeof dir, o, e);
   if (st != FSIM_OK) return st;
   snprintf(file, sizeof file, "%s/kernel.hip", dir);
   snprintf(r->file, sizeof r->file, "%s", file);

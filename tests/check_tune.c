@@ -1304,6 +1304,9 @@ START_TEST(test_cli_errors) {
       {"tune gemm 8192x8192x8192 --arch mi355x --warm --sampled --no-db",
        "flysim tune: --sampled and --warm: A, B and C (384.0 MiB) pass the MALL (256.0 MiB), and a sampled run "
        "cannot tell which part of them a warm launch finds there; use --full\n"},
+      {"verify gemm 8192x8192x8192 --arch mi355x --warm --sampled",
+       "flysim verify: --sampled and --warm: A, B and C (384.0 MiB) pass the MALL (256.0 MiB), and a sampled run "
+       "cannot tell which part of them a warm launch finds there; use --full\n"},
       {"sim nofile.s --arch mi355x --trips 3,,4", "flysim sim: --trips: '' is not an integer\n"},
       {"micro mfma --inst v_mfma_f32_16x16x32_bf16 --stride 4 --arch mi355x",
        "flysim micro: mfma: --stride and --width go with lds\n"},
