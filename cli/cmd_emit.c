@@ -113,8 +113,8 @@ int fsim_cmd_emit(int argc, char **argv) {
                          .predicted_bound = pred->bound, .config_source = source};
     st = fsim_emit_hip_file(p, &eo, output, &info, &e);
     /* the path was checked before the work; what only creating or renaming the file finds
-     * (a read-only file system) is reported the same way */
-    if (st == FSIM_EINVAL && strncmp(e.msg, output, strlen(output)) == 0) fsim_err_prefix(&e, "-o");
+     * (a read-only file system) or writing it (a full disk) is reported the same way */
+    if ((st == FSIM_EINVAL || st == FSIM_EIO) && strncmp(e.msg, output, strlen(output)) == 0) fsim_err_prefix(&e, "-o");
   }
   if (st != FSIM_OK) {
     free(s), free(p), free(pred);

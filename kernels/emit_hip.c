@@ -1424,7 +1424,7 @@ fsim_status fsim_emit_hip_file(const fsim_gemm_plan *p, const fsim_emit_opts *o,
   fsim_status st = fsim_file_out_open(&out, path, e);
   if (st != FSIM_OK) return st;
   st = fsim_emit_hip(p, o, out.f, info, e);
-  if (st == FSIM_OK) st = fsim_file_out_commit(&out, e);
+  if (st == FSIM_OK || ferror(out.f)) st = fsim_file_out_commit(&out, e); /* a write failed: it says why */
   else fsim_file_out_abort(&out);
   return st;
 }

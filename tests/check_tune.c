@@ -9,6 +9,7 @@
 #include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -993,6 +994,45 @@ START_TEST(test_file_out_pending) {
   ck_assert_int_eq(access(tmp2, F_OK), 0);
   fsim_file_out_abort(&o);
   ck_assert(unlink(path2) == 0 && unlink(tmp2) == 0 && rmdir(dir) == 0);
+}
+END_TEST
+
+/* A write that fails says why: stdio keeps only an error flag, so a full disk read "write
+ * error: Input/output error" (an audit, 2026-12-01).  A file-size limit makes the writes fail
+ * here (EFBIG, its signal ignored), for the output itself, emit's -o and sim's --timeline,
+ * and nothing is left behind. */
+START_TEST(test_file_out_write_error) {
+  char dir[] = "/tmp/check-tune-full-XXXXXX";
+  ck_assert(mkdtemp(dir) != NULL);
+  char path[96], args[600], want[300];
+  snprintf(path, sizeof path, "%s/a.json", dir);
+  struct rlimit was, lim = {4096, 4096};
+  ck_assert(getrlimit(RLIMIT_FSIZE, &was) == 0);
+  lim.rlim_max = was.rlim_max;
+  void (*old)(int) = signal(SIGXFSZ, SIG_IGN);
+  ck_assert(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+  fsim_file_out o;
+  fsim_err e;
+  ck_assert(fsim_file_out_open(&o, path, &e) == FSIM_OK);
+  for (int i = 0; i < 2048; i++) fputs("0123456789abcdef0123456789abcdef", o.f);
+  ck_assert(fsim_file_out_commit(&o, &e) == FSIM_EIO);
+  snprintf(want, sizeof want, "%s: write error: File too large", path);
+  ck_assert_str_eq(e.msg, want);
+  snprintf(path, sizeof path, "%s/k.hip", dir);
+  snprintf(args, sizeof args, "emit gemm 256x256x256 --arch mi355x --db /nonexistent --config "
+           "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain -o '%s'", path);
+  tu_expect_err(args, 1, "flysim emit: -o: %s: write error: File too large\n", path);
+  snprintf(path, sizeof path, "%s/t.json", dir);
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --timeline '%s'", tu_src_path("traces/examples/gemm_small.wp"),
+           path);
+  tu_run r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 1);
+  snprintf(want, sizeof want, "flysim sim: --timeline: %s: write error: File too large\n", path);
+  ck_assert_str_eq(r.err, want);
+  tu_run_free(&r);
+  ck_assert(setrlimit(RLIMIT_FSIZE, &was) == 0);
+  signal(SIGXFSZ, old);
+  ck_assert_int_eq(rmdir(dir), 0); /* empty: no output and no temporary file left */
 }
 END_TEST
 
@@ -2074,6 +2114,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_model_more_work_not_much_faster);
   tcase_add_test(tc, test_model_l2_counts_resident_workgroups);
   tcase_add_test(tc, test_cli_audit_inputs);
+  tcase_add_test(tc, test_file_out_write_error);
   tcase_add_test(tc, test_model_copy_lead_latency);
   tcase_add_test(tc, test_cli_op_from_schedule);
   tcase_add_test(tc, test_cli_tune_db);

@@ -277,9 +277,36 @@ void fsim_file_out_unlink_pending(void) {
   }
 }
 
+/* The output stream's writes and close, through a cookie so that the reason a write failed
+ * (ENOSPC, EDQUOT, EIO) is kept for the commit's message: stdio's error flag drops it. */
+static ssize_t out_write(void *cookie, const char *buf, size_t n) {
+  fsim_file_out *o = cookie;
+  size_t done = 0;
+  while (done < n) {
+    ssize_t k = write(o->fd, buf + done, n - done);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      if (o->err == 0) o->err = k < 0 ? errno : EIO;
+      return (ssize_t)done; /* short: stdio sets its error flag */
+    }
+    done += (size_t)k;
+  }
+  return (ssize_t)n;
+}
+
+static int out_close(void *cookie) {
+  fsim_file_out *o = cookie;
+  int r = close(o->fd);
+  if (r != 0 && o->err == 0) o->err = errno;
+  o->fd = -1;
+  return r;
+}
+
 fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) {
   o->f = NULL;
   o->tmp = NULL;
+  o->fd = -1;
+  o->err = 0;
   o->path = path;
   o->target = checked_target(path, e);
   if (o->target == NULL) return e ? e->code : FSIM_EINVAL;
@@ -315,7 +342,8 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
   }
   if (fd >= 0) pending_add(o->tmp);
   pthread_sigmask(SIG_SETMASK, &was, NULL);
-  if (fd >= 0 && (o->f = fdopen(fd, "w")) == NULL) {
+  o->fd = fd;
+  if (fd >= 0 && (o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = out_write, .close = out_close})) == NULL) {
     int err = errno;
     close(fd);
     unlink(o->tmp);
@@ -334,10 +362,10 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
 
 fsim_status fsim_file_out_commit(fsim_file_out *o, fsim_err *e) {
   fsim_status st = FSIM_OK;
-  int werr = ferror(o->f) ? EIO : 0;
-  if (werr == 0 && fflush(o->f) != 0) werr = errno;
-  if (werr == 0 && o->mode != FSIM_FILE_MODE_UMASK && fchmod(fileno(o->f), o->mode) != 0) werr = errno;
-  if (fclose(o->f) != 0 && werr == 0) werr = errno;
+  int werr = ferror(o->f) ? (o->err ? o->err : EIO) : 0;
+  if (werr == 0 && fflush(o->f) != 0) werr = o->err ? o->err : errno;
+  if (werr == 0 && o->mode != FSIM_FILE_MODE_UMASK && fchmod(o->fd, o->mode) != 0) werr = errno;
+  if (fclose(o->f) != 0 && werr == 0) werr = o->err ? o->err : errno;
   o->f = NULL;
   if (werr != 0) st = FSIM_ERR(e, FSIM_EIO, "%s: write error: %s", o->path, strerror(werr));
   else if (rename(o->tmp, o->target) != 0)

@@ -36,6 +36,8 @@ typedef struct fsim_file_out {
   char *target; /* the file replaced: path, or where its symbolic links lead */
   unsigned mode; /* the replaced file's permission bits, or FSIM_FILE_MODE_UMASK: a new file's (0666 less the umask) */
   const char *path;
+  int fd;       /* the temporary file's descriptor, under f */
+  int err;      /* the first write's or close's errno, 0 if none (stdio keeps only a flag) */
 } fsim_file_out;
 
 /* Whether path can be written (not a directory, nor a device or pipe that the rename would
@@ -44,7 +46,8 @@ typedef struct fsim_file_out {
  * shared sticky folder, and the file standard output or error goes to are refused), so that a
  * command can refuse a bad output path before its work rather than after. */
 fsim_status fsim_file_out_check(const char *path, fsim_err *e);
-/* Checks path and creates the temporary file; on failure o->f is NULL and nothing is left. */
+/* Checks path and creates the temporary file; on failure o->f is NULL and nothing is left.
+ * o must stay where it is until the commit or abort (the stream writes through it). */
 fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e);
 /* Closes the temporary file and renames it over the target (the file a symbolic link path
  * leads to, not the link; the replaced file's mode kept); on any failure removes it. */
