@@ -994,6 +994,11 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
   p->a = a;
   if (s->op != FSIM_KOP_GEMM && s->op != FSIM_KOP_GROUPED_GEMM && s->op != FSIM_KOP_SCALED_GEMM)
     return PERR(e, "schedule", "op", "%s is not a GEMM", fsim_kop_name((fsim_kop)s->op));
+  if (s->c_type != FSIM_DT_BF16 && s->c_type != FSIM_DT_F16 && s->c_type != FSIM_DT_F32)
+    /* worded as the command line's check of a --schedule file (cli/gemm_args.c) */
+    return e == NULL ? FSIM_EINVAL
+                     : FSIM_ERR(e, FSIM_EINVAL, "[problem] c_type %s: the output is bf16, fp16 or f32",
+                                fsim_dtype_name(s->c_type));
   unsigned isa = fsim_isa_bit(a);
   p->atom = fsim_mma_atom_find_on(s->atom, isa);
   if (p->atom == NULL) return PERR(e, "mma", "atom", "'%s' is not an MMA atom (see docs/atoms.md)", s->atom);

@@ -522,6 +522,8 @@ START_TEST(test_legality_errors) {
        "[tile] bm: a 256x256 tile on 2 waves needs 512 accumulator registers per wave, more than the 256 AGPRs"},
       {{{"a_type = bf16", "a_type = f16"}, {"b_type = bf16", "b_type = f16"}},
        "[mma] atom: v_mfma_f32_16x16x32_bf16 multiplies bf16 x bf16; the problem is f16 x f16"},
+      /* schedule check passed an fp4 C that predict and emit refused (an audit, 2026-12-01) */
+      {{{"b_type = bf16\n", "b_type = bf16\nc_type = fp4\n"}}, "[problem] c_type fp4: the output is bf16, fp16 or f32"},
       {{{"atom = v_mfma_f32_16x16x32_bf16", "atom = v_mfma_nope"}},
        "[mma] atom: 'v_mfma_nope' is not an MMA atom (see docs/atoms.md)"},
       {{{"atom = v_mfma_f32_16x16x32_bf16", "atom = v_wmma_f32_16x16x16_bf16"}},
