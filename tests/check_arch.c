@@ -258,6 +258,10 @@ START_TEST(test_overrides) {
       {"lds.banks=x", "--set lds.banks=x: [lds] banks: 'x' is not an integer"},
       {"lds.banks=0", "--set lds.banks=0: [lds] banks: 0 is out of range [1, 1024]"},
       {"lds.banks=48", "--set lds.banks=48: [lds] banks: 48 is not a power of two"},
+      /* a bound of 15 digits or more came out as 1e+15, which the integer parser refuses */
+      {"memory.dram_bytes=1000000000000001",
+       "--set memory.dram_bytes=1000000000000001: [memory] dram_bytes: 1000000000000001 is out of range [1, "
+       "1000000000000000]"},
       {"lds.bogus=1", "--set lds.bogus=1: [lds] bogus: unknown key"},
       {"nosuch.key=1", "--set nosuch.key=1: [nosuch]: unknown section"},
       {"banks=1", "--set banks=1: expected SECTION.KEY=VALUE"},

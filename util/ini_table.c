@@ -177,7 +177,7 @@ static int parse_value(void *obj, const fsim_ini_key *k, const char *text, char 
       return -1;
     }
     if ((double)v < k->min || (double)v > k->max) {
-      snprintf(why, wn, "%lld is out of range [%.15g, %.15g]", v, k->min, k->max);
+      snprintf(why, wn, "%lld is out of range [%.0f, %.0f]", v, k->min, k->max); /* whole numbers, as given */
       return -1;
     }
     if (k->type == FSIM_KEY_INT)
