@@ -37,7 +37,7 @@ typedef struct parser {
   int line;
   fsim_err *e;
   int cur_program;   /* -1 before the first "program" */
-  int seen_waves;
+  int seen_waves;      /* the line of waves (0: not yet) */
   int first_line[3];   /* the lines of kernel, grid and remap (0: not yet) */
   int first_res[4];    /* the lines of resources vgprs=, agprs=, sgprs=, lds= */
   int programs_declared;
@@ -488,10 +488,11 @@ static fsim_status parse_line(parser *p) {
   }
   if (strcmp(k, "waves") == 0) {
     if (p->ntok != 2) return PERR(p, "waves: expected 'waves N'");
-    if (wp->programs != NULL || p->seen_waves) return PERR(p, "waves: must come once, before lanes and programs");
+    if (p->seen_waves) return PERR(p, "waves: given twice (first on line %d)", p->seen_waves);
+    if (wp->programs != NULL) return PERR(p, "waves: must come before lanes and programs");
     if ((st = want_int(p, "waves", p->tok[1], 1, 32, &v)) != FSIM_OK) return st;
     wp->waves_per_wg = (int)v;
-    p->seen_waves = 1;
+    p->seen_waves = p->line;
     return FSIM_OK;
   }
   if (strcmp(k, "resources") == 0) {
@@ -583,6 +584,12 @@ static fsim_status parse_text(fsim_wprog *wp, char *text, const char *src, const
     p.line++;
     char *hash = strchr(ln, '#');
     if (hash) *hash = '\0';
+    /* outside comments, printable ASCII, as the arch and schedule files (a message quotes the
+     * words, and raw bytes there went to the terminal as they were) */
+    for (const unsigned char *c = (const unsigned char *)ln; *c && st == FSIM_OK; c++)
+      if ((*c < 0x20 || *c > 0x7e) && *c != '\t' && *c != '\r')
+        st = PERR(&p, "byte 0x%02x at character %d is not printable ASCII", *c, (int)(c - (const unsigned char *)ln) + 1);
+    if (st != FSIM_OK) break;
     p.ntok = 0;
     char *s2 = NULL;
     for (char *t = strtok_r(ln, " \t\r", &s2); t; t = strtok_r(NULL, " \t\r", &s2)) {
