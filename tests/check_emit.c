@@ -455,6 +455,22 @@ START_TEST(test_asm_reader) {
   fsim_err_clear(&e);
   ck_assert_int_eq(fsim_asm_parse(&k, "k:\n\ts_nop 0\n", "u.s", NULL, &e), FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "u.s:2: the kernel has no s_endpgm");
+  /* a wait count that is not one (atoi read 999 as a wait that never waits, -1 as none) */
+  const char *bad_waits[] = {"vmcnt(999)", "lgkmcnt(-1)", "vmcnt(x)", "vmcnt(1"};
+  for (int i = 0; i < 4; i++) {
+    char text[200], want[200];
+    snprintf(text, sizeof text, "k:\n\ts_waitcnt %s\n\ts_endpgm\n", bad_waits[i]);
+    snprintf(want, sizeof want, "w.s:2: a wait count that is not a whole number from 0 to 63: s_waitcnt %s",
+             bad_waits[i]);
+    fsim_err_clear(&e);
+    ck_assert_int_eq(fsim_asm_parse(&k, text, "w.s", NULL, &e), FSIM_EINVAL);
+    ck_assert_str_eq(e.msg, want);
+  }
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_asm_parse(&k, "k:\n\ts_waitcnt vmcnt(63) lgkmcnt(0)\n\ts_endpgm\n", "w.s", NULL, &e), FSIM_OK);
+  ck_assert_int_eq(k.inst[0].vmcnt, 63);
+  ck_assert_int_eq(k.inst[0].lgkmcnt, 0);
+  fsim_asm_free(&k);
   /* gfx12 spellings */
   fsim_err_clear(&e);
   ck_assert_msg(fsim_asm_parse(&k,

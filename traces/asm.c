@@ -127,12 +127,25 @@ static int lds_width(const char *mn) {
 
 /* ---- classification ------------------------------------------------------------------------- */
 
+/* The count N of "NAME(N)" in ops: -1 when ops does not name it, -2 when N is not a whole
+ * number from 0 to 63 (the widest of the counters: gfx9's lgkmcnt holds 4 bits, gfx10's 6). */
+static int wait_count(const char *ops, const char *name) {
+  const char *p = strstr(ops, name);
+  if (p == NULL) return -1;
+  p += strlen(name);
+  if (!isdigit((unsigned char)*p)) return -2;
+  char *end;
+  long v = strtol(p, &end, 10);
+  return *end == ')' && v <= 63 ? (int)v : -2;
+}
+
+/* A count it names that is not one is left at -2 (add_inst refuses the line). */
 static void parse_waitcnt(const char *mn, const char *ops, fsim_asm_inst *in) {
   in->vmcnt = in->lgkmcnt = -1;
-  const char *p;
   if (strcmp(mn, "s_waitcnt") == 0) {
-    if ((p = strstr(ops, "vmcnt(")) != NULL) in->vmcnt = atoi(p + 6);
-    if ((p = strstr(ops, "lgkmcnt(")) != NULL) in->lgkmcnt = atoi(p + 8);
+    in->vmcnt = wait_count(ops, "vmcnt(");
+    in->lgkmcnt = wait_count(ops, "lgkmcnt(");
+    if (in->vmcnt == -2 || in->lgkmcnt == -2) return;
     if (in->vmcnt < 0 && in->lgkmcnt < 0 && strchr(ops, '(') == NULL && *ops) {
       /* a raw immediate: gfx9 encoding, vmcnt [3:0]+[15:14], lgkmcnt [11:8] */
       long v = strtol(ops, NULL, 0);
@@ -398,6 +411,8 @@ static fsim_status add_inst(parser *p, const char *text, int line) {
   snprintf(in->mnemonic, sizeof in->mnemonic, "%.*s", (int)(s - ms), ms);
   while (isspace((unsigned char)*s)) s++;
   if (!classify(in, s)) k->unknown++;
+  if (in->op == FSIM_OP_WAITCNT && (in->vmcnt == -2 || in->lgkmcnt == -2))
+    return perr(p, line, "a wait count that is not a whole number from 0 to 63: ", ms);
   eval_operands(s, in);
   p->addr[k->n] = addr;
   if (in->op == FSIM_OP_BRANCH && (starts(in->mnemonic, "s_branch") || starts(in->mnemonic, "s_cbranch"))) {
