@@ -190,6 +190,7 @@ int fsim_cmd_sim(int argc, char **argv) {
   int unknown = 0;
   int is_asm = is_assembly(file);
   if (!is_asm && (ntrips || kernel)) return fsim_cli_usage_error(CMD, "--trips and --kernel go with an assembly FILE");
+  if (kernel && *kernel == '\0') return fsim_cli_usage_error(CMD, "--kernel: an empty name");
   if (is_asm) {
     if (load_assembly(file, kernel, trips, ntrips, &a, &wp, &ainfo, &unknown, &e) != FSIM_OK)
       return fsim_cli_report(CMD, &e);

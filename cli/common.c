@@ -127,6 +127,11 @@ int fsim_cli_bad_option(const char *cmd, int argc, char **argv) {
                                 "from 1)", optopt);
   if (optopt != 0 && strncmp(arg, "--", 2) != 0)
     return fsim_cli_usage_error(cmd, "option '-%c': unknown or missing its value (see --help)", optopt);
+  /* getopt names the option (optopt) of a known flag given a value it does not take */
+  const char *eq = strchr(arg, '=');
+  if (optopt != 0 && eq != NULL)
+    return fsim_cli_usage_error(cmd, "option '%.*s' takes no value, not '%s' (see --help)", (int)(eq - arg), arg,
+                                eq + 1);
   return fsim_cli_usage_error(cmd, "option '%s': unknown or missing its value (see --help)", arg);
 }
 

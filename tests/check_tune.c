@@ -1280,6 +1280,11 @@ START_TEST(test_cli_errors) {
        "flysim predict: --config tile=1x2x3x4: expected BMxBNxBK or BMxBN, e.g. 256x256x64\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --frobnicate",
        "flysim predict: option '--frobnicate': unknown or missing its value (see --help)\n"},
+      /* a known flag given a value (it read "unknown or missing its value"); a missing value */
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --mode model --json=1",
+       "flysim predict: option '--json' takes no value, not '1' (see --help)\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --config",
+       "flysim predict: option '--config': unknown or missing its value (see --help)\n"},
       {"predict conv --m 64 --n 64 --k 64 --arch mi355x",
        "flysim predict: OP 'conv': expected one of gemm|grouped-gemm|scaled-gemm|attention|rmsnorm|topk\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --mode exact", "flysim predict: --mode 'exact': expected sim or model\n"},
@@ -1360,6 +1365,7 @@ START_TEST(test_cli_errors) {
       {"verify '' --arch mi355x", "flysim verify: OUT.hip: an empty file name\n"},
       {"predict gemm 256x256x256 --arch ''", "flysim predict: --arch: an empty name (see 'flysim arch list')\n"},
       {"arch show ''", "flysim arch: NAME: an empty name (see 'flysim arch list')\n"},
+      {"sim nofile.s --arch mi355x --kernel ''", "flysim sim: --kernel: an empty name\n"},
       /* a number beyond 64 bits gets the argument's range, not int64's */
       {"predict gemm 64x64x64 --arch mi355x --refine 99999999999999999999",
        "flysim predict: --refine: 99999999999999999999 is out of range [1, 64]\n"},
