@@ -137,6 +137,13 @@ int main(int argc, char **argv) {
       return FSIM_EXIT_USAGE;
     }
   }
+  /* so is an empty database path (it was taken as unset, the default file, where an empty
+   * --db is refused) */
+  const char *db = getenv("FLYSIM_DB");
+  if (db != NULL && *db == '\0') {
+    fprintf(stderr, "flysim: FLYSIM_DB='': an empty file name (unset it for the default ./flysim-tuning.db)\n");
+    return FSIM_EXIT_USAGE;
+  }
   for (size_t i = 0; i < N_COMMANDS; i++) {
     if (strcmp(cmd, commands[i].name) != 0) continue;
     /* --help anywhere (before a '--') wins over the other arguments, whatever their values

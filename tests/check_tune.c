@@ -1386,6 +1386,16 @@ START_TEST(test_cli_errors) {
     tu_run_free(&r);
   }
   ck_assert_int_eq(unsetenv("FLYSIM_THREADS"), 0);
+  /* an empty FLYSIM_DB too (it was taken as unset, where an empty --db is refused) */
+  ck_assert_int_eq(setenv("FLYSIM_DB", "", 1), 0);
+  {
+    tu_run r = tu_flysim("db list");
+    ck_assert_int_eq(unsetenv("FLYSIM_DB"), 0);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, "flysim: FLYSIM_DB='': an empty file name (unset it for the default ./flysim-tuning.db)\n");
+    ck_assert_str_eq(r.out, "");
+    tu_run_free(&r);
+  }
   /* a GEMM beyond what the simulator holds is refused in one line (no overflow), the model
    * still estimates it.  (Each operand must fit 128 GiB, which keeps GEMMs below the 2^44 wave
    * instructions the simulator counts; check_sim tests that limit with a wave program.)  One
