@@ -341,7 +341,6 @@ static fsim_status sim_mode(const fsim_gemm_plan *p, const fsim_verify_opts *o, 
   return fsim_sim_warm_sampled(p->a, bytes_a + bytes_b + bytes_c, sampled, e);
 }
 
-
 /* Writes a wave program's text form into the work folder (kept for the user). */
 static void save_wprog(const fsim_wprog *wp, const fsim_arch *a, const char *dir, const char *name) {
   char path[700];

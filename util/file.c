@@ -346,6 +346,7 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
   if (fd >= 0 && (o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = out_write, .close = out_close})) == NULL) {
     int err = errno;
     close(fd);
+    o->fd = -1;
     unlink(o->tmp);
     pending_drop(o->tmp);
     errno = err;
