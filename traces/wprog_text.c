@@ -588,7 +588,8 @@ static fsim_status parse_text(fsim_wprog *wp, char *text, const char *src, const
      * words, and raw bytes there went to the terminal as they were) */
     for (const unsigned char *c = (const unsigned char *)ln; *c && st == FSIM_OK; c++)
       if ((*c < 0x20 || *c > 0x7e) && *c != '\t' && *c != '\r')
-        st = PERR(&p, "byte 0x%02x at character %d is not printable ASCII", *c, (int)(c - (const unsigned char *)ln) + 1);
+        st = PERR(&p, "byte 0x%02x at character %d is not printable ASCII", *c,
+                  (int)(c - (const unsigned char *)ln) + 1);
     if (st != FSIM_OK) break;
     p.ntok = 0;
     char *s2 = NULL;

@@ -343,7 +343,8 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
   if (fd >= 0) pending_add(o->tmp);
   pthread_sigmask(SIG_SETMASK, &was, NULL);
   o->fd = fd;
-  if (fd >= 0 && (o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = out_write, .close = out_close})) == NULL) {
+  const cookie_io_functions_t io = {.write = out_write, .close = out_close};
+  if (fd >= 0 && (o->f = fopencookie(o, "w", io)) == NULL) {
     int err = errno;
     close(fd);
     o->fd = -1;
