@@ -16,9 +16,10 @@ static const char *const CMD = "db";
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: flysim db list [--db FILE] [--arch NAME] [--json]\n"
-          "       flysim db show OP (MxNxK | --m M --n N --k K) --arch NAME [shape flags] [--db FILE] [--json]\n"
-          "       flysim db export [--db FILE] [-o OUT.json] [--json]   (JSON either way)\n"
+          "usage: flysim db list [--db FILE] [--arch NAME [--set S.K=V]...] [--json]\n"
+          "       flysim db show OP (MxNxK | --m M --n N --k K) --arch NAME [--set S.K=V]... [shape flags] [--db FILE]\n"
+          "                      [--json]\n"
+          "       flysim db export [--db FILE] [-o/--output OUT.json] [--json]   (JSON either way)\n"
           "\n"
           "Reads the tuning database that 'flysim tune' writes (default $FLYSIM_DB, else\n"
           "./flysim-tuning.db): every stored winner, the winner of one problem, or all of them as\n"
@@ -26,7 +27,9 @@ static void usage(FILE *f) {
           "\n"
           "  --db FILE     the database\n"
           "  --arch NAME   list: only this part's winners; show: the part (as for predict)\n"
-          "  -o OUT.json   export: write here instead of stdout\n"
+          "  --set S.K=V   with --arch: the part as changed (a what-if part's winners are stored\n"
+          "                under its own name, e.g. mi355x[lds.banks=32])\n"
+          "  -o, --output OUT.json  export: write here instead of stdout\n"
           "  --json        machine-readable output\n");
 }
 
