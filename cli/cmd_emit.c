@@ -64,6 +64,7 @@ int fsim_cmd_emit(int argc, char **argv) {
   if (*output == '\0') return fsim_cli_usage_error(CMD, "-o: an empty file name");
   int rc = fsim_cli_gemm_finish(&g);
   if (rc) return rc;
+  if ((rc = fsim_cli_check_db_path(CMD, g.db)) != 0) return rc;
   if ((rc = fsim_cli_check_output(CMD, "-o", output, g.db ? "--db" : "the database", fsim_cli_db_path(g.db))) != 0 ||
       (rc = fsim_cli_check_output(CMD, "-o", output, "--schedule", g.schedule_path)) != 0 ||
       (rc = fsim_cli_check_output(CMD, "-o", output, "--arch", g.a.file)) != 0)

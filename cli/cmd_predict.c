@@ -154,6 +154,7 @@ int fsim_cmd_predict(int argc, char **argv) {
                                      "alone and simulates nothing");
   int rc = fsim_cli_gemm_finish(&g);
   if (rc) return rc;
+  if ((rc = fsim_cli_check_db_path(CMD, g.db)) != 0) return rc;
   if (req.refine > 0) {
     /* --refine shapes a tuning run; a schedule file or a complete config leaves nothing to tune */
     fsim_gemm_config fixed;

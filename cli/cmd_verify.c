@@ -243,6 +243,7 @@ int fsim_cmd_verify(int argc, char **argv) {
       return FSIM_EXIT_USAGE;
     }
     rc = fsim_cli_gemm_finish(&g);
+    if (rc == 0) rc = fsim_cli_check_db_path(CMD, g.db);
     if (rc) {
       free(r);
       return rc;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tune/db.h"
 #include "util/ini_table.h"
 
 void fsim_cli_gemm_init(fsim_cli_gemm *g, const char *cmd) {
@@ -227,6 +228,14 @@ const char *fsim_cli_db_path(const char *flag) {
   }
   fsim_cli_db_source("the default --db", "flysim-tuning.db");
   return "flysim-tuning.db";
+}
+
+int fsim_cli_check_db_path(const char *cmd, const char *flag) {
+  const char *path = fsim_cli_db_path(flag);
+  fsim_err e;
+  fsim_err_clear(&e);
+  fsim_status st = fsim_db_check_path(path, 0, &e);
+  return st == FSIM_OK || st == FSIM_ENOENT ? 0 : fsim_cli_report(cmd, &e);
 }
 
 void fsim_cli_problem_text(const fsim_gemm_problem *pr, char *buf, size_t n) {

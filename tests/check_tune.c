@@ -1330,6 +1330,14 @@ START_TEST(test_cli_errors) {
        "flysim tune: --db ':memory:': SQLite keeps that database in memory and nothing would be stored; give a file "
        "name\n"},
       {"tune gemm 64x64x64 --arch mi355x --db /tmp", "flysim tune: --db /tmp: is a directory\n"},
+      /* refused by name even where a complete --config leaves the database unread (an audit,
+       * 2026-12-01: these ran and exited 0) */
+      {"predict gemm 256x256x256 --arch mi355x --config tile=32x32x256 --db /tmp",
+       "flysim predict: --db /tmp: is a directory\n"},
+      {"emit gemm 256x256x256 --arch mi355x --config tile=32x32x256 --db /dev/null -o x.hip",
+       "flysim emit: --db /dev/null: not a regular file\n"},
+      {"verify gemm 256x256x256 --arch mi355x --config tile=32x32x256 --db /tmp",
+       "flysim verify: --db /tmp: is a directory\n"},
       {"tune gemm -1x64x64 --arch mi355x",
        "flysim tune: option '-1': not an option; a negative SHAPE or value? (they are whole numbers from 1)\n"},
       {"tune --suite --arch mi355x", "flysim tune: --suite: expected a suite name (default), not '--arch'\n"},
