@@ -221,8 +221,8 @@ int fsim_cli_gemm_check_config(const fsim_cli_gemm *g) {
 
 const char *fsim_cli_db_path(const char *flag) {
   if (flag) return flag;
-  const char *env = getenv("FLYSIM_DB");
-  if (env && *env) {
+  const char *env = getenv("FLYSIM_DB"); /* set but empty: refused at the start (flysim.c) */
+  if (env != NULL) {
     fsim_cli_db_source("$FLYSIM_DB", env);
     return env;
   }

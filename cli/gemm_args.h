@@ -100,7 +100,7 @@ int fsim_cli_gemm_check_config(const fsim_cli_gemm *g);
 const char *fsim_cli_db_path(const char *flag);
 /* 0, or 2 after printing when that path cannot be a database (a directory, a device, a path
  * through a file, :memory:, ...: fsim_db_check_path), even where the command will not read
- * it (a complete --config); one that does not exist yet is fine. */
+ * it (a --config); one that does not exist yet is fine. */
 int fsim_cli_check_db_path(const char *cmd, const char *flag);
 
 /* "4096x4096x4096 bf16 TN -> bf16" */

@@ -436,7 +436,6 @@ static void simulate(fsim_verify_report *r, const fsim_gemm_plan *p, const fsim_
   if (sim_mode(p, o, &sampled, &why) != FSIM_OK) sampled = 0; /* the entry points refused that already */
   if (sampled < 0) sampled = fsim_wprog_total_wave_instructions(&tw) > FULL_LIMIT;
   r->sim_sampled = sampled;
-  r->sim_warm = o && o->warm;
   /* sampled runs extrapolate the main loop but simulate every round of XCD 0's workgroups:
    * extrapolating over rounds too was off by a factor of 3 against a full run on some
    * kernels (docs/emit.md) */
@@ -807,6 +806,7 @@ static void finish(fsim_verify_report *r, const char *dir, const fsim_verify_opt
 fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_verify_opts *o, fsim_verify_report *r,
                              fsim_err *e) {
   memset(r, 0, sizeof *r);
+  r->sim_warm = o && o->warm;
   snprintf(r->file, sizeof r->file, "%s", path);
   char *text;
   size_t len;
@@ -867,6 +867,7 @@ fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_ve
 fsim_status fsim_verify_plan(const fsim_gemm_plan *p, const fsim_emit_opts *eo, const fsim_verify_opts *o,
                              fsim_verify_report *r, fsim_err *e) {
   memset(r, 0, sizeof *r);
+  r->sim_warm = o && o->warm;
   char dir[512], file[600];
   int sampled;
   fsim_status st = sim_mode(p, o, &sampled, e);

@@ -69,7 +69,7 @@ typedef struct fsim_verify_report {
   int asm_loop_exits;         /* loop exit tests (their counter unknown), read as falling through */
   int asm_branches_undecided; /* other branches read as falling through (traces/asm.h) */
   int sim_sampled;            /* the two simulations: sampled (1) or full */
-  int sim_warm;               /* and of a launch that follows an identical one */
+  int sim_warm;               /* and of a launch that follows an identical one (as asked, run or not) */
   /* the GPU run */
   int hip_ran;
   double hip_us, hip_max_rel_err;

@@ -1050,7 +1050,7 @@ START_TEST(test_verify_warm) {
     sched[warm] = json_real_value(json_object_get(j, "predicted_schedule_us"));
     compiled[warm] = json_real_value(json_object_get(j, "predicted_compiled_us"));
     ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(check_of(j, "asm_simulation"), "detail")),
-                                 warm ? "; full, warm, " : "; full, "));
+                                 warm ? "; full, warm, same occupancy" : "; full, same occupancy"));
     json_decref(j);
   }
   ck_assert_msg(fabs(sched[0] - 12.611) < 0.001 && fabs(sched[1] - 11.559) < 0.001, "%.4f, %.4f us", sched[0],

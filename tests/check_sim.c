@@ -782,7 +782,7 @@ START_TEST(test_parse_errors) {
       /* waves too (it said "must come once, before lanes and programs" without the first line);
        * and the words are printable ASCII outside comments (raw bytes went into the message) */
       {"kernel k\nwaves 4\nwaves 4\nprogram\n", "t:3: waves: given twice (first on line 2)"},
-      {"kernel k\nprogram\n  valu v\nwaves 2\n", "t:4: waves: must come before lanes and programs"},
+      {"kernel k\nprogram\n  valu v\nwaves 2\n", "t:4: waves: must come before the programs"},
       {"\xff\xfeprogram\n", "t:1: byte 0xff at character 1 is not printable ASCII"},
       {"kernel k\nprogram\n  valu v\x1b[2J\n", "t:3: byte 0x1b at character 9 is not printable ASCII"},
       {"kernel k # \xc2\xb5s: a comment may hold UTF-8\nkernel j\n", "t:2: kernel: given twice (first on line 1)"},

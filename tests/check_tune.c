@@ -1038,6 +1038,20 @@ END_TEST
 
 /* ---- the commands ------------------------------------------------------------------------------ */
 
+/* Sets an environment variable for a run; returns its old value (a copy, or NULL when unset)
+ * for env_restore, so that the harness's FLYSIM_DB (tests/local.mk) holds for later rows. */
+static char *env_set(const char *name, const char *value) {
+  const char *was = getenv(name);
+  char *copy = was ? strdup(was) : NULL;
+  ck_assert(setenv(name, value, 1) == 0);
+  return copy;
+}
+
+static void env_restore(const char *name, char *was) {
+  ck_assert((was ? setenv(name, was, 1) : unsetenv(name)) == 0);
+  free(was);
+}
+
 static void has_keys(json_t *o, const char *const *keys) {
   for (int i = 0; keys[i]; i++) ck_assert_msg(json_object_get(o, keys[i]) != NULL, "missing key %s", keys[i]);
 }
@@ -1395,10 +1409,10 @@ START_TEST(test_cli_errors) {
   }
   ck_assert_int_eq(unsetenv("FLYSIM_THREADS"), 0);
   /* an empty FLYSIM_DB too (it was taken as unset, where an empty --db is refused) */
-  ck_assert_int_eq(setenv("FLYSIM_DB", "", 1), 0);
+  char *harness_db = env_set("FLYSIM_DB", "");
   {
     tu_run r = tu_flysim("db list");
-    ck_assert_int_eq(unsetenv("FLYSIM_DB"), 0);
+    env_restore("FLYSIM_DB", harness_db);
     ck_assert_int_eq(r.status, 2);
     ck_assert_str_eq(r.err, "flysim: FLYSIM_DB='': an empty file name (unset it for the default ./flysim-tuning.db)\n");
     ck_assert_str_eq(r.out, "");
@@ -1754,12 +1768,12 @@ START_TEST(test_cli_db_safety) {
   ck_assert_str_eq(r.err, "flysim tune: --db /nonexistent/dir/x.db: cannot create it: No such file or directory\n");
   tu_run_free(&r);
   /* a path from $FLYSIM_DB is named as such, not as --db */
-  setenv("FLYSIM_DB", "/", 1);
+  char *harness_db = env_set("FLYSIM_DB", "/");
   r = tu_flysim("db list");
+  env_restore("FLYSIM_DB", harness_db);
   ck_assert_int_eq(r.status, 2);
   ck_assert_str_eq(r.err, "flysim db: $FLYSIM_DB /: is a directory\n");
   tu_run_free(&r);
-  unsetenv("FLYSIM_DB");
   /* a dangling symbolic link is refused by readers too, not read as a missing database */
   const char *dangling = db_path();
   ck_assert(symlink("/nonexistent-flysim-target.db", dangling) == 0);

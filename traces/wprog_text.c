@@ -489,7 +489,7 @@ static fsim_status parse_line(parser *p) {
   if (strcmp(k, "waves") == 0) {
     if (p->ntok != 2) return PERR(p, "waves: expected 'waves N'");
     if (p->seen_waves) return PERR(p, "waves: given twice (first on line %d)", p->seen_waves);
-    if (wp->programs != NULL) return PERR(p, "waves: must come before lanes and programs");
+    if (wp->programs != NULL) return PERR(p, "waves: must come before the programs");
     if ((st = want_int(p, "waves", p->tok[1], 1, 32, &v)) != FSIM_OK) return st;
     wp->waves_per_wg = (int)v;
     p->seen_waves = p->line;
