@@ -97,10 +97,12 @@ int fsim_cli_load_arch_as(const char *cmd, const char *label, const char *name, 
 }
 
 static const char *abbreviated; /* the last abbreviated option fsim_cli_getopt refused */
+static const struct option *last_opts; /* the table fsim_cli_getopt was last given */
 
 int fsim_cli_getopt(int argc, char **argv, const char *optstring, const struct option *opts) {
   int idx = -1;
   abbreviated = NULL;
+  last_opts = opts;
   int c = getopt_long(argc, argv, optstring, opts, &idx);
   if (c == -1 || idx < 0 || c == '?' || c == ':') return c;
   /* the token just taken: argv[optind - 1], or before it when the value came separately */
@@ -127,11 +129,19 @@ int fsim_cli_bad_option(const char *cmd, int argc, char **argv) {
                                 "from 1)", optopt);
   if (optopt != 0 && strncmp(arg, "--", 2) != 0)
     return fsim_cli_usage_error(cmd, "option '-%c': unknown or missing its value (see --help)", optopt);
-  /* getopt names the option (optopt) of a known flag given a value it does not take */
+  /* getopt names the option (optopt) of a known flag given a value it does not take; given
+   * abbreviated, the whole name is asked for first, as for the other flags */
   const char *eq = strchr(arg, '=');
-  if (optopt != 0 && eq != NULL)
-    return fsim_cli_usage_error(cmd, "option '%.*s' takes no value, not '%s' (see --help)", (int)(eq - arg), arg,
-                                eq + 1);
+  if (optopt != 0 && eq != NULL) {
+    int len = (int)(eq - arg);
+    for (const struct option *o = last_opts; o != NULL && o->name != NULL; o++)
+      if (o->val == optopt && strncmp(arg + 2, o->name, (size_t)len - 2) == 0 && o->name[len - 2] != '\0') {
+        char given[64];
+        snprintf(given, sizeof given, "%.*s", len, arg);
+        return fsim_cli_usage_error(cmd, "option '%s': give the whole name (see --help)", given);
+      }
+    return fsim_cli_usage_error(cmd, "option '%.*s' takes no value, not '%s' (see --help)", len, arg, eq + 1);
+  }
   return fsim_cli_usage_error(cmd, "option '%s': unknown or missing its value (see --help)", arg);
 }
 

@@ -1297,6 +1297,8 @@ START_TEST(test_cli_errors) {
       /* a known flag given a value (it read "unknown or missing its value"); a missing value */
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --mode model --json=1",
        "flysim predict: option '--json' takes no value, not '1' (see --help)\n"},
+      {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --mode model --js=1",
+       "flysim predict: option '--js': give the whole name (see --help)\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --config",
        "flysim predict: option '--config': unknown or missing its value (see --help)\n"},
       {"predict conv --m 64 --n 64 --k 64 --arch mi355x",
