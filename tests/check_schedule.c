@@ -193,6 +193,30 @@ START_TEST(test_examples_round_trip_and_check) {
 }
 END_TEST
 
+/* Inputs the fuzzer found (tools/fuzz.sh), each once mishandled. */
+START_TEST(test_fuzz_found) {
+  /* a value that starts with ';' (no space after '=': not a comment) was written after a
+   * space, which made it a comment: the doc read back empty */
+  fsim_schedule s, s2;
+  load_example(&s, "rmsnorm");
+  char *t0 = written(&s);
+  char *at = strstr(t0, "doc = ");
+  ck_assert_ptr_nonnull(at);
+  memmove(at + 5, at + 6, strlen(at + 6) + 1); /* "doc =FlyDSL ..." */
+  at[5] = ';';                                  /* "doc =;lyDSL ..." */
+  load_text(&s, t0);
+  ck_assert_msg(s.doc[0] == ';' && strlen(s.doc) > 20, "%s", s.doc);
+  char *t1 = written(&s);
+  load_text(&s2, t1);
+  ck_assert_str_eq(s2.doc, s.doc);
+  char *t2 = written(&s2);
+  ck_assert_str_eq(t1, t2);
+  free(t0);
+  free(t1);
+  free(t2);
+}
+END_TEST
+
 START_TEST(test_examples_on_mi300x) {
   fsim_arch a;
   load_arch(&a, "mi300x");
@@ -994,6 +1018,7 @@ static Suite *suite(void) {
   Suite *s = suite_create("schedule");
   TCase *tc = tcase_create("schedule");
   tcase_add_test(tc, test_examples_round_trip_and_check);
+  tcase_add_test(tc, test_fuzz_found);
   tcase_add_test(tc, test_examples_on_mi300x);
   tcase_add_test(tc, test_format_errors);
   tcase_add_test(tc, test_keys_per_operator);

@@ -660,6 +660,12 @@ fsim_status fsim_ini_set_ex(const fsim_ini_spec *spec, void *base, const char *a
   return FSIM_OK;
 }
 
+/* "key = value", or "key =value" for a value that starts with ';': inih takes a ';' after a
+ * space for the start of a comment, so the space would make the value read back empty. */
+static void write_pair(FILE *f, const char *key, const char *val) {
+  fprintf(f, "%s =%s%s\n", key, val[0] == ';' ? "" : " ", val);
+}
+
 fsim_status fsim_ini_write(const fsim_ini_spec *spec, const void *base, FILE *f, fsim_err *e) {
   const char *cur = NULL;
   char val[512];
@@ -672,7 +678,7 @@ fsim_status fsim_ini_write(const fsim_ini_spec *spec, const void *base, FILE *f,
       cur = k->section;
     }
     fsim_ini_format(k, base, NULL, val, sizeof val);
-    fprintf(f, "%s = %s\n", k->key, val);
+    write_pair(f, k->key, val);
   }
   for (int gi = 0; gi < spec->ngroups; gi++) {
     const fsim_ini_group *g = &spec->groups[gi];
@@ -684,7 +690,7 @@ fsim_status fsim_ini_write(const fsim_ini_spec *spec, const void *base, FILE *f,
         if (strcmp(k->section, g->prefix) != 0) continue;
         if (spec->applies && !spec->applies(base, k)) continue;
         fsim_ini_format(k, base, el, val, sizeof val);
-        fprintf(f, "%s = %s\n", k->key, val);
+        write_pair(f, k->key, val);
       }
     }
   }
