@@ -1,0 +1,321 @@
+/* libFuzzer targets for flysim's readers of outside input.  One file, one target per build:
+ * compile with -DFUZZ_TARGET=N (tools/fuzz.sh does, with ASan and UBSan).  Each target feeds
+ * the bytes to a reader the command line uses, and where the reader accepts them it goes on
+ * as the command would (the wave program is simulated, the schedule planned and executed, the
+ * layout printed and read back), so that a crash anywhere behind a reader counts.  Properties
+ * are checked too: what a reader accepts and prints must read back to the same text.
+ *
+ *   1 wprog     wave-program text (`flysim sim FILE.wp`), simulated when small
+ *   2 asm       AMDGPU assembly (`flysim sim FILE.s`, `verify`), made into wave programs
+ *   3 schedule  schedule files (`flysim schedule check`, `predict --schedule`)
+ *   4 layout    layout-algebra expressions (`flysim layout`)
+ *   5 config    GEMM config strings (`--config`), planned, executed and simulated
+ *   6 arch      arch INI files and `--set` overrides
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kernels/gemm.h"
+#include "kernels/gemm_space.h"
+#include "kernels/layout.h"
+#include "kernels/schedule.h"
+#include "model/arch.h"
+#include "sim/sim.h"
+#include "traces/asm.h"
+#include "traces/wprog.h"
+
+#ifndef FUZZ_TARGET
+#error "build with -DFUZZ_TARGET=1..6 (tools/fuzz.sh)"
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The input as a C string (readers take text). */
+static char *text_of(const uint8_t *data, size_t size) {
+  char *t = malloc(size + 1);
+  if (t == NULL) abort();
+  memcpy(t, data, size);
+  t[size] = '\0';
+  return t;
+}
+
+static const fsim_arch *arch_once(void) {
+  static fsim_arch a;
+  static int loaded;
+  if (!loaded) {
+    fsim_err e;
+    if (fsim_arch_load(&a, "mi355x", &e) != FSIM_OK) {
+      fprintf(stderr, "fuzz: %s (set FLYSIM_ARCH_PATH)\n", e.msg);
+      abort();
+    }
+    loaded = 1;
+  }
+  return &a;
+}
+
+/* Simulates wp when it is small enough to take milliseconds, three ways that must agree bit
+ * for bit (docs/simulator.md): the fast paths (MFMA runs, deferred memory) on one thread and on
+ * two, and the reference paths (every MFMA through the event path, memory answered at issue). */
+static void simulate_small(const fsim_arch *a, const fsim_wprog *wp) {
+  if (fsim_wprog_total_wave_instructions(wp) > 20000 || fsim_wprog_workgroups(wp) > 64) return;
+  static const fsim_sim_opts opts[3] = {{.threads = 1}, {.threads = 2}, {.no_mfma_runs = 1, .immediate_memory = 1}};
+  static const char *const names[3] = {"fast paths", "fast paths on two threads", "reference paths"};
+  fsim_sim_result r[3];
+  fsim_status st[3];
+  fsim_err e[3];
+  for (int i = 0; i < 3; i++) {
+    memset(&r[i], 0, sizeof r[i]);
+    st[i] = fsim_sim_run(a, wp, &opts[i], &r[i], &e[i]);
+    r[i].host_seconds = 0;
+  }
+  for (int i = 1; i < 3; i++) {
+    if (st[i] != st[0] || (st[0] == FSIM_OK && memcmp(&r[0], &r[i], sizeof r[0]) != 0) ||
+        (st[0] != FSIM_OK && strcmp(e[0].msg, e[i].msg) != 0)) {
+      fprintf(stderr, "fuzz: %s and %s differ: status %d and %d, %lld and %lld cycles (%s | %s)\n", names[0], names[i],
+              (int)st[0], (int)st[i], (long long)r[0].cycles, (long long)r[i].cycles, st[0] ? e[0].msg : "",
+              st[i] ? e[i].msg : "");
+      abort();
+    }
+  }
+  /* the sampled mode and a warm launch take what a full cold run takes */
+  static const fsim_sim_opts other[2] = {{.sampled = 1}, {.warm = 1}};
+  for (int i = 0; i < 2; i++) {
+    fsim_sim_result o;
+    fsim_err oe;
+    fsim_status ost = fsim_sim_run(a, wp, &other[i], &o, &oe);
+    if ((ost == FSIM_OK) != (st[0] == FSIM_OK)) {
+      fprintf(stderr, "fuzz: a full cold run %s, a %s one %s (%s)\n", st[0] ? "fails" : "succeeds",
+              i ? "warm" : "sampled", ost ? "fails" : "succeeds", ost ? oe.msg : e[0].msg);
+      abort();
+    }
+  }
+}
+
+#if FUZZ_TARGET == 1
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const fsim_arch *a = arch_once();
+  char *t = text_of(data, size);
+  fsim_wprog wp;
+  fsim_err e;
+  if (fsim_wprog_parse_string(&wp, t, "fuzz.wp", a, &e) == FSIM_OK) {
+    /* what parses prints, and the print reads back to the same print */
+    char *p1 = NULL, *p2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    FILE *f = open_memstream(&p1, &n1);
+    if (fsim_wprog_print(&wp, a, f, &e) != FSIM_OK) abort();
+    fclose(f);
+    fsim_wprog back;
+    if (fsim_wprog_parse_string(&back, p1, "printed.wp", a, &e) != FSIM_OK) {
+      fprintf(stderr, "fuzz: the printed program does not parse: %s\n", e.msg);
+      abort();
+    }
+    f = open_memstream(&p2, &n2);
+    if (fsim_wprog_print(&back, a, f, &e) != FSIM_OK) abort();
+    fclose(f);
+    if (n1 != n2 || memcmp(p1, p2, n1) != 0) {
+      fprintf(stderr, "fuzz: print, parse and print again differ\n");
+      abort();
+    }
+    fsim_wprog_free(&back);
+    free(p1);
+    free(p2);
+    simulate_small(a, &wp);
+    fsim_wprog_free(&wp);
+  }
+  free(t);
+  return 0;
+}
+
+#elif FUZZ_TARGET == 2
+/* The wave programs of the GEMM the asm seed was emitted from (tools/fuzz.sh): verify reads
+ * compiled code back against such a template. */
+static const fsim_wprog *template_once(void) {
+  static fsim_wprog tw;
+  static int made;
+  if (!made) {
+    const fsim_gemm_problem pr = {FSIM_KOP_GEMM, 256, 256, 256, 1, FSIM_DT_BF16, FSIM_DT_BF16, FSIM_DT_BF16, FSIM_LAYOUT_TN};
+    fsim_gemm_config c;
+    fsim_schedule s;
+    fsim_err e;
+    fsim_gemm_plan *p = malloc(sizeof *p);
+    if (p == NULL ||
+        fsim_gemm_config_parse("tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,"
+                               "remap=1,groupm=0,kind=plain",
+                               &c, &e) != FSIM_OK ||
+        fsim_gemm_schedule_from(&pr, &c, arch_once(), &s, &e) != FSIM_OK ||
+        fsim_gemm_plan_make(p, &s, arch_once(), &e) != FSIM_OK || fsim_gemm_wave_program(p, &tw, &e) != FSIM_OK)
+      abort();
+    free(p);
+    made = 1;
+  }
+  return &tw;
+}
+
+/* Read as `flysim sim FILE.s` reads it (one wave, synthetic addresses) and as verify does
+ * (against the template). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const fsim_arch *a = arch_once();
+  char *t = text_of(data, size);
+  fsim_asm_kernel k;
+  fsim_err e;
+  if (fsim_asm_parse(&k, t, "fuzz.s", NULL, &e) == FSIM_OK) {
+    for (int with_template = 0; with_template < 2; with_template++) {
+      fsim_asm_wprog_opts o = {.tmpl = with_template ? template_once() : NULL, .vgprs = -1, .agprs = -1, .sgprs = -1,
+                               .lds_bytes = -1};
+      fsim_wprog wp;
+      fsim_asm_wprog_info info;
+      if (fsim_asm_to_wprog(&k, a, &o, &wp, &info, &e) == FSIM_OK) {
+        simulate_small(a, &wp);
+        fsim_wprog_free(&wp);
+      }
+    }
+    fsim_asm_free(&k);
+  }
+  free(t);
+  return 0;
+}
+
+#elif FUZZ_TARGET == 3
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const fsim_arch *a = arch_once();
+  char *t = text_of(data, size);
+  fsim_schedule s;
+  fsim_err e;
+  if (fsim_schedule_load_string(&s, t, "fuzz.sched", &e) == FSIM_OK) {
+    /* what loads writes, and the written file loads back to the same writing */
+    char *p1 = NULL, *p2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    FILE *f = open_memstream(&p1, &n1);
+    if (fsim_schedule_write(&s, f, &e) != FSIM_OK) abort();
+    fclose(f);
+    fsim_schedule back;
+    if (fsim_schedule_load_string(&back, p1, "written.sched", &e) != FSIM_OK) {
+      fprintf(stderr, "fuzz: the written schedule does not load: %s\n", e.msg);
+      abort();
+    }
+    f = open_memstream(&p2, &n2);
+    if (fsim_schedule_write(&back, f, &e) != FSIM_OK) abort();
+    fclose(f);
+    if (n1 != n2 || memcmp(p1, p2, n1) != 0) {
+      fprintf(stderr, "fuzz: write, load and write again differ\n");
+      abort();
+    }
+    free(p1);
+    free(p2);
+    fsim_sched_resources r;
+    if (fsim_schedule_check(&s, a, &r, &e) == FSIM_OK && s.op <= FSIM_KOP_SCALED_GEMM &&
+        (double)s.m * s.n * s.k * (s.groups > 0 ? s.groups : 1) <= 1 << 22) {
+      fsim_gemm_plan *p = malloc(sizeof *p);
+      if (p == NULL) abort();
+      if (fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK) {
+        fsim_gemm_check c;
+        if (fsim_gemm_functional(p, 1, 0, &c, &e) == FSIM_OK && !c.ok) {
+          fprintf(stderr, "fuzz: a checked schedule computes a wrong GEMM\n");
+          abort();
+        }
+        fsim_wprog wp;
+        if (fsim_gemm_wave_program(p, &wp, &e) == FSIM_OK) {
+          simulate_small(a, &wp);
+          fsim_wprog_free(&wp);
+        }
+      }
+      free(p);
+    }
+  }
+  free(t);
+  return 0;
+}
+
+#elif FUZZ_TARGET == 4
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  char *t = text_of(data, size);
+  fsim_layout_value v;
+  fsim_err e;
+  if (fsim_layout_expr(&v, t, &e) == FSIM_OK) {
+    /* the value's notation evaluates back to the same notation */
+    char b1[4096], b2[4096];
+    int n = fsim_layout_value_format(&v, b1, sizeof b1);
+    if (n > 0 && (size_t)n < sizeof b1) {
+      fsim_layout_value w;
+      if (fsim_layout_expr(&w, b1, &e) != FSIM_OK) {
+        fprintf(stderr, "fuzz: '%s' does not read back: %s\n", b1, e.msg);
+        abort();
+      }
+      fsim_layout_value_format(&w, b2, sizeof b2);
+      if (strcmp(b1, b2) != 0) {
+        fprintf(stderr, "fuzz: '%s' reads back as '%s'\n", b1, b2);
+        abort();
+      }
+    }
+  }
+  free(t);
+  return 0;
+}
+
+#elif FUZZ_TARGET == 5
+/* A config that parses and fixes every choice is made into a plan for one of three small
+ * problems (by the input's length), as predict --config does; a legal plan is executed on
+ * random data against the reference and simulated. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const fsim_gemm_problem problems[3] = {
+      {FSIM_KOP_GEMM, 64, 256, 128, 1, FSIM_DT_BF16, FSIM_DT_BF16, FSIM_DT_BF16, FSIM_LAYOUT_TN},
+      {FSIM_KOP_GEMM, 96, 160, 256, 1, FSIM_DT_FP8, FSIM_DT_FP8, FSIM_DT_BF16, FSIM_LAYOUT_NT},
+      {FSIM_KOP_GEMM, 128, 64, 192, 1, FSIM_DT_F16, FSIM_DT_F16, FSIM_DT_F32, FSIM_LAYOUT_NN}};
+  const fsim_arch *a = arch_once();
+  char *t = text_of(data, size);
+  fsim_gemm_config c;
+  fsim_err e;
+  if (fsim_gemm_config_parse(t, &c, &e) == FSIM_OK && fsim_gemm_config_complete(&c)) {
+    fsim_schedule s;
+    fsim_gemm_plan *p = malloc(sizeof *p);
+    if (p == NULL) abort();
+    if (fsim_gemm_schedule_from(&problems[size % 3], &c, a, &s, &e) == FSIM_OK &&
+        fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK) {
+      fsim_gemm_check ck;
+      if (fsim_gemm_functional(p, 1, 0, &ck, &e) == FSIM_OK && !ck.ok) {
+        fprintf(stderr, "fuzz: a legal config computes a wrong GEMM\n");
+        abort();
+      }
+      fsim_wprog wp;
+      if (fsim_gemm_wave_program(p, &wp, &e) == FSIM_OK) {
+        simulate_small(a, &wp);
+        fsim_wprog_free(&wp);
+      }
+    }
+    free(p);
+  }
+  free(t);
+  return 0;
+}
+
+#elif FUZZ_TARGET == 6
+/* The first line is a --set override applied to MI355X; the rest is an arch file. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  char *t = text_of(data, size);
+  char *nl = strchr(t, '\n');
+  if (nl) *nl = '\0';
+  fsim_arch a = *arch_once();
+  fsim_err e;
+  (void)fsim_arch_set(&a, t, &e);
+  if (nl) {
+    static char path[64];
+    if (path[0] == '\0') snprintf(path, sizeof path, "/tmp/flysim-fuzz-%ld.ini", (long)getpid());
+    FILE *f = fopen(path, "wb");
+    if (f == NULL) abort();
+    fwrite(nl + 1, 1, strlen(nl + 1), f);
+    fclose(f);
+    fsim_arch b;
+    if (fsim_arch_load_file(&b, path, &e) == FSIM_OK) {
+      fsim_arch_derived d;
+      fsim_arch_derive(&b, &d);
+    }
+  }
+  free(t);
+  return 0;
+}
+#endif
