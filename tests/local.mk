@@ -60,4 +60,34 @@ tests_check_emit_CPPFLAGS = $(TU_CPPFLAGS)
 tests_check_emit_CFLAGS = $(TU_CFLAGS)
 tests_check_emit_LDADD = $(TU_LDADD)
 
+# The fuzz targets (tests/fuzz/fuzz.c, tools/fuzz.sh) without libFuzzer: each runs over the
+# repository's inputs and tests/fuzz/corpus/TARGET, checking the targets' properties.
+FUZZ_CPPFLAGS = $(TU_CPPFLAGS) -DFUZZ_REPLAY
+FUZZ_LDADD = $(FLYSIM_LIBS)
+check_PROGRAMS += tests/fuzz_wprog
+tests_fuzz_wprog_SOURCES = tests/fuzz/fuzz.c
+tests_fuzz_wprog_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=1
+tests_fuzz_wprog_LDADD = $(FUZZ_LDADD)
+check_PROGRAMS += tests/fuzz_asm
+tests_fuzz_asm_SOURCES = tests/fuzz/fuzz.c
+tests_fuzz_asm_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=2
+tests_fuzz_asm_LDADD = $(FUZZ_LDADD)
+check_PROGRAMS += tests/fuzz_schedule
+tests_fuzz_schedule_SOURCES = tests/fuzz/fuzz.c
+tests_fuzz_schedule_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=3
+tests_fuzz_schedule_LDADD = $(FUZZ_LDADD)
+check_PROGRAMS += tests/fuzz_layout
+tests_fuzz_layout_SOURCES = tests/fuzz/fuzz.c
+tests_fuzz_layout_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=4
+tests_fuzz_layout_LDADD = $(FUZZ_LDADD)
+check_PROGRAMS += tests/fuzz_config
+tests_fuzz_config_SOURCES = tests/fuzz/fuzz.c
+tests_fuzz_config_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=5
+tests_fuzz_config_LDADD = $(FUZZ_LDADD)
+check_PROGRAMS += tests/fuzz_arch
+tests_fuzz_arch_SOURCES = tests/fuzz/fuzz.c
+tests_fuzz_arch_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=6
+tests_fuzz_arch_LDADD = $(FUZZ_LDADD)
+EXTRA_DIST += tests/fuzz/corpus
+
 TESTS += $(check_PROGRAMS)

@@ -319,3 +319,89 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   return 0;
 }
 #endif
+
+#ifdef FUZZ_REPLAY
+/* `make check` builds each target without libFuzzer and runs it over the repository's own
+ * inputs and tests/fuzz/corpus/TARGET (the seeds, and every input a fault was found with), so
+ * that the properties above hold in every build and the targets keep compiling.  Files given
+ * on the command line are run instead. */
+#include <dirent.h>
+
+static int replayed;
+
+static void run_bytes(const char *what, const uint8_t *data, size_t size) {
+  fprintf(stderr, "replay %s (%zu bytes)\n", what, size);
+  LLVMFuzzerTestOneInput(data, size);
+  replayed++;
+}
+
+/* The file's bytes after `prefix` (NULL: none). */
+static void run_file(const char *path, const char *prefix) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    fprintf(stderr, "replay: %s: cannot open\n", path);
+    exit(2);
+  }
+  size_t np = prefix ? strlen(prefix) : 0, n = np, cap = np + 4096;
+  uint8_t *buf = malloc(cap);
+  if (buf == NULL) abort();
+  if (np) memcpy(buf, prefix, np);
+  size_t got;
+  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap && (buf = realloc(buf, cap *= 2)) == NULL) abort();
+  }
+  fclose(f);
+  run_bytes(path, buf, n);
+  free(buf);
+}
+
+static const char *want_suffix;
+static int keep(const struct dirent *d) {
+  size_t n = strlen(d->d_name), s = want_suffix ? strlen(want_suffix) : 0;
+  return d->d_name[0] != '.' && n > s && (s == 0 || strcmp(d->d_name + n - s, want_suffix) == 0);
+}
+
+/* Every file of top/dir whose name ends in suffix (NULL: every file), in name order. */
+static void run_dir(const char *top, const char *dir, const char *suffix, const char *prefix) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", top, dir);
+  struct dirent **list;
+  want_suffix = suffix;
+  int n = scandir(path, &list, keep, alphasort);
+  if (n < 0) {
+    fprintf(stderr, "replay: %s: cannot list\n", path);
+    exit(2);
+  }
+  for (int i = 0; i < n; i++) {
+    char file[8192];
+    snprintf(file, sizeof file, "%s/%s", path, list[i]->d_name);
+    run_file(file, prefix);
+    free(list[i]);
+  }
+  free(list);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) {
+    for (int i = 1; i < argc; i++) run_file(argv[i], NULL);
+  } else {
+    const char *top = getenv("top_srcdir");
+    if (top == NULL || top[0] == '\0') top = TU_TOP_SRCDIR;
+    static const char *const corpus[] = {"", "wprog", "asm", "schedule", "layout", "config", "arch"};
+    char own[64];
+    snprintf(own, sizeof own, "tests/fuzz/corpus/%s", corpus[FUZZ_TARGET]);
+    run_dir(top, own, NULL, NULL);
+#if FUZZ_TARGET == 1
+    run_dir(top, "traces/examples", ".wp", NULL);
+    run_dir(top, "bench", ".wp", NULL);
+#elif FUZZ_TARGET == 3
+    run_dir(top, "kernels/schedules", ".sched", NULL);
+#elif FUZZ_TARGET == 6
+    run_dir(top, "model/arch", ".ini", "lds.banks=32\n"); /* the arch files, after an override line */
+#endif
+  }
+  printf("%s: %d inputs, every property held\n", argv[0], replayed);
+  return 0;
+}
+#endif
