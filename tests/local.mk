@@ -88,6 +88,10 @@ check_PROGRAMS += tests/fuzz_arch
 tests_fuzz_arch_SOURCES = tests/fuzz/fuzz.c
 tests_fuzz_arch_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=6
 tests_fuzz_arch_LDADD = $(FUZZ_LDADD)
+check_PROGRAMS += tests/fuzz_db
+tests_fuzz_db_SOURCES = tests/fuzz/fuzz.c
+tests_fuzz_db_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=7
+tests_fuzz_db_LDADD = $(FUZZ_LDADD)
 EXTRA_DIST += tests/fuzz/corpus
 
 TESTS += $(check_PROGRAMS)

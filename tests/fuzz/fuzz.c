@@ -11,6 +11,7 @@
  *   4 layout    layout-algebra expressions (`flysim layout`)
  *   5 config    GEMM config strings (`--config`), planned, executed and simulated
  *   6 arch      arch INI files and `--set` overrides
+ *   7 db        tuning database files (`flysim db`, `predict`, `tune --db`), read and written
  */
 #include "config.h"
 
@@ -28,15 +29,16 @@
 #include "sim/sim.h"
 #include "traces/asm.h"
 #include "traces/wprog.h"
+#include "tune/db.h"
 
 #ifndef FUZZ_TARGET
-#error "build with -DFUZZ_TARGET=1..6 (tools/fuzz.sh)"
+#error "build with -DFUZZ_TARGET=1..7 (tools/fuzz.sh)"
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The input as a C string (readers take text). */
-static char *text_of(const uint8_t *data, size_t size) {
+__attribute__((unused)) static char *text_of(const uint8_t *data, size_t size) {
   char *t = malloc(size + 1);
   if (t == NULL) abort();
   memcpy(t, data, size);
@@ -44,7 +46,7 @@ static char *text_of(const uint8_t *data, size_t size) {
   return t;
 }
 
-static const fsim_arch *arch_once(void) {
+__attribute__((unused)) static const fsim_arch *arch_once(void) {
   static fsim_arch a;
   static int loaded;
   if (!loaded) {
@@ -61,7 +63,7 @@ static const fsim_arch *arch_once(void) {
 /* Simulates wp when it is small enough to take milliseconds, three ways that must agree bit
  * for bit (docs/simulator.md): the fast paths (MFMA runs, deferred memory) on one thread and on
  * two, and the reference paths (every MFMA through the event path, memory answered at issue). */
-static void simulate_small(const fsim_arch *a, const fsim_wprog *wp) {
+__attribute__((unused)) static void simulate_small(const fsim_arch *a, const fsim_wprog *wp) {
   if (fsim_wprog_total_wave_instructions(wp) > 20000 || fsim_wprog_workgroups(wp) > 64) return;
   static const fsim_sim_opts opts[3] = {{.threads = 1}, {.threads = 2}, {.no_mfma_runs = 1, .immediate_memory = 1}};
   static const char *const names[3] = {"fast paths", "fast paths on two threads", "reference paths"};
@@ -318,6 +320,73 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(t);
   return 0;
 }
+
+#elif FUZZ_TARGET == 7
+/* The input is a database file: it is read (every entry listed and looked up again), then a
+ * winner is written into it; a write that succeeds must be read back as written, and leave a
+ * file that reads. */
+static void db_fail(const char *what, const fsim_err *e) {
+  fprintf(stderr, "fuzz: %s%s%s\n", what, e ? ": " : "", e ? e->msg : "");
+  abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static char path[64], journal[80];
+  if (path[0] == '\0') {
+    snprintf(path, sizeof path, "/tmp/flysim-fuzz-%ld.db", (long)getpid());
+    snprintf(journal, sizeof journal, "%s-journal", path);
+  }
+  unlink(journal);
+  FILE *f = fopen(path, "wb");
+  if (f == NULL) abort();
+  fwrite(data, 1, size, f);
+  fclose(f);
+  fsim_db *db;
+  fsim_err e;
+  if (fsim_db_open(&db, path, 0, &e) == FSIM_OK) {
+    fsim_db_entry *all;
+    int n;
+    if (fsim_db_list(db, &all, &n, &e) == FSIM_OK) {
+      for (int i = 0; i < n && i < 64; i++) {
+        fsim_db_entry got;
+        int found;
+        (void)fsim_db_get(db, &all[i], &got, &found, &e);
+      }
+      free(all);
+    }
+    fsim_db_close(db);
+  }
+  if (fsim_db_open(&db, path, 1, &e) == FSIM_OK) {
+    fsim_db_entry en = {.arch = "mi355x", .op = "gemm", .m = 64, .n = 256, .k = 128, .groups = 1,
+                        .a_type = "bf16", .b_type = "bf16", .c_type = "bf16", .layout = "TN",
+                        .config = "tile=64x64x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,remap=1,"
+                                  "groupm=0,kind=plain",
+                        .time_us = 3.5, .tflops = 1.2, .model_us = 3.25, .backend = "flydsl", .version = "fuzz"};
+    int stored = 0;
+    fsim_status st = fsim_db_put(db, &en, 1, &stored, &e);
+    if (st == FSIM_OK && stored) {
+      fsim_db_entry got;
+      int found = 0;
+      if (fsim_db_get(db, &en, &got, &found, &e) != FSIM_OK) db_fail("a stored winner does not read back", &e);
+      if (!found || strcmp(got.config, en.config) != 0 || got.time_us != en.time_us)
+        db_fail("a stored winner reads back as another", NULL);
+    }
+    fsim_db_close(db);
+    if (st == FSIM_OK) {
+      fsim_db_entry *all = NULL;
+      int n = 0;
+      if (fsim_db_open(&db, path, 0, &e) != FSIM_OK) db_fail("a file written does not open", &e);
+      fsim_status ls = fsim_db_list(db, &all, &n, &e);
+      /* rows damaged before the write (of other keys) may stay so */
+      if (ls != FSIM_OK && !fsim_db_damaged(db)) db_fail("a file written does not list", &e);
+      if (ls == FSIM_OK) free(all);
+      fsim_db_close(db);
+    }
+  }
+  unlink(path);
+  unlink(journal);
+  return 0;
+}
 #endif
 
 #ifdef FUZZ_REPLAY
@@ -388,7 +457,7 @@ int main(int argc, char **argv) {
   } else {
     const char *top = getenv("top_srcdir");
     if (top == NULL || top[0] == '\0') top = TU_TOP_SRCDIR;
-    static const char *const corpus[] = {"", "wprog", "asm", "schedule", "layout", "config", "arch"};
+    static const char *const corpus[] = {"", "wprog", "asm", "schedule", "layout", "config", "arch", "db"};
     char own[64];
     snprintf(own, sizeof own, "tests/fuzz/corpus/%s", corpus[FUZZ_TARGET]);
     run_dir(top, own, NULL, NULL);
