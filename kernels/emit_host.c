@@ -217,9 +217,11 @@ fsim_status fsim_emit_read_header(const char *text, const char *path, fsim_emit_
   for (const char *q = strchr(b, '\n') + 1; q < en;) {
     const char *le = strchr(q, '\n');
     if (le == NULL || le > en) le = en;
+    /* the marks are stripped within the line: where the end marker starts inside one
+     * ("/// flysim-schedule-end"), the line is shorter than its mark (found by tools/fuzz.sh) */
     const char *s = q;
-    if (strncmp(s, "// ", 3) == 0) s += 3;
-    else if (strncmp(s, "//", 2) == 0) s += 2;
+    if (le - q >= 3 && strncmp(s, "// ", 3) == 0) s += 3;
+    else if (le - q >= 2 && strncmp(s, "//", 2) == 0) s += 2;
     memcpy(ini + u, s, (size_t)(le - s));
     u += (size_t)(le - s);
     ini[u++] = '\n';

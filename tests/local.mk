@@ -92,6 +92,10 @@ check_PROGRAMS += tests/fuzz_db
 tests_fuzz_db_SOURCES = tests/fuzz/fuzz.c
 tests_fuzz_db_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=7
 tests_fuzz_db_LDADD = $(FUZZ_LDADD)
+check_PROGRAMS += tests/fuzz_hip
+tests_fuzz_hip_SOURCES = tests/fuzz/fuzz.c
+tests_fuzz_hip_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=8
+tests_fuzz_hip_LDADD = $(FUZZ_LDADD)
 EXTRA_DIST += tests/fuzz/corpus
 
 TESTS += $(check_PROGRAMS)

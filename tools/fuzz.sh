@@ -4,7 +4,8 @@
 # check`: a fuzzing run finds what it finds in the time it is given.
 #
 #   tools/fuzz.sh [SECONDS [TARGET...]]    SECONDS per target (default 60); TARGETs among
-#                                          wprog asm schedule layout config arch db (default all)
+#                                          wprog asm schedule layout config arch db hip
+#                                          (default all)
 #   FLYSIM_FUZZ_BUILD   build folder (default build-fuzz); the corpora grow in BUILD/corpus/TARGET
 #   FLYSIM_FUZZ_CC      a clang with libFuzzer (default: clang, else clang-14)
 #
@@ -17,13 +18,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-wprog asm schedule layout config arch db}
+targets=${*:-wprog asm schedule layout config arch db hip}
 build=${FLYSIM_FUZZ_BUILD:-build-fuzz}
 case $seconds in '' | *[!0-9]*) echo "fuzz: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 for t in $targets; do
   case $t in
-    wprog | asm | schedule | layout | config | arch | db) ;;
-    *) echo "fuzz: unknown target '$t' (wprog asm schedule layout config arch db)" >&2; exit 2 ;;
+    wprog | asm | schedule | layout | config | arch | db | hip) ;;
+    *) echo "fuzz: unknown target '$t' (wprog asm schedule layout config arch db hip)" >&2; exit 2 ;;
   esac
 done
 cc=${FLYSIM_FUZZ_CC:-}
@@ -50,7 +51,7 @@ export UBSAN_OPTIONS=print_stacktrace=1
 status=0
 for t in $targets; do
   case $t in
-    wprog) n=1 ;; asm) n=2 ;; schedule) n=3 ;; layout) n=4 ;; config) n=5 ;; arch) n=6 ;; *) n=7 ;;
+    wprog) n=1 ;; asm) n=2 ;; schedule) n=3 ;; layout) n=4 ;; config) n=5 ;; arch) n=6 ;; db) n=7 ;; *) n=8 ;;
   esac
   bin="$build/fuzz_$t"
   # shellcheck disable=SC2086

@@ -12,6 +12,7 @@
  *   5 config    GEMM config strings (`--config`), planned, executed and simulated
  *   6 arch      arch INI files and `--set` overrides
  *   7 db        tuning database files (`flysim db`, `predict`, `tune --db`), read and written
+ *   8 hip       the header of an emitted kernel (`flysim verify FILE.hip`), planned and simulated
  */
 #include "config.h"
 
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernels/emit.h"
 #include "kernels/gemm.h"
 #include "kernels/gemm_space.h"
 #include "kernels/layout.h"
@@ -32,7 +34,7 @@
 #include "tune/db.h"
 
 #ifndef FUZZ_TARGET
-#error "build with -DFUZZ_TARGET=1..7 (tools/fuzz.sh)"
+#error "build with -DFUZZ_TARGET=1..8 (tools/fuzz.sh)"
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -387,6 +389,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   unlink(journal);
   return 0;
 }
+
+#elif FUZZ_TARGET == 8
+/* verify rebuilds the plan from the file's header alone: read it, plan it on MI355X, and
+ * simulate the plan when it is small. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  const fsim_arch *a = arch_once();
+  char *t = text_of(data, size);
+  fsim_emit_header *h = malloc(sizeof *h);
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  fsim_err e;
+  if (h == NULL || p == NULL) abort();
+  if (fsim_emit_read_header(t, "fuzz.hip", h, &e) == FSIM_OK && fsim_gemm_plan_make(p, &h->schedule, a, &e) == FSIM_OK) {
+    fsim_wprog wp;
+    if (fsim_gemm_wave_program(p, &wp, &e) == FSIM_OK) {
+      simulate_small(a, &wp);
+      fsim_wprog_free(&wp);
+    }
+  }
+  free(h);
+  free(p);
+  free(t);
+  return 0;
+}
 #endif
 
 #ifdef FUZZ_REPLAY
@@ -457,7 +482,7 @@ int main(int argc, char **argv) {
   } else {
     const char *top = getenv("top_srcdir");
     if (top == NULL || top[0] == '\0') top = TU_TOP_SRCDIR;
-    static const char *const corpus[] = {"", "wprog", "asm", "schedule", "layout", "config", "arch", "db"};
+    static const char *const corpus[] = {"", "wprog", "asm", "schedule", "layout", "config", "arch", "db", "hip"};
     char own[64];
     snprintf(own, sizeof own, "tests/fuzz/corpus/%s", corpus[FUZZ_TARGET]);
     run_dir(top, own, NULL, NULL);
