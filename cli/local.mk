@@ -1,6 +1,8 @@
-# cli/: the flysim command; it parses arguments and prints, nothing more.
-flysim_SOURCES += \
-	cli/flysim.c cli/commands.h \
+# cli/: the flysim command; it parses arguments and prints, nothing more.  All but main
+# (cli/flysim.c) is FLYSIM_CLI_SOURCES, which the command-line fuzz target links too.
+# emit and verify: HIP kernels of GEMM schedules, compiled and checked against the plan.
+FLYSIM_CLI_SOURCES = \
+	cli/commands.h \
 	cli/common.c cli/common.h \
 	cli/cmd_arch.c \
 	cli/cmd_layout.c \
@@ -11,6 +13,6 @@ flysim_SOURCES += \
 	cli/cmd_predict.c \
 	cli/cmd_tune.c \
 	cli/cmd_db.c \
-	cli/report.c cli/report.h
-# emit and verify: HIP kernels of GEMM schedules, compiled and checked against the plan
-flysim_SOURCES += cli/cmd_emit.c cli/cmd_verify.c
+	cli/report.c cli/report.h \
+	cli/cmd_emit.c cli/cmd_verify.c
+flysim_SOURCES += cli/flysim.c $(FLYSIM_CLI_SOURCES)

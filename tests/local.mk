@@ -96,6 +96,10 @@ check_PROGRAMS += tests/fuzz_hip
 tests_fuzz_hip_SOURCES = tests/fuzz/fuzz.c
 tests_fuzz_hip_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=8
 tests_fuzz_hip_LDADD = $(FUZZ_LDADD)
+check_PROGRAMS += tests/fuzz_cli
+tests_fuzz_cli_SOURCES = tests/fuzz/fuzz.c $(FLYSIM_CLI_SOURCES)
+tests_fuzz_cli_CPPFLAGS = $(FUZZ_CPPFLAGS) -DFUZZ_TARGET=9
+tests_fuzz_cli_LDADD = $(FUZZ_LDADD)
 EXTRA_DIST += tests/fuzz/corpus
 
 TESTS += $(check_PROGRAMS)

@@ -5,7 +5,7 @@
 #
 #   tools/fuzz.sh [SECONDS [TARGET...]]    SECONDS per target (default 60); TARGETs among
 #                                          wprog asm schedule layout config arch db hip
-#                                          (default all)
+#                                          cli (default all)
 #   FLYSIM_FUZZ_BUILD   build folder (default build-fuzz); the corpora grow in BUILD/corpus/TARGET
 #   FLYSIM_FUZZ_CC      a clang with libFuzzer (default: clang, else clang-14)
 #
@@ -18,13 +18,13 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-wprog asm schedule layout config arch db hip}
+targets=${*:-wprog asm schedule layout config arch db hip cli}
 build=${FLYSIM_FUZZ_BUILD:-build-fuzz}
 case $seconds in '' | *[!0-9]*) echo "fuzz: SECONDS must be a whole number, not '$seconds'" >&2; exit 2 ;; esac
 for t in $targets; do
   case $t in
-    wprog | asm | schedule | layout | config | arch | db | hip) ;;
-    *) echo "fuzz: unknown target '$t' (wprog asm schedule layout config arch db hip)" >&2; exit 2 ;;
+    wprog | asm | schedule | layout | config | arch | db | hip | cli) ;;
+    *) echo "fuzz: unknown target '$t' (wprog asm schedule layout config arch db hip cli)" >&2; exit 2 ;;
   esac
 done
 cc=${FLYSIM_FUZZ_CC:-}
@@ -40,6 +40,7 @@ fi
 tools/setup.sh >/dev/null
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 mkdir -p "$build"
+build=$(cd "$build" && pwd) # absolute: the cli target runs in a folder of its own
 if [ ! -f "$build/Makefile" ] || [ configure -nt "$build/Makefile" ]; then
   (cd "$build" && "$top/configure" -q CC="$cc" CFLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $san")
 fi
@@ -51,12 +52,15 @@ export UBSAN_OPTIONS=print_stacktrace=1
 status=0
 for t in $targets; do
   case $t in
-    wprog) n=1 ;; asm) n=2 ;; schedule) n=3 ;; layout) n=4 ;; config) n=5 ;; arch) n=6 ;; db) n=7 ;; *) n=8 ;;
+    wprog) n=1 ;; asm) n=2 ;; schedule) n=3 ;; layout) n=4 ;; config) n=5 ;; arch) n=6 ;; db) n=7 ;; hip) n=8 ;; *) n=9 ;;
   esac
   bin="$build/fuzz_$t"
+  extra="" # the command line's target links the command's sources, all but its main
+  quiet="" # and its commands' reports are not kept (-close_fd_mask=1: their standard output)
+  [ "$t" = cli ] && extra=$(ls cli/*.c | grep -v '^cli/flysim\.c$') && quiet=-close_fd_mask=1
   # shellcheck disable=SC2086
-  "$cc" -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer $san -DFUZZ_TARGET=$n -I"$top" -I"$build" \
-    tests/fuzz/fuzz.c "$build/libflysim.a" $libs -o "$bin"
+  "$cc" -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer $san -DFUZZ_TARGET=$n -DTU_TOP_SRCDIR="\"$top\"" \
+    -I"$top" -I"$build" tests/fuzz/fuzz.c $extra "$build/libflysim.a" $libs -o "$bin"
   corpus="$build/corpus/$t"
   crashes="$build/crashes/$t"
   mkdir -p "$corpus" "$crashes"
@@ -72,7 +76,8 @@ for t in $targets; do
   esac
   echo "fuzz: $t for $seconds s"
   # -max_len: the arch files and emitted kernels are longer than libFuzzer's default guess
-  if ! "$bin" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=262144 \
+  # shellcheck disable=SC2086
+  if ! "$bin" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=262144 $quiet \
     -artifact_prefix="$crashes/" -print_final_stats=1 >"$build/fuzz_$t.log" 2>&1; then
     echo "fuzz: $t FAILED: $(grep -m1 -E 'ERROR|runtime error|fuzz:' "$build/fuzz_$t.log" || tail -1 "$build/fuzz_$t.log")" >&2
     echo "      log $build/fuzz_$t.log, input in $crashes/" >&2

@@ -13,6 +13,8 @@
  *   6 arch      arch INI files and `--set` overrides
  *   7 db        tuning database files (`flysim db`, `predict`, `tune --db`), read and written
  *   8 hip       the header of an emitted kernel (`flysim verify FILE.hip`), planned and simulated
+ *   9 cli       command lines: the arguments of arch, layout, schedule, db, and of predict (with
+ *               --mode model) and emit given a complete --config, one argument per line
  */
 #include "config.h"
 
@@ -34,7 +36,7 @@
 #include "tune/db.h"
 
 #ifndef FUZZ_TARGET
-#error "build with -DFUZZ_TARGET=1..8 (tools/fuzz.sh)"
+#error "build with -DFUZZ_TARGET=1..9 (tools/fuzz.sh)"
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -412,6 +414,124 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   free(t);
   return 0;
 }
+
+#elif FUZZ_TARGET == 9
+/* The commands run in a folder of their own holding a schedule (s.sched) and a tuning
+ * database (t.db, also FLYSIM_DB), put back before every input; an argument naming another
+ * folder ('/') is not run, nor a command that could simulate or compile (sim, tune, verify,
+ * micro; predict without --mode model; either without a complete --config).  Property: the
+ * exit status is one of the three the contract has. */
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include "cli/commands.h"
+
+#ifndef TU_TOP_SRCDIR
+#error "the cli target needs -DTU_TOP_SRCDIR (tools/fuzz.sh, tests/local.mk)"
+#endif
+
+static char cli_dir[64];
+
+static void cli_remove(void) {
+  DIR *d = opendir(cli_dir);
+  if (d == NULL) return;
+  struct dirent *en;
+  char path[512];
+  while ((en = readdir(d)) != NULL)
+    if (strcmp(en->d_name, ".") != 0 && strcmp(en->d_name, "..") != 0) {
+      snprintf(path, sizeof path, "%s/%s", cli_dir, en->d_name);
+      unlink(path);
+    }
+  closedir(d);
+  rmdir(cli_dir);
+}
+
+static void copy_file(const char *from, const char *to) {
+  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+  if (in == NULL || out == NULL) {
+    fprintf(stderr, "fuzz: cannot copy %s to %s\n", from, to);
+    abort();
+  }
+  char buf[8192];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+  fclose(in);
+  if (fclose(out) != 0) abort();
+}
+
+/* The folder as every input finds it. */
+static void cli_reset(void) {
+  const char *top = getenv("top_srcdir");
+  if (top == NULL || top[0] == '\0') top = TU_TOP_SRCDIR;
+  if (cli_dir[0] == '\0') {
+    snprintf(cli_dir, sizeof cli_dir, "/tmp/flysim-fuzz-cli-XXXXXX");
+    if (mkdtemp(cli_dir) == NULL || chdir(cli_dir) != 0) abort();
+    atexit(cli_remove);
+    setenv("FLYSIM_DB", "t.db", 1);
+  }
+  cli_remove();
+  if (mkdir(cli_dir, 0700) != 0 || chdir(cli_dir) != 0) abort(); /* the old folder was the cwd */
+  char from[4096];
+  snprintf(from, sizeof from, "%s/kernels/schedules/flydsl_bf16_gemm_gfx950.sched", top);
+  copy_file(from, "s.sched");
+  snprintf(from, sizeof from, "%s/tests/fuzz/corpus/db/two_winners.db", top);
+  copy_file(from, "t.db");
+}
+
+static int complete_config(const char *text) {
+  fsim_gemm_config c;
+  fsim_err e;
+  return fsim_gemm_config_parse(text, &c, &e) == FSIM_OK && fsim_gemm_config_complete(&c);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const struct {
+    const char *name;
+    int (*run)(int, char **);
+  } cmds[] = {{"arch", fsim_cmd_arch},     {"layout", fsim_cmd_layout},   {"schedule", fsim_cmd_schedule},
+              {"db", fsim_cmd_db},         {"predict", fsim_cmd_predict}, {"emit", fsim_cmd_emit}};
+  if (size > 4096) return 0;
+  char *t = text_of(data, size);
+  char *argv[41];
+  int argc = 0;
+  for (char *tok = t, *nl; tok && argc < 40; tok = nl ? nl + 1 : NULL) {
+    nl = strchr(tok, '\n');
+    if (nl) *nl = '\0';
+    if (strchr(tok, '/') || strlen(tok) > 256) goto skip;
+    argv[argc++] = tok;
+  }
+  argv[argc] = NULL;
+  int which = -1;
+  for (int i = 0; argc > 0 && i < (int)(sizeof cmds / sizeof cmds[0]); i++)
+    if (strcmp(argv[0], cmds[i].name) == 0) which = i;
+  if (which < 0) goto skip;
+  if (which >= 4) {
+    int configs = 0, model = 0, other_mode = 0;
+    for (int i = 1; i < argc; i++) {
+      const char *v = NULL;
+      if (strcmp(argv[i], "--config") == 0) v = i + 1 < argc ? argv[i + 1] : "";
+      else if (strncmp(argv[i], "--config=", 9) == 0) v = argv[i] + 9;
+      if (v && !complete_config(v)) goto skip;
+      configs += v != NULL;
+      if ((strcmp(argv[i], "--mode") == 0 && i + 1 < argc && strcmp(argv[i + 1], "model") == 0) ||
+          strcmp(argv[i], "--mode=model") == 0)
+        model++;
+      else if (strncmp(argv[i], "--mode", 6) == 0)
+        other_mode++; /* an abbreviation (--mod) is refused by the command itself */
+    }
+    if (configs == 0 || (which == 4 && (model == 0 || other_mode > 0))) goto skip;
+  }
+  cli_reset();
+  int rc = cmds[which].run(argc, argv);
+  fflush(stdout);
+  if (rc < 0 || rc > 2) {
+    fprintf(stderr, "fuzz: flysim %s exited %d, not 0, 1 or 2\n", argv[0], rc);
+    abort();
+  }
+skip:
+  free(t);
+  return 0;
+}
 #endif
 
 #ifdef FUZZ_REPLAY
@@ -482,7 +602,7 @@ int main(int argc, char **argv) {
   } else {
     const char *top = getenv("top_srcdir");
     if (top == NULL || top[0] == '\0') top = TU_TOP_SRCDIR;
-    static const char *const corpus[] = {"", "wprog", "asm", "schedule", "layout", "config", "arch", "db", "hip"};
+    static const char *const corpus[] = {"", "wprog", "asm", "schedule", "layout", "config", "arch", "db", "hip", "cli"};
     char own[64];
     snprintf(own, sizeof own, "tests/fuzz/corpus/%s", corpus[FUZZ_TARGET]);
     run_dir(top, own, NULL, NULL);
