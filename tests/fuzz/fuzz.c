@@ -419,8 +419,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 /* The commands run in a folder of their own holding a schedule (s.sched) and a tuning
  * database (t.db, also FLYSIM_DB), put back before every input; an argument naming another
  * folder ('/') is not run, nor a command that could simulate or compile (sim, tune, verify,
- * micro; predict without --mode model; either without a complete --config).  Property: the
- * exit status is one of the three the contract has. */
+ * micro; predict without --mode model; either without a complete --config).  Properties: the
+ * exit status is one of the three the contract has, and invalid input (2) is told in one line
+ * on standard error. */
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -522,10 +523,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (configs == 0 || (which == 4 && (model == 0 || other_mode > 0))) goto skip;
   }
   cli_reset();
+  /* the command's standard error, kept aside: invalid input is one line (docs/cli.md) */
+  static char err_path[64];
+  if (err_path[0] == '\0') snprintf(err_path, sizeof err_path, "/tmp/flysim-fuzz-cli-%ld.err", (long)getpid());
+  fflush(stderr);
+  int saved = dup(2);
+  FILE *err = fopen(err_path, "w+");
+  if (saved < 0 || err == NULL || dup2(fileno(err), 2) < 0) abort();
   int rc = cmds[which].run(argc, argv);
   fflush(stdout);
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  char msg[4096];
+  size_t n = (rewind(err), fread(msg, 1, sizeof msg - 1, err));
+  msg[n] = '\0';
+  fclose(err);
+  unlink(err_path);
+  int lines = 0;
+  for (size_t i = 0; i < n; i++) lines += msg[i] == '\n';
   if (rc < 0 || rc > 2) {
     fprintf(stderr, "fuzz: flysim %s exited %d, not 0, 1 or 2\n", argv[0], rc);
+    abort();
+  }
+  if (rc == 2 && (lines != 1 || msg[n - 1] != '\n' || strncmp(msg, "flysim ", 7) != 0)) {
+    fprintf(stderr, "fuzz: flysim %s exited 2 with %d lines on standard error, not one naming flysim:\n%s", argv[0],
+            lines, msg);
     abort();
   }
 skip:
