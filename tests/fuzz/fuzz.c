@@ -12,7 +12,8 @@
  *   5 config    GEMM config strings (`--config`), planned, executed and simulated
  *   6 arch      arch INI files and `--set` overrides
  *   7 db        tuning database files (`flysim db`, `predict`, `tune --db`), read and written
- *   8 hip       the header of an emitted kernel (`flysim verify FILE.hip`), planned and simulated
+ *   8 hip       the header of an emitted kernel (`flysim verify FILE.hip`), planned, executed
+ *               and simulated
  *   9 cli       command lines: the arguments of arch, layout, schedule, db, and of predict (with
  *               --mode model) and emit given a complete --config, one argument per line
  */
@@ -100,6 +101,29 @@ __attribute__((unused)) static void simulate_small(const fsim_arch *a, const fsi
       abort();
     }
   }
+}
+
+/* What the commands do with a GEMM schedule: plan it on a; a legal plan of at most 2^22
+ * multiply-adds is executed on random data, and must compute what the reference does; its
+ * wave program is simulated (simulate_small). */
+__attribute__((unused)) static void plan_and_run(const fsim_arch *a, const fsim_schedule *s, const char *what) {
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  fsim_err e;
+  if (p == NULL) abort();
+  if (fsim_gemm_plan_make(p, s, a, &e) == FSIM_OK) {
+    fsim_gemm_check c;
+    if ((double)s->m * s->n * s->k * (s->groups > 0 ? s->groups : 1) <= 1 << 22 &&
+        fsim_gemm_functional(p, 1, 0, &c, &e) == FSIM_OK && !c.ok) {
+      fprintf(stderr, "fuzz: %s computes a wrong GEMM\n", what);
+      abort();
+    }
+    fsim_wprog wp;
+    if (fsim_gemm_wave_program(p, &wp, &e) == FSIM_OK) {
+      simulate_small(a, &wp);
+      fsim_wprog_free(&wp);
+    }
+  }
+  free(p);
 }
 
 #if FUZZ_TARGET == 1
@@ -214,24 +238,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     free(p1);
     free(p2);
     fsim_sched_resources r;
-    if (fsim_schedule_check(&s, a, &r, &e) == FSIM_OK && s.op <= FSIM_KOP_SCALED_GEMM &&
-        (double)s.m * s.n * s.k * (s.groups > 0 ? s.groups : 1) <= 1 << 22) {
-      fsim_gemm_plan *p = malloc(sizeof *p);
-      if (p == NULL) abort();
-      if (fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK) {
-        fsim_gemm_check c;
-        if (fsim_gemm_functional(p, 1, 0, &c, &e) == FSIM_OK && !c.ok) {
-          fprintf(stderr, "fuzz: a checked schedule computes a wrong GEMM\n");
-          abort();
-        }
-        fsim_wprog wp;
-        if (fsim_gemm_wave_program(p, &wp, &e) == FSIM_OK) {
-          simulate_small(a, &wp);
-          fsim_wprog_free(&wp);
-        }
-      }
-      free(p);
-    }
+    if (fsim_schedule_check(&s, a, &r, &e) == FSIM_OK && s.op <= FSIM_KOP_SCALED_GEMM)
+      plan_and_run(a, &s, "a checked schedule");
   }
   free(t);
   return 0;
@@ -278,22 +286,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fsim_err e;
   if (fsim_gemm_config_parse(t, &c, &e) == FSIM_OK && fsim_gemm_config_complete(&c)) {
     fsim_schedule s;
-    fsim_gemm_plan *p = malloc(sizeof *p);
-    if (p == NULL) abort();
-    if (fsim_gemm_schedule_from(&problems[size % 3], &c, a, &s, &e) == FSIM_OK &&
-        fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK) {
-      fsim_gemm_check ck;
-      if (fsim_gemm_functional(p, 1, 0, &ck, &e) == FSIM_OK && !ck.ok) {
-        fprintf(stderr, "fuzz: a legal config computes a wrong GEMM\n");
-        abort();
-      }
-      fsim_wprog wp;
-      if (fsim_gemm_wave_program(p, &wp, &e) == FSIM_OK) {
-        simulate_small(a, &wp);
-        fsim_wprog_free(&wp);
-      }
-    }
-    free(p);
+    if (fsim_gemm_schedule_from(&problems[size % 3], &c, a, &s, &e) == FSIM_OK) plan_and_run(a, &s, "a legal config");
   }
   free(t);
   return 0;
@@ -393,24 +386,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #elif FUZZ_TARGET == 8
-/* verify rebuilds the plan from the file's header alone: read it, plan it on MI355X, and
- * simulate the plan when it is small. */
+/* verify rebuilds the plan from the file's header alone: read it, and plan, execute and
+ * simulate it on MI355X as verify does. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const fsim_arch *a = arch_once();
   char *t = text_of(data, size);
   fsim_emit_header *h = malloc(sizeof *h);
-  fsim_gemm_plan *p = malloc(sizeof *p);
   fsim_err e;
-  if (h == NULL || p == NULL) abort();
-  if (fsim_emit_read_header(t, "fuzz.hip", h, &e) == FSIM_OK && fsim_gemm_plan_make(p, &h->schedule, a, &e) == FSIM_OK) {
-    fsim_wprog wp;
-    if (fsim_gemm_wave_program(p, &wp, &e) == FSIM_OK) {
-      simulate_small(a, &wp);
-      fsim_wprog_free(&wp);
-    }
-  }
+  if (h == NULL) abort();
+  if (fsim_emit_read_header(t, "fuzz.hip", h, &e) == FSIM_OK) plan_and_run(a, &h->schedule, "an emitted kernel's schedule");
   free(h);
-  free(p);
   free(t);
   return 0;
 }
