@@ -14,8 +14,9 @@
  *   7 db        tuning database files (`flysim db`, `predict`, `tune --db`), read and written
  *   8 hip       the header of an emitted kernel (`flysim verify FILE.hip`), planned, executed
  *               and simulated
- *   9 cli       command lines: the arguments of arch, layout, schedule, db, and of predict (with
- *               --mode model) and emit given a complete --config, one argument per line
+ *   9 cli       command lines: the arguments of arch, layout, schedule, db, micro mfma and lds,
+ *               and of predict (with --mode model) and emit given a complete --config, one
+ *               argument per line
  */
 #include "config.h"
 
@@ -403,8 +404,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #elif FUZZ_TARGET == 9
 /* The commands run in a folder of their own holding a schedule (s.sched) and a tuning
  * database (t.db, also FLYSIM_DB), put back before every input; an argument naming another
- * folder ('/') is not run, nor a command that could simulate or compile (sim, tune, verify,
- * micro; predict without --mode model; either without a complete --config).  Properties: the
+ * folder ('/') is not run, nor a command that could simulate at length or compile (sim, tune,
+ * verify, micro's streaming runs; predict without --mode model; either without a complete
+ * --config).  Properties: the
  * exit status is one of the three the contract has, and invalid input (2) is told in one line
  * on standard error. */
 #include <dirent.h>
@@ -474,8 +476,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const struct {
     const char *name;
     int (*run)(int, char **);
-  } cmds[] = {{"arch", fsim_cmd_arch},     {"layout", fsim_cmd_layout},   {"schedule", fsim_cmd_schedule},
-              {"db", fsim_cmd_db},         {"predict", fsim_cmd_predict}, {"emit", fsim_cmd_emit}};
+  } cmds[] = {{"arch", fsim_cmd_arch}, {"layout", fsim_cmd_layout},   {"schedule", fsim_cmd_schedule},
+              {"db", fsim_cmd_db},     {"micro", fsim_cmd_micro},     {"predict", fsim_cmd_predict},
+              {"emit", fsim_cmd_emit}};
   if (size > 4096) return 0;
   char *t = text_of(data, size);
   char *argv[41];
@@ -491,7 +494,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int i = 0; argc > 0 && i < (int)(sizeof cmds / sizeof cmds[0]); i++)
     if (strcmp(argv[0], cmds[i].name) == 0) which = i;
   if (which < 0) goto skip;
-  if (which >= 4) {
+  /* micro's mfma and lds runs take milliseconds; its streaming runs, seconds */
+  if (which == 4 && (argc < 2 || (strcmp(argv[1], "mfma") != 0 && strcmp(argv[1], "lds") != 0))) goto skip;
+  if (which >= 5) {
     int configs = 0, model = 0, other_mode = 0;
     for (int i = 1; i < argc; i++) {
       const char *v = NULL;
@@ -505,7 +510,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       else if (strncmp(argv[i], "--mode", 6) == 0)
         other_mode++; /* an abbreviation (--mod) is refused by the command itself */
     }
-    if (configs == 0 || (which == 4 && (model == 0 || other_mode > 0))) goto skip;
+    if (configs == 0 || (which == 5 && (model == 0 || other_mode > 0))) goto skip;
   }
   cli_reset();
   /* the command's standard error, kept aside: invalid input is one line (docs/cli.md) */
