@@ -291,9 +291,10 @@ fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *
       sqlite3_exec(db->h, "BEGIN;", NULL, NULL, NULL);
       int tables = count_tables(db, e);
       if (tables < 0) st = e ? e->code : FSIM_EINVAL;
-      else if ((st = check_intact(db, e)) != FSIM_OK) (void)0; /* a damaged file is no empty database */
-      else if (tables == 0) db->empty = 1;
-      else st = check_flysim(db, 1, e);
+      else if ((st = check_intact(db, e)) == FSIM_OK) { /* a damaged file is no empty database */
+        if (tables == 0) db->empty = 1;
+        else st = check_flysim(db, 1, e);
+      }
       sqlite3_exec(db->h, "COMMIT;", NULL, NULL, NULL);
     }
   }
