@@ -36,7 +36,7 @@ if [ -z "$cc" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; the
 fi
 [ -n "$cc" ] || { echo "fuzz: no clang with libFuzzer found (apt-get install clang)" >&2; exit 2; }
 
-# the libraries, and build/flysim (it emits the assembly seed)
+# the packages and libraries flysim builds with (the fuzz build below uses them)
 tools/setup.sh >/dev/null
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 mkdir -p "$build"

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kernels/emit.h"
@@ -64,6 +66,39 @@ __attribute__((unused)) static const fsim_arch *arch_once(void) {
     loaded = 1;
   }
   return &a;
+}
+
+/* Files of one level under dir, then dir itself. */
+static void remove_folder(const char *dir) {
+  DIR *d = opendir(dir);
+  if (d == NULL) return;
+  struct dirent *en;
+  char path[4096];
+  while ((en = readdir(d)) != NULL)
+    if (strcmp(en->d_name, ".") != 0 && strcmp(en->d_name, "..") != 0) {
+      snprintf(path, sizeof path, "%s/%s", dir, en->d_name);
+      unlink(path);
+    }
+  closedir(d);
+  rmdir(dir);
+}
+
+static char tmp_dir[512];
+static void remove_tmp(void) { remove_folder(tmp_dir); }
+
+/* A folder of this process's own under $TMPDIR (else /tmp), removed with its files at exit:
+ * the targets that need files write them there, never to a name another process may hold. */
+__attribute__((unused)) static const char *tmp_folder(void) {
+  if (tmp_dir[0] == '\0') {
+    const char *t = getenv("TMPDIR");
+    snprintf(tmp_dir, sizeof tmp_dir, "%s/flysim-fuzz-XXXXXX", t && t[0] ? t : "/tmp");
+    if (mkdtemp(tmp_dir) == NULL) {
+      fprintf(stderr, "fuzz: cannot make a folder %s\n", tmp_dir);
+      abort();
+    }
+    atexit(remove_tmp);
+  }
+  return tmp_dir;
 }
 
 /* Simulates wp when it is small enough to take milliseconds, three ways that must agree bit
@@ -303,8 +338,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fsim_err e;
   (void)fsim_arch_set(&a, t, &e);
   if (nl) {
-    static char path[64];
-    if (path[0] == '\0') snprintf(path, sizeof path, "/tmp/flysim-fuzz-%ld.ini", (long)getpid());
+    char path[600];
+    snprintf(path, sizeof path, "%s/arch.ini", tmp_folder());
     FILE *f = fopen(path, "wb");
     if (f == NULL) abort();
     fwrite(nl + 1, 1, strlen(nl + 1), f);
@@ -314,6 +349,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fsim_arch_derived d;
       fsim_arch_derive(&b, &d);
     }
+    unlink(path);
   }
   free(t);
   return 0;
@@ -329,12 +365,11 @@ static void db_fail(const char *what, const fsim_err *e) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static char path[64], journal[80];
-  if (path[0] == '\0') {
-    snprintf(path, sizeof path, "/tmp/flysim-fuzz-%ld.db", (long)getpid());
-    snprintf(journal, sizeof journal, "%s-journal", path);
-  }
-  unlink(journal);
+  /* the file and nothing beside it: no journal of another input */
+  char path[600];
+  snprintf(path, sizeof path, "%s/t.db", tmp_folder());
+  remove_folder(tmp_folder());
+  if (mkdir(tmp_folder(), 0700) != 0) abort();
   FILE *f = fopen(path, "wb");
   if (f == NULL) abort();
   fwrite(data, 1, size, f);
@@ -381,8 +416,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fsim_db_close(db);
     }
   }
-  unlink(path);
-  unlink(journal);
   return 0;
 }
 
@@ -409,8 +442,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
  * --config).  Properties: the
  * exit status is one of the three the contract has, and invalid input (2) is told in one line
  * on standard error. */
-#include <dirent.h>
-#include <sys/stat.h>
+#include <fcntl.h>
 
 #include "cli/commands.h"
 
@@ -418,21 +450,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 #error "the cli target needs -DTU_TOP_SRCDIR (tools/fuzz.sh, tests/local.mk)"
 #endif
 
-static char cli_dir[64];
-
-static void cli_remove(void) {
-  DIR *d = opendir(cli_dir);
-  if (d == NULL) return;
-  struct dirent *en;
-  char path[512];
-  while ((en = readdir(d)) != NULL)
-    if (strcmp(en->d_name, ".") != 0 && strcmp(en->d_name, "..") != 0) {
-      snprintf(path, sizeof path, "%s/%s", cli_dir, en->d_name);
-      unlink(path);
-    }
-  closedir(d);
-  rmdir(cli_dir);
-}
+/* The commands' folder, and the folder the process started in (paths given to the replay, and
+ * libFuzzer's own, are relative to it). */
+static char cli_dir[600];
+static int start_dir = -1;
 
 static void copy_file(const char *from, const char *to) {
   FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
@@ -447,23 +468,35 @@ static void copy_file(const char *from, const char *to) {
   if (fclose(out) != 0) abort();
 }
 
-/* The folder as every input finds it. */
-static void cli_reset(void) {
-  const char *top = getenv("top_srcdir");
-  if (top == NULL || top[0] == '\0') top = TU_TOP_SRCDIR;
+/* The folder as every input finds it, made the current one. */
+static void cli_enter(void) {
+  static char *src[2]; /* absolute, found before the first change of folder */
   if (cli_dir[0] == '\0') {
-    snprintf(cli_dir, sizeof cli_dir, "/tmp/flysim-fuzz-cli-XXXXXX");
-    if (mkdtemp(cli_dir) == NULL || chdir(cli_dir) != 0) abort();
-    atexit(cli_remove);
+    const char *top = getenv("top_srcdir");
+    if (top == NULL || top[0] == '\0') top = TU_TOP_SRCDIR;
+    static const char *const rel[2] = {"kernels/schedules/flydsl_bf16_gemm_gfx950.sched",
+                                       "tests/fuzz/corpus/db/two_winners.db"};
+    for (int i = 0; i < 2; i++) {
+      char p[4096];
+      snprintf(p, sizeof p, "%s/%s", top, rel[i]);
+      if ((src[i] = realpath(p, NULL)) == NULL) {
+        fprintf(stderr, "fuzz: %s: not found (set top_srcdir)\n", p);
+        abort();
+      }
+    }
+    snprintf(cli_dir, sizeof cli_dir, "%s/cli", tmp_folder());
+    if ((start_dir = open(".", O_RDONLY | O_DIRECTORY)) < 0) abort();
     setenv("FLYSIM_DB", "t.db", 1);
   }
-  cli_remove();
-  if (mkdir(cli_dir, 0700) != 0 || chdir(cli_dir) != 0) abort(); /* the old folder was the cwd */
-  char from[4096];
-  snprintf(from, sizeof from, "%s/kernels/schedules/flydsl_bf16_gemm_gfx950.sched", top);
-  copy_file(from, "s.sched");
-  snprintf(from, sizeof from, "%s/tests/fuzz/corpus/db/two_winners.db", top);
-  copy_file(from, "t.db");
+  remove_folder(cli_dir);
+  if (mkdir(cli_dir, 0700) != 0 || chdir(cli_dir) != 0) abort();
+  copy_file(src[0], "s.sched");
+  copy_file(src[1], "t.db");
+}
+
+static void cli_leave(void) {
+  if (fchdir(start_dir) != 0) abort();
+  remove_folder(cli_dir); /* before tmp_folder's own removal at exit */
 }
 
 static int complete_config(const char *text) {
@@ -512,24 +545,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (configs == 0 || (which == 5 && (model == 0 || other_mode > 0))) goto skip;
   }
-  cli_reset();
-  /* the command's standard error, kept aside: invalid input is one line (docs/cli.md) */
-  static char err_path[64];
-  if (err_path[0] == '\0') snprintf(err_path, sizeof err_path, "/tmp/flysim-fuzz-cli-%ld.err", (long)getpid());
+  cli_enter();
+  /* the command's standard error stream, kept aside (invalid input is one line, docs/cli.md);
+   * the sanitizers' and libFuzzer's reports still go to file descriptor 2 */
+  char *msg = NULL;
+  size_t n = 0;
+  FILE *mem = open_memstream(&msg, &n), *saved = stderr;
+  if (mem == NULL) abort();
   fflush(stderr);
-  int saved = dup(2);
-  FILE *err = fopen(err_path, "w+");
-  if (saved < 0 || err == NULL || dup2(fileno(err), 2) < 0) abort();
+  stderr = mem;
   int rc = cmds[which].run(argc, argv);
   fflush(stdout);
-  fflush(stderr);
-  dup2(saved, 2);
-  close(saved);
-  char msg[4096];
-  size_t n = (rewind(err), fread(msg, 1, sizeof msg - 1, err));
-  msg[n] = '\0';
-  fclose(err);
-  unlink(err_path);
+  stderr = saved;
+  fclose(mem);
+  cli_leave();
   int lines = 0;
   for (size_t i = 0; i < n; i++) lines += msg[i] == '\n';
   if (rc < 0 || rc > 2) {
@@ -541,6 +570,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             lines, msg);
     abort();
   }
+  free(msg);
 skip:
   free(t);
   return 0;
@@ -552,7 +582,6 @@ skip:
  * inputs and tests/fuzz/corpus/TARGET (the seeds, and every input a fault was found with), so
  * that the properties above hold in every build and the targets keep compiling.  Files given
  * on the command line are run instead. */
-#include <dirent.h>
 
 static int replayed;
 
