@@ -9,3 +9,4 @@ libflysim_a_SOURCES += \
 	kernels/gemm_space.c kernels/gemm_space.h
 # HIP emission and verification of GEMM plans (flysim emit, flysim verify)
 libflysim_a_SOURCES += kernels/emit.h kernels/emit_hip.c kernels/emit_host.c kernels/verify.h kernels/verify.c
+EXTRA_DIST += kernels/schedules

@@ -4,3 +4,4 @@ libflysim_a_SOURCES += \
 	traces/wprog_text.c
 # assembly read back into wave programs (flysim verify)
 libflysim_a_SOURCES += traces/asm.c traces/asm.h
+EXTRA_DIST += traces/examples
