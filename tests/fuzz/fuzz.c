@@ -439,9 +439,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
  * database (t.db, also FLYSIM_DB), put back before every input; an argument naming another
  * folder ('/') is not run, nor a command that could simulate at length or compile (sim, tune,
  * verify, micro's streaming runs; predict without --mode model; either without a complete
- * --config).  Properties: the
- * exit status is one of the three the contract has, and invalid input (2) is told in one line
- * on standard error. */
+ * --config).  Properties: the exit status is one of the three the contract has, and invalid
+ * input (2) is told in one line on standard error. */
 #include <fcntl.h>
 
 #include "cli/commands.h"
