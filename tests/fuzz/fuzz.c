@@ -38,6 +38,7 @@
 #include "traces/asm.h"
 #include "traces/wprog.h"
 #include "tune/db.h"
+#include "util/file.h"
 
 #ifndef FUZZ_TARGET
 #error "build with -DFUZZ_TARGET=1..9 (tools/fuzz.sh)"
@@ -163,6 +164,17 @@ __attribute__((unused)) static void plan_and_run(const fsim_arch *a, const fsim_
 }
 
 #if FUZZ_TARGET == 1
+/* The program's text form. */
+static char *wprog_text(const fsim_wprog *wp, const fsim_arch *a) {
+  char *text = NULL;
+  size_t n = 0;
+  fsim_err e;
+  FILE *f = open_memstream(&text, &n);
+  if (f == NULL || fsim_wprog_print(wp, a, f, &e) != FSIM_OK) abort();
+  fclose(f);
+  return text;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const fsim_arch *a = arch_once();
   char *t = text_of(data, size);
@@ -170,20 +182,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fsim_err e;
   if (fsim_wprog_parse_string(&wp, t, "fuzz.wp", a, &e) == FSIM_OK) {
     /* what parses prints, and the print reads back to the same print */
-    char *p1 = NULL, *p2 = NULL;
-    size_t n1 = 0, n2 = 0;
-    FILE *f = open_memstream(&p1, &n1);
-    if (fsim_wprog_print(&wp, a, f, &e) != FSIM_OK) abort();
-    fclose(f);
+    char *p1 = wprog_text(&wp, a);
     fsim_wprog back;
     if (fsim_wprog_parse_string(&back, p1, "printed.wp", a, &e) != FSIM_OK) {
       fprintf(stderr, "fuzz: the printed program does not parse: %s\n", e.msg);
       abort();
     }
-    f = open_memstream(&p2, &n2);
-    if (fsim_wprog_print(&back, a, f, &e) != FSIM_OK) abort();
-    fclose(f);
-    if (n1 != n2 || memcmp(p1, p2, n1) != 0) {
+    char *p2 = wprog_text(&back, a);
+    if (strcmp(p1, p2) != 0) {
       fprintf(stderr, "fuzz: print, parse and print again differ\n");
       abort();
     }
@@ -254,20 +260,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fsim_err e;
   if (fsim_schedule_load_string(&s, t, "fuzz.sched", &e) == FSIM_OK) {
     /* what loads writes, and the written file loads back to the same writing */
-    char *p1 = NULL, *p2 = NULL;
-    size_t n1 = 0, n2 = 0;
-    FILE *f = open_memstream(&p1, &n1);
-    if (fsim_schedule_write(&s, f, &e) != FSIM_OK) abort();
-    fclose(f);
+    char *p1, *p2;
+    if (fsim_schedule_text(&s, &p1, &e) != FSIM_OK) abort();
     fsim_schedule back;
     if (fsim_schedule_load_string(&back, p1, "written.sched", &e) != FSIM_OK) {
       fprintf(stderr, "fuzz: the written schedule does not load: %s\n", e.msg);
       abort();
     }
-    f = open_memstream(&p2, &n2);
-    if (fsim_schedule_write(&back, f, &e) != FSIM_OK) abort();
-    fclose(f);
-    if (n1 != n2 || memcmp(p1, p2, n1) != 0) {
+    if (fsim_schedule_text(&back, &p2, &e) != FSIM_OK) abort();
+    if (strcmp(p1, p2) != 0) {
       fprintf(stderr, "fuzz: write, load and write again differ\n");
       abort();
     }
@@ -455,16 +456,14 @@ static char cli_dir[600];
 static int start_dir = -1;
 
 static void copy_file(const char *from, const char *to) {
-  FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-  if (in == NULL || out == NULL) {
+  size_t n;
+  char *body = fsim_file_read(from, &n);
+  FILE *out = fopen(to, "wb");
+  if (body == NULL || out == NULL || fwrite(body, 1, n, out) != n || fclose(out) != 0) {
     fprintf(stderr, "fuzz: cannot copy %s to %s\n", from, to);
     abort();
   }
-  char buf[8192];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
-  fclose(in);
-  if (fclose(out) != 0) abort();
+  free(body);
 }
 
 /* The folder as every input finds it, made the current one. */
@@ -592,22 +591,17 @@ static void run_bytes(const char *what, const uint8_t *data, size_t size) {
 
 /* The file's bytes after `prefix` (NULL: none). */
 static void run_file(const char *path, const char *prefix) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) {
-    fprintf(stderr, "replay: %s: cannot open\n", path);
+  size_t n, np = prefix ? strlen(prefix) : 0;
+  char *body = fsim_file_read(path, &n);
+  char *buf = body ? malloc(np + n + 1) : NULL;
+  if (buf == NULL) {
+    fprintf(stderr, "replay: %s: cannot read\n", path);
     exit(2);
   }
-  size_t np = prefix ? strlen(prefix) : 0, n = np, cap = np + 4096;
-  uint8_t *buf = malloc(cap);
-  if (buf == NULL) abort();
-  if (np) memcpy(buf, prefix, np);
-  size_t got;
-  while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += got;
-    if (n == cap && (buf = realloc(buf, cap *= 2)) == NULL) abort();
-  }
-  fclose(f);
-  run_bytes(path, buf, n);
+  memcpy(buf, prefix ? prefix : "", np);
+  memcpy(buf + np, body, n);
+  run_bytes(path, (const uint8_t *)buf, np + n);
+  free(body);
   free(buf);
 }
 
