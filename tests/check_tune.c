@@ -964,6 +964,79 @@ START_TEST(test_db_killed_writer) {
 }
 END_TEST
 
+/* A writer killed while creating a new file, after SQLite spilled pages to it but before page 1
+ * (zeros there, a hot journal beside it), leaves what SQLite rolls back to an empty file on
+ * opening.  flysim refused it as not an SQLite file until 2026-12-01, for readers and writers
+ * alike.  The state is made here by copying a new file and its journal in mid-transaction. */
+START_TEST(test_db_killed_creator) {
+  const char *live = db_path(), *path = db_path();
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(live, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h,
+                                "PRAGMA cache_size=1; BEGIN IMMEDIATE; CREATE TABLE t (x TEXT);"
+                                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) "
+                                "INSERT INTO t SELECT printf('%0200d', i) FROM n;",
+                                NULL, NULL, NULL),
+                   SQLITE_OK);
+  char from[1100], to[1100];
+  for (int j = 0; j < 2; j++) {
+    snprintf(from, sizeof from, "%s%s", live, j ? "-journal" : "");
+    snprintf(to, sizeof to, "%s%s", path, j ? "-journal" : "");
+    char *bytes = tu_read_file(from);
+    struct stat sb;
+    ck_assert_int_eq(stat(from, &sb), 0);
+    ck_assert_int_gt((int)sb.st_size, j ? 0 : 4096);
+    FILE *f = fopen(to, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq((int)fwrite(bytes, 1, (size_t)sb.st_size, f), (int)sb.st_size);
+    fclose(f);
+    if (j == 0) {
+      /* the state the test is about: page 1 not written yet */
+      static const char zeros[100];
+      ck_assert(memcmp(bytes, zeros, sizeof zeros) == 0);
+    }
+    free(bytes);
+  }
+  sqlite3_exec(h, "ROLLBACK;", NULL, NULL, NULL);
+  sqlite3_close(h);
+  fsim_db *db;
+  fsim_err e;
+  /* a reader: rolled back, an empty database */
+  ck_assert_msg(fsim_db_open(&db, path, 0, &e) == FSIM_OK, "%s", e.msg);
+  fsim_db_entry *all;
+  int n = -1;
+  ck_assert(fsim_db_list(db, &all, &n, &e) == FSIM_OK);
+  ck_assert_int_eq(n, 0);
+  fsim_db_close(db);
+  struct stat sb;
+  ck_assert_int_eq(stat(path, &sb), 0);
+  ck_assert_int_eq((int)sb.st_size, 0);
+  ck_assert_int_ne(access(to, F_OK), 0); /* the journal is gone */
+  /* a writer takes it */
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_entry en = entry("mi355x", 7, "cfg", 1.5), got;
+  int found = 0;
+  ck_assert(fsim_db_put(db, &en, 0, NULL, &e) == FSIM_OK);
+  ck_assert(fsim_db_get(db, &en, &got, &found, &e) == FSIM_OK);
+  ck_assert_int_eq(found, 1);
+  fsim_db_close(db);
+  sql_is(path, "PRAGMA integrity_check;", "ok");
+  /* zeros at the start with no journal, or an empty one, are still no database */
+  const char *zeroed = tu_write_temp("", ".db");
+  FILE *f = fopen(zeroed, "wb");
+  ck_assert_ptr_nonnull(f);
+  for (int i = 0; i < 8192; i++) fputc(0, f);
+  fclose(f);
+  ck_assert_int_eq(fsim_db_open(&db, zeroed, 0, &e), FSIM_EINVAL);
+  snprintf(to, sizeof to, "%s-journal", zeroed);
+  f = fopen(to, "wb");
+  ck_assert_ptr_nonnull(f);
+  fclose(f);
+  ck_assert_int_eq(fsim_db_open(&db, zeroed, 1, &e), FSIM_EINVAL);
+  ck_assert_ptr_nonnull(strstr(e.msg, "not an SQLite file"));
+}
+END_TEST
+
 /* The outputs being written are remembered for the command's signal handler, which removes
  * their temporary files (docs/cli.md): an open one goes, a committed one stays. */
 START_TEST(test_file_out_pending) {
@@ -2147,6 +2220,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_db_readers_write_nothing);
   tcase_add_test(tc, test_db_concurrent_writers);
   tcase_add_test(tc, test_db_killed_writer);
+  tcase_add_test(tc, test_db_killed_creator);
   tcase_add_test(tc, test_file_out_pending);
   tcase_add_test(tc, test_cli_predict);
   tcase_add_test(tc, test_cli_errors);

@@ -150,6 +150,14 @@ static fsim_status migrate_1_to_2(fsim_db *db, fsim_err *e) {
   return check_flysim(db, 1, e);
 }
 
+/* 1 when SQLite's rollback journal for path exists and is not empty. */
+static int has_journal(const char *path) {
+  char j[1100];
+  struct stat sb;
+  if (snprintf(j, sizeof j, "%s-journal", path) >= (int)sizeof j) return 0;
+  return stat(j, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0;
+}
+
 /* What SQLite would make of the path, checked first so that the error says what is wrong:
  * "" and ":memory:" are databases SQLite keeps in memory (nothing would be stored); a
  * directory, or a path through something that is not one, cannot hold a database. */
@@ -163,8 +171,10 @@ fsim_status fsim_db_check_path(const char *path, int create, fsim_err *e) {
     if (!S_ISREG(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a regular file", path);
     /* an empty file is an empty database; anything else must start as SQLite's files do
      * (SQLite itself takes a file shorter than its header for an empty database, and would
-     * write over it) */
-    if (sb.st_size > 0) {
+     * write over it).  Unless a journal lies beside it: a writer killed after SQLite spilled
+     * pages of a new file but before it wrote page 1 leaves zeros there, which SQLite rolls
+     * back (truncates) on opening; it reads anything else as not a database, before writing. */
+    if (sb.st_size > 0 && !has_journal(path)) {
       static const char magic[16] = "SQLite format 3";
       char head[16] = {0};
       FILE *f = fopen(path, "rb");
