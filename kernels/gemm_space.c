@@ -886,6 +886,7 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
    * the same bytes, which the L1 serves */
   if (sc->op == FSIM_KOP_SCALED_GEMM) s->load_bytes_per_wg += ((int64_t)sc->bm + sc->bn) * (sc->bk / 32);
   s->store_bytes_per_wg = (int64_t)sc->bm * sc->bn * ec / 8;
+  s->store_atomics = sc->split_k > 1;
   /* the lines the C stores touch: one store instruction's lines (the plan's
    * c_store_lines) times the instructions; split-K stores its partial sums as 4-byte
    * atomics, each touching the lines of its run */

@@ -513,7 +513,8 @@ static void store_c(gen *g, const char *name, int lt, int64_t cbase, const int64
     snprintf(nm, sizeof nm, "%s%s%d", name, parts == 1 ? "" : p->s.split_k > 1 ? "_atomic" : "_elem", parts > 1 ? q : 0);
     int ai = addr(g, parts > 1 ? nm : name, FSIM_SPACE_GLOBAL, lt, cbase + (int64_t)q * width, wg, 0, NULL, NULL,
                   NULL, NULL);
-    fsim_wp_inst st = {.op = FSIM_OP_STORE, .width = (uint8_t)width, .addr = ai, .addr2 = -1, .nsrc = 1};
+    fsim_wp_inst st = {.op = FSIM_OP_STORE, .width = (uint8_t)width, .flags = p->s.split_k > 1 ? FSIM_IF_ATOMIC : 0,
+                       .addr = ai, .addr2 = -1, .nsrc = 1};
     st.src[0] = src;
     emit(g, st);
   }

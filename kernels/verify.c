@@ -378,6 +378,7 @@ static int atomic_epilogue(fsim_wprog *wp) {
       if (in.op == FSIM_OP_STORE && in.width > 4) {
         int parts = in.width / 4;
         in.width = 4;
+        in.flags |= FSIM_IF_ATOMIC;
         for (int q = 0; q < parts; q++) ni[n++] = in;
         rewritten++;
       } else {

@@ -131,6 +131,8 @@ static const fsim_arch_key arch_keys[] = {
        "achievable fraction of pin bandwidth when streaming"),
     KI("memory", "dram_latency", A_OFF(memory.dram_latency), 1, 100000, "cycles", "DRAM latency, unloaded"),
     KL("memory", "dram_bytes", A_OFF(memory.dram_bytes), 1, 1e15, "bytes", "DRAM capacity"),
+    KI("memory", "atomics_in_l2", A_OFF(memory.atomics_in_l2), 0, 1, "flag",
+       "1: global atomics are performed in the L2; 0: forwarded past it to the fabric (MALL)"),
 
     KE("dispatch", "policy", A_OFF(dispatch.policy), "round-robin|blocked",
        "how workgroup ids map to XCDs"),

@@ -122,6 +122,9 @@ typedef struct fsim_arch {
     double dram_efficiency; /* achievable fraction of the pin bandwidth (streaming) */
     int dram_latency;      /* cycles, from issue, unloaded */
     long long dram_bytes;  /* capacity */
+    int atomics_in_l2;     /* 1: global atomics are performed in the L2 (RDNA, CDNA before
+                              MI300); 0: forwarded past it to the Infinity Fabric, where the
+                              simulator performs them at the MALL (MI300, MI350) */
   } memory;
 
   struct {

@@ -157,6 +157,15 @@ static double workgroup(const fsim_arch *a, const fsim_plan_summary *s, int c, f
                                                                       : (double)s->store_bytes_per_wg;
   double epilogue = stored / l2_share + a->memory.l2_latency + s->epilogue_lds_cycles +
                     2.0 * a->issue.barrier_latency;
+  if (s->store_atomics && !a->memory.atomics_in_l2 && a->memory.mall_bytes > 0) {
+    /* atomics forwarded past the L2 (MI300, MI350): the MALL performs them, its bandwidth
+     * shared by every workgroup resident on the device, at its latency (the simulator's
+     * rule, sim/memsys.h; C, zeroed just before, is taken to be there) */
+    double mall_bpc = a->memory.mall_tbps * 1e12 / (a->device.sustained_clock_ghz * 1e9);
+    double mall_share = mall_bpc / (xcd_resident(a, s, c) * a->device.xcds);
+    epilogue += dmax(stored / l2_share, stored / mall_share) - stored / l2_share + a->memory.mall_latency -
+                a->memory.l2_latency;
+  }
   return prologue + s->iters * it + epilogue;
 }
 

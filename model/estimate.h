@@ -50,6 +50,8 @@ typedef struct fsim_plan_summary {
   int64_t store_line_bytes_per_wg; /* cache-line bytes its C stores touch (poorly coalesced or
                                        split-K's 4-byte atomics touch more than they write) */
   int64_t epilogue_lds_cycles; /* bank cycles of the C staging (writes and reads), all waves of a workgroup */
+  int store_atomics;         /* 1: the C stores are atomic adds (split-K), performed where the
+                                part performs atomics (arch memory.atomics_in_l2) */
   /* the problem's traffic */
   int64_t unique_bytes;      /* A + B + C footprint */
   int64_t unique_ab_bytes;   /* A + B footprint: the bytes that must come from DRAM at least once */

@@ -581,6 +581,7 @@ static int64_t defer_op(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, const fsim_wp
   o->prev = (int8_t)(w->vm_n > 0 ? (w->vm_head + w->vm_n - 1) & 63 : -1);
   o->op = (uint8_t)op;
   o->shared = (uint8_t)shared;
+  o->atomic = (in->flags & FSIM_IF_ATOMIC) != 0;
   o->reg_first = in->dst.first;
   o->reg_count = op == FSIM_OP_LOAD ? in->dst.count : 0;
   o->nlines = n;
@@ -659,7 +660,8 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
     if (g->defer && (n > 0 || (w->vm_n > 0 && w->vm_done[(w->vm_head + w->vm_n - 1) & 63] >= FSIM__PEND))) {
       done = defer_op(g, cu, w, in, op, lines, n, shared, t);
     } else {
-      double d = op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t)
+      double d = op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t,
+                                                         (in->flags & FSIM_IF_ATOMIC) != 0)
                                      : fsim__vmem_load(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t, shared);
       done = ceil_cycle(d);
     }
@@ -906,7 +908,7 @@ void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m) {
     fsim__cu *cu = &g->cus[o->cu];
     fsim__wave *w = &cu->waves[o->wave];
     const uint64_t *lines = &g->op_lines[o->lines_at];
-    double d = o->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t)
+    double d = o->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t, o->atomic)
                                       : fsim__vmem_load(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t, o->shared);
     /* the wave slot changed hands since the op was queued: only the memory system sees the
      * op.  Defended, not expected: a wave with ops outstanding waits for them at its end

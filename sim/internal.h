@@ -53,6 +53,7 @@ typedef struct fsim__vmop {
   int8_t prev;       /* the entry before it at issue (in-order completion), -1 if none */
   uint8_t op;        /* FSIM_OP_LOAD, _LOAD_LDS or _STORE */
   uint8_t shared;    /* the XCDs that read its lines (fsim__memsys_read); 1 but in sampled mode */
+  uint8_t atomic;    /* a store that is an atomic add (FSIM_IF_ATOMIC) */
   uint16_t reg_first, reg_count; /* a load's destination registers */
   int32_t nlines, lines_at; /* its lines, in the queue's line pool */
   uint32_t age;      /* the wave's dispatch number (mod 2^32): a wave slot reused since is left alone */

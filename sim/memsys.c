@@ -13,6 +13,7 @@ int fsim__memsys_create(fsim__memsys *m, const fsim_arch *a, int xcds, double sh
   m->l2_channels = a->memory.l2_channels;
   m->l2_service = (double)a->memory.l2_line / a->memory.l2_bytes_per_clk;
   m->l2_latency = a->memory.l2_latency;
+  m->atomics_in_l2 = a->memory.atomics_in_l2;
   m->l2 = calloc((size_t)xcds, sizeof *m->l2);
   m->l2_free = calloc((size_t)xcds * m->l2_channels, sizeof *m->l2_free);
   if (m->l2 == NULL || m->l2_free == NULL) goto fail;
@@ -138,5 +139,37 @@ double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, dou
   double done = start + m->l2_latency;
   uint64_t victim;
   if (fsim__cache_fill_h(&m->l2[x], line, h, done, 1, &victim)) write_back_from_l2(m, victim, start);
+  return done;
+}
+
+double fsim__memsys_atomic(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t) {
+  m->stats.atomics++;
+  uint64_t victim;
+  if (m->atomics_in_l2) {
+    double done = fsim__memsys_read(m, x, line, h, t, 1);
+    m->stats.l2_reads--; /* one request, counted as the write it is */
+    m->stats.l2_writes++;
+    if (fsim__cache_fill_h(&m->l2[x], line, h, done, 1, &victim)) write_back_from_l2(m, victim, t);
+    return done;
+  }
+  m->stats.l2_writes++;
+  double start = l2_serve(m, x, h, t);
+  if (!m->has_mall) {
+    double done = fsim__hbm_read(&m->dram, h, start);
+    fsim__hbm_write(&m->dram, h, done);
+    return done;
+  }
+  double ms = fsim__servers_book(&m->mall_slice, mall_slice(m, h), start), ready, done;
+  m->stats.mall_busy += m->mall_service;
+  size_t mslot;
+  if (fsim__cache_probe_h(&m->mall, line, h, &ready, &mslot)) {
+    done = ms + m->mall_latency;
+    if (ready > done) done = ready;
+    fsim__cache_fill_h(&m->mall, line, h, done, 1, &victim); /* there: marks it dirty, evicts nothing */
+  } else {
+    done = fsim__hbm_read(&m->dram, h, ms);
+    if (fsim__cache_fill_slot(&m->mall, mslot, line, done, 1, &victim))
+      fsim__hbm_write(&m->dram, fsim__hash_line(victim), ms);
+  }
   return done;
 }

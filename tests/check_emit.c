@@ -145,10 +145,14 @@ START_TEST(test_split_k_atomics) {
     fsim_err e;
     fsim_err_clear(&e);
     ck_assert_msg(fsim_gemm_wave_program(p, &wp, &e) == FSIM_OK, "%s", e.msg);
-    int stores = 0, width = 0;
+    int stores = 0, width = 0, atomics = 0;
     for (int i = 0; i < wp.programs[0].ninst; i++)
-      if (wp.programs[0].inst[i].op == FSIM_OP_STORE) stores++, width = wp.programs[0].inst[i].width;
+      if (wp.programs[0].inst[i].op == FSIM_OP_STORE) {
+        stores++, width = wp.programs[0].inst[i].width;
+        atomics += (wp.programs[0].inst[i].flags & FSIM_IF_ATOMIC) != 0;
+      }
     ck_assert_int_eq(width, 4);
+    ck_assert_int_eq(atomics, stores); /* timed as atomics (sim/memsys.h), not plain stores */
     int dup;
     int n = count_lines(text, odd ? "fsim_atomic_add_elem(c_group, ok ?" : "fsim_atomic_add_pk(ok ?", &dup);
     ck_assert_int_eq(n, odd ? 2 * stores : stores);

@@ -567,6 +567,55 @@ START_TEST(test_wave_end_waits) {
 }
 END_TEST
 
+/* Atomic adds (split-K's partial sums) are performed where the part performs them
+ * (sim/memsys.h): on MI300 and MI350 past the L2, at the MALL, which reads a line it lacks
+ * from DRAM; where the L2 performs them (gfx12, memory.atomics_in_l2 = 1) the L2 reads the
+ * line first.  One wave adds 256 bytes (two lines) once, or twice in a row (the second finds
+ * the lines where the first left them); a plain store of the same bytes is acknowledged by
+ * the L2 at its latency.  Goldens; the printed program keeps the flag. */
+START_TEST(test_atomics) {
+  static const char head[] = "kernel s\nwaves 1\nlanes l = linear 4\naddr d global lanes=l\nprogram\n";
+  char text[512];
+  const char *const in_l2[] = {"memory.atomics_in_l2=1", NULL};
+  struct {
+    const char *body;
+    const char *const *sets;
+    int64_t cycles;
+  } cases[] = {
+      {"  store b32 <- v @d\n", NULL, 228},                          /* the L2's 224 */
+      {"  store b32 atomic <- v @d\n", NULL, 652},                   /* DRAM's 650, at the MALL */
+      {"  store b32 atomic <- v @d\n  waitcnt vmcnt=0\n  store b32 atomic <- v @d\n", NULL, 1112}, /* + the MALL's 458 */
+      {"  store b32 atomic <- v @d\n", in_l2, 652},                  /* read into the L2 first */
+      {"  store b32 atomic <- v @d\n  waitcnt vmcnt=0\n  store b32 atomic <- v @d\n", in_l2, 880}, /* + the L2's 224 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    snprintf(text, sizeof text, "%s%s", head, cases[i].body);
+    fsim_sim_result r;
+    fsim_err e;
+    ck_assert_msg(run_text(text, "mi355x", cases[i].sets, &r, &e) == FSIM_OK, "%s", e.msg);
+    ck_assert_msg(r.cycles == cases[i].cycles, "case %zu: %lld cycles, expected %lld", i, (long long)r.cycles,
+                  (long long)cases[i].cycles);
+    int stores = strstr(cases[i].body, "waitcnt") ? 2 : 1;
+    ck_assert_int_eq(r.store_line_bytes, stores * 256); /* two lines each, counted as written */
+  }
+  /* the flag prints and reads back */
+  fsim_arch a = arch_of("mi355x");
+  fsim_wprog wp;
+  fsim_err e;
+  snprintf(text, sizeof text, "%s%s", head, cases[1].body);
+  ck_assert(fsim_wprog_parse_string(&wp, text, "t", &a, &e) == FSIM_OK);
+  ck_assert(wp.programs[0].inst[0].flags & FSIM_IF_ATOMIC);
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  ck_assert(fsim_wprog_print(&wp, &a, f, &e) == FSIM_OK);
+  fclose(f);
+  ck_assert_ptr_nonnull(strstr(buf, "store b32 atomic <-"));
+  free(buf);
+  fsim_wprog_free(&wp);
+}
+END_TEST
+
 START_TEST(test_golden_cycles) {
   /* Exact cycle counts of the example programs: any change to the model that moves them
    * must update these numbers on purpose (and docs/simulator.md if the story changes). */
@@ -808,6 +857,8 @@ START_TEST(test_parse_errors) {
       {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 <- a b c\n", "t:3: mfma: expected 'DST <- A B C'"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 tr v <- @x\n",
        "t:5: load: 'tr' (a transposing read) goes with lds_read only"},
+      {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 atomic v <- @x\n",
+       "t:5: load: 'atomic' (an atomic add without return) goes with store only"},
       {"kernel k\nlanes l active=-1 = linear 4\nprogram\n", "t:2: active: '-1' is not a lane mask"},
       {"kernel k\nlanes l active=010 = linear 4\nprogram\n", "t:2: active: '010' is not a lane mask"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l iter=0:17592186044416:0:1073741824\nprogram\n  loop 2\n"
@@ -1486,6 +1537,15 @@ START_TEST(test_sim_assembly) {
   ck_assert_int_eq(json_integer_value(json_object_get(j, "wave_instructions")), 1 + 100 * 4 + 1);
   json_decref(j);
   tu_run_free(&t);
+  /* an atomic in assembly is a store marked atomic (timed where the part performs atomics) */
+  const char *atom = tu_write_temp("\t.text\n\t.globl t\nt:\n\tglobal_atomic_pk_add_bf16 v[0:1], v2, off\n"
+                                   "\tglobal_store_dword v[0:1], v2, off\n\ts_endpgm\n", ".s");
+  snprintf(args, sizeof args, "sim %s --arch mi355x --print", atom);
+  t = tu_flysim(args);
+  ck_assert_msg(t.status == 0, "%s", t.err);
+  ck_assert_msg(strstr(t.out, "  store b32 atomic <- v0:2 v2 @") != NULL, "%s", t.out);
+  ck_assert_msg(strstr(t.out, "  store b32 <- v0:2 v2 @") != NULL, "%s", t.out);
+  tu_run_free(&t);
   /* a kernel name that is not UTF-8 keeps the timeline's kernel key (it was dropped) */
   const char *oddk = tu_write_temp("0000000000001000 <k\xff>:\n\tv_mov_b32_e32 v0, 0  // 000000001000: 7E000280\n"
                                    "\ts_endpgm  // 000000001004: BF810000\n", ".s");
@@ -1675,6 +1735,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_micro_bandwidth);
   tcase_add_test(tc, test_micro_what_if_limits);
   tcase_add_test(tc, test_golden_cycles);
+  tcase_add_test(tc, test_atomics);
   tcase_add_test(tc, test_wave_end_waits);
   tcase_add_test(tc, test_huge_calloc);
   tcase_add_test(tc, test_lds_bounds);

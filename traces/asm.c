@@ -269,7 +269,10 @@ static int classify(fsim_asm_inst *in, const char *ops) {
       has_dst = 0;
     }
     in->width = (uint8_t)width_of(mn);
-    if (strstr(mn, "atomic")) in->width = strstr(mn, "_x2") || strstr(mn, "f64") ? 8 : 4;
+    if (strstr(mn, "atomic")) {
+      in->width = strstr(mn, "_x2") || strstr(mn, "f64") ? 8 : 4;
+      in->flags |= FSIM_IF_ATOMIC;
+    }
   } else if (starts(mn, "s_load") || starts(mn, "s_buffer_load") || starts(mn, "s_store") || starts(mn, "s_dcache") ||
              starts(mn, "s_memtime") || starts(mn, "s_memrealtime")) {
     in->op = FSIM_OP_SMEM;

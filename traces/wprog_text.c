@@ -257,6 +257,10 @@ static fsim_status parse_instruction(parser *p) {
         in.flags |= FSIM_IF_TRANSPOSE;
       } else if (strcmp(p->tok[i], "tr") == 0) {
         return PERR(p, "%s: 'tr' (a transposing read) goes with lds_read only", p->tok[0]);
+      } else if (op == FSIM_OP_STORE && strcmp(p->tok[i], "atomic") == 0) {
+        in.flags |= FSIM_IF_ATOMIC;
+      } else if (strcmp(p->tok[i], "atomic") == 0) {
+        return PERR(p, "%s: 'atomic' (an atomic add without return) goes with store only", p->tok[0]);
       } else {
         break;
       }
@@ -786,6 +790,7 @@ fsim_status fsim_wprog_print(const fsim_wprog *wp, const fsim_arch *a, FILE *f, 
         if (in->addr >= 0) fprintf(f, " %s", width_name(in->width));
         if (in->op == FSIM_OP_VALU && in->arg > 1) fprintf(f, " cycles=%d", in->arg);
         if (in->flags & FSIM_IF_TRANSPOSE) fprintf(f, " tr");
+        if (in->flags & FSIM_IF_ATOMIC) fprintf(f, " atomic");
         if (in->dst.count) print_reg(f, wp, &in->dst);
         if (in->nsrc) fprintf(f, " <-");
         for (int s = 0; s < in->nsrc; s++) print_reg(f, wp, &in->src[s]);

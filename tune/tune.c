@@ -276,8 +276,41 @@ static void tile_of(const char *config, char *out, size_t n) {
   snprintf(out, n, "%.*s", (int)strcspn(config, ","), config);
 }
 
+/* split_k=N of a config ("" when it has none). */
+static void split_k_of(const char *config, char *out, size_t n) {
+  const char *at = strstr(config, "splitk=");
+  snprintf(out, n, "%.*s", at ? (int)strcspn(at, ",") : 0, at ? at : "");
+}
+
+/* Adds the model's best candidate whose split-K no pick has, when the model puts it within 5%
+ * of its best: split-K changes the grid and the epilogue (atomics past the L2 on MI300 and
+ * MI350), where the model's error differs most between near-tied configs.  Found when atomics
+ * were first timed where the part performs them (flysim 0.4.4): 64x8192x3584's split-K 2
+ * configs came 0.7% behind split-K 1 tiles in the model, and four of those took the
+ * refinement, simulating to 19.2 us against 14.1 for the split-K config. */
+static int pick_split_k(const fsim_tune_result *r, int want, int *pick, int n) {
+  if (n >= want || n == 0 || r->ncand == 0) return n;
+  const double limit = 1.05 * r->cand[0].model_us;
+  for (int i = 0; i < r->ncand && r->cand[i].model_us <= limit; i++) {
+    if (picked(pick, n, i)) continue;
+    char key[32], other[32];
+    split_k_of(r->cand[i].config, key, sizeof key);
+    int seen = 0;
+    for (int j = 0; j < n && !seen; j++) {
+      split_k_of(r->cand[pick[j]].config, other, sizeof other);
+      seen = strcmp(other, key) == 0;
+    }
+    if (!seen) {
+      pick[n++] = i;
+      break;
+    }
+  }
+  return n;
+}
+
 /* The candidates to simulate, `want` of them: first, half of them (rounded up), the model's
- * best of distinct tiles; then the best whose core no pick has (the model often ties variants
+ * best of distinct tiles; then the best of another split-K if the model nearly ties it
+ * (pick_split_k); then the best whose core no pick has (the model often ties variants
  * that differ in copy path or epilogue only); then, if the top 64 run out of those, the best
  * of the rest in model order.  Without the first step the model's four best cores were often
  * one tile in four wave layouts or stage counts (2048^3, 1024x8192x1024), so a tile the model
@@ -285,6 +318,7 @@ static void tile_of(const char *config, char *out, size_t n) {
  * 4649-5366 us where 256x256x64 on 2x4 waves, fifth by the model, simulates to 3570. */
 static int pick_diverse(const fsim_tune_result *r, int want, int *pick) {
   int n = pick_distinct(r, (want + 1) / 2, pick, 0, tile_of); /* half of them distinct tiles */
+  n = pick_split_k(r, want, pick, n);
   n = pick_distinct(r, want, pick, n, core_of);
   for (int i = 0; i < r->ncand && n < want; i++)
     if (!picked(pick, n, i)) pick[n++] = i;
