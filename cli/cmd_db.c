@@ -143,7 +143,12 @@ int fsim_cmd_db(int argc, char **argv) {
     if (taken) return taken;
     switch (c) {
     case 'j': json = 1; break;
-    case 'o': out_path = optarg; break;
+    case 'o':
+      /* "-o=x.hip" would write "=x.hip" (getopt takes the rest of a short option as its value) */
+      if (optarg[0] == '=')
+        return fsim_cli_usage_error(CMD, "-o%s: write '-o %s' or '--output=%s'", optarg, optarg + 1, optarg + 1);
+      out_path = optarg;
+      break;
     case 'h': usage(stdout); return FSIM_EXIT_OK;
     default: return fsim_cli_bad_option(CMD, argc, argv);
     }

@@ -53,7 +53,12 @@ int fsim_cmd_emit(int argc, char **argv) {
     if (taken == 1) continue;
     if (taken) return taken;
     switch (c) {
-    case 'o': output = optarg; break;
+    case 'o':
+      /* "-o=x.hip" would write "=x.hip" (getopt takes the rest of a short option as its value) */
+      if (optarg[0] == '=')
+        return fsim_cli_usage_error(CMD, "-o%s: write '-o %s' or '--output=%s'", optarg, optarg + 1, optarg + 1);
+      output = optarg;
+      break;
     case 'j': json = 1; break;
     case 'h': usage(stdout); return FSIM_EXIT_OK;
     default: return fsim_cli_bad_option(CMD, argc, argv);

@@ -50,17 +50,15 @@ static void usage(FILE *f) {
 
 /* Assembly: by the name (.s, .S, .asm; .wp), else by the text: a line whose first word is
  * s_endpgm or .amdgcn_target (a comment mentioning s_endpgm in a wave program is not one). */
-static int is_assembly(const char *file) {
+static int is_assembly(const char *file, const char *text) {
   const char *dot = strrchr(file, '.');
   if (dot && (strcmp(dot, ".s") == 0 || strcmp(dot, ".S") == 0 || strcmp(dot, ".asm") == 0)) return 1;
   if (dot && strcmp(dot, ".wp") == 0) return 0;
-  char *text = fsim_file_read(file, NULL);
   int yes = 0;
   for (const char *l = text; l != NULL && *l && !yes; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
     l += strspn(l, " \t");
     yes = strncmp(l, "s_endpgm", 8) == 0 || strncmp(l, ".amdgcn_target", 14) == 0;
   }
-  free(text);
   return yes;
 }
 
@@ -76,21 +74,15 @@ static void asm_target(const char *text, char *gfx, size_t n) {
   snprintf(gfx, n, "%.*s", (int)len, g);
 }
 
-static fsim_status load_assembly(const char *file, const char *kernel, const int64_t *trips, int ntrips,
-                                 const fsim_arch *a, fsim_wprog *wp, fsim_asm_wprog_info *info, int *unknown,
-                                 fsim_err *e) {
-  char *text;
-  fsim_status st = fsim_file_load(file, &text, NULL, e);
-  if (st != FSIM_OK) return st;
+static fsim_status load_assembly(const char *file, const char *text, const char *kernel, const int64_t *trips,
+                                 int ntrips, const fsim_arch *a, fsim_wprog *wp, fsim_asm_wprog_info *info,
+                                 int *unknown, fsim_err *e) {
   char gfx[32];
   asm_target(text, gfx, sizeof gfx);
-  if (gfx[0] && strcmp(gfx, a->device.gfx) != 0) {
-    free(text);
+  if (gfx[0] && strcmp(gfx, a->device.gfx) != 0)
     return FSIM_ERR(e, FSIM_EINVAL, "%s: compiled for %s, not for %s (%s)", file, gfx, a->device.gfx, a->device.name);
-  }
   fsim_asm_kernel k;
-  st = fsim_asm_parse(&k, text, file, kernel, e);
-  free(text);
+  fsim_status st = fsim_asm_parse(&k, text, file, kernel, e);
   if (st != FSIM_OK) return st;
   *unknown = k.unknown;
   if (ntrips > 0 && ntrips != k.nloops)
@@ -188,15 +180,26 @@ int fsim_cmd_sim(int argc, char **argv) {
   fsim_wprog wp;
   fsim_asm_wprog_info ainfo;
   int unknown = 0;
-  int is_asm = is_assembly(file);
-  if (!is_asm && (ntrips || kernel)) return fsim_cli_usage_error(CMD, "--trips and --kernel go with an assembly FILE");
   if (kernel && *kernel == '\0') return fsim_cli_usage_error(CMD, "--kernel: an empty name");
-  if (is_asm) {
-    if (load_assembly(file, kernel, trips, ntrips, &a, &wp, &ainfo, &unknown, &e) != FSIM_OK)
-      return fsim_cli_report(CMD, &e);
-  } else if (fsim_wprog_parse_file(&wp, file, &a, &e) != FSIM_OK) {
-    return fsim_cli_report(CMD, &e);
+  /* read once: a pipe or FIFO gives its text one time (it was read twice, and a FIFO hung) */
+  char *text;
+  size_t len;
+  if (fsim_file_load(file, &text, &len, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  if (memchr(text, '\0', len) != NULL) {
+    free(text);
+    return fsim_cli_usage_error(CMD, "%s: not a text file", file);
   }
+  int is_asm = is_assembly(file, text);
+  fsim_status lst = FSIM_OK;
+  if (!is_asm && (ntrips || kernel))
+    rc = fsim_cli_usage_error(CMD, "--trips and --kernel go with an assembly FILE");
+  else if (is_asm)
+    lst = load_assembly(file, text, kernel, trips, ntrips, &a, &wp, &ainfo, &unknown, &e);
+  else
+    lst = fsim_wprog_parse_string(&wp, text, file, &a, &e);
+  free(text);
+  if (rc) return rc;
+  if (lst != FSIM_OK) return fsim_cli_report(CMD, &e);
   if (print) {
     fsim_cli_print_provenance(stdout, &a); /* a comment line to the .wp reader */
     rc = fsim_wprog_print(&wp, &a, stdout, &e) == FSIM_OK ? 0 : fsim_cli_report(CMD, &e);
@@ -236,7 +239,9 @@ int fsim_cmd_sim(int argc, char **argv) {
       json_t *cmp = json_object();
       json_object_set_new(cmp, "full_cycles", json_integer(full.cycles));
       json_object_set_new(cmp, "full_host_seconds", json_real(full.host_seconds));
-      json_object_set_new(cmp, "deviation", json_real((double)(r.cycles - full.cycles) / (double)full.cycles));
+      /* null when the full run takes no cycles (an empty program): no relative deviation */
+      json_object_set_new(cmp, "deviation", full.cycles > 0 ? json_real((double)(r.cycles - full.cycles) / (double)full.cycles)
+                                                            : json_null());
       json_object_set_new(out, "compare_full", cmp);
     }
     fsim_wprog_free(&wp);
@@ -257,10 +262,12 @@ int fsim_cmd_sim(int argc, char **argv) {
   }
   fsim_cli_sim_print(stdout, &r);
   if (waves) fsim_cli_sim_print_waves(stdout, &r);
-  if (compare)
-    printf("full run     %lld cycles in %.3f s; sampled deviation %+.2f%%, %.1fx faster\n", (long long)full.cycles,
-           full.host_seconds, 100.0 * (double)(r.cycles - full.cycles) / (double)full.cycles,
-           r.host_seconds > 0 ? full.host_seconds / r.host_seconds : 0);
+  if (compare) {
+    char dev[32] = "n/a (no cycles)";
+    if (full.cycles > 0) snprintf(dev, sizeof dev, "%+.2f%%", 100.0 * (double)(r.cycles - full.cycles) / (double)full.cycles);
+    printf("full run     %lld cycles in %.3f s; sampled deviation %s, %.1fx faster\n", (long long)full.cycles,
+           full.host_seconds, dev, r.host_seconds > 0 ? full.host_seconds / r.host_seconds : 0);
+  }
   if (timeline)
     printf("timeline     %s%s\n", timeline,
            r.sampled ? " (CU 0 of the sampled run: XCD 0's share with shortened main loops, not the whole kernel)" : "");

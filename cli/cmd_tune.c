@@ -267,6 +267,15 @@ static int stored_illegal(const fsim_db_entry *old, void *vctx) {
  * identity, so a changed arch file or --set is another key; another version's winner is
  * always replaced, and so is one whose config is not a legal plan now (predict would not use
  * it) or whose row is damaged. */
+/* Names the suite problem an error is about: "suite problem NAME (MxNxK): REASON". */
+static void suite_problem_err(fsim_err *e, const fsim_suite_entry *en) {
+  char msg[sizeof e->msg + 200];
+  snprintf(msg, sizeof msg, "suite problem %s (%lldx%lldx%lld): %s", en->name, (long long)en->m, (long long)en->n,
+           (long long)en->k, e->msg);
+  msg[sizeof e->msg - 1] = '\0';
+  memcpy(e->msg, msg, sizeof e->msg);
+}
+
 static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *e) {
   fsim_db_entry en;
   double t = best_us(o);
@@ -515,20 +524,36 @@ int fsim_cmd_tune(int argc, char **argv) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   fsim_status st = FSIM_OK;
-  int done = 0;
+  int done = 0, tuned = 0;
+  /* every problem is tuned before anything is stored or printed: a suite problem that the
+   * input does not fit (a --config key, a what-if part's memory) is invalid input, exit 2 with
+   * nothing written, even when earlier problems took it (an audit found the first problem's
+   * winner stored and printed before problem 2 refused --config's split-K) */
   for (int i = 0; i < nentries && st == FSIM_OK; i++) {
     fsim_gemm_problem pr = g.pr;
     if (entries) {
       fsim_suite_problem(&entries[i], &pr);
       outs[i].entry = &entries[i];
       if (bar) progress(i, nentries, entries[i].name);
+      st = fsim_gemm_problem_fits_as(&pr, &g.a, "", &e);
     }
-    st = tune_one(&g.a, &pr, &fixed, &ta, &outs[i], &e);
-    if (st == FSIM_OK && !ta.no_db && db == NULL) st = fsim_db_open(&db, db_path, 1, &e);
-    if (st == FSIM_OK && db) st = store(db, &g.a, &outs[i], &e);
-    if (st == FSIM_OK) done++;
+    if (st == FSIM_OK) st = tune_one(&g.a, &pr, &fixed, &ta, &outs[i], &e);
+    if (st == FSIM_OK) tuned++;
+    else if (entries) suite_problem_err(&e, &entries[i]);
   }
   if (bar) progress(nentries, nentries, "");
+  if (st != FSIM_OK && fsim_status_exit_code(st) == FSIM_EXIT_USAGE) {
+    fsim_db_close(db);
+    free(outs);
+    return fsim_cli_report(CMD, &e);
+  }
+  fsim_status sst = FSIM_OK;
+  for (int i = 0; i < tuned && sst == FSIM_OK; i++) {
+    if (!ta.no_db && db == NULL) sst = fsim_db_open(&db, db_path, 1, &e);
+    if (sst == FSIM_OK && db) sst = store(db, &g.a, &outs[i], &e);
+    if (sst == FSIM_OK) done++;
+  }
+  if (sst != FSIM_OK) st = sst;
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double host = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
   fsim_db_close(db);

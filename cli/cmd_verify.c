@@ -186,7 +186,14 @@ int fsim_cmd_verify(int argc, char **argv) {
     }
     if (taken) return taken;
     switch (c) {
-    case 'H': vo.with_hip = 1; break;
+    case 'H':
+#ifndef FSIM_HAVE_HIP
+      /* asked for a GPU run that this build cannot make: said, not passed as skipped */
+      return fsim_cli_usage_error(CMD, "--with-hip: flysim was configured without the HIP runtime (./configure "
+                                       "--with-hip, with ROCm's libamdhip64 and hipcc installed)");
+#endif
+      vo.with_hip = 1;
+      break;
     case 'K': vo.keep = 1; break;
     case 'S':
     case 'F':

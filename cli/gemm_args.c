@@ -160,8 +160,9 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   if (g->n > 0) pr->n = g->n;
   if (g->k > 0) pr->k = g->k;
   if (g->groups_given) pr->groups = g->groups; /* overrides the file's, 1 included */
-  /* tune takes no schedule file */
-  const char *or_file = strcmp(g->cmd, "tune") == 0 ? "" : ", or a --schedule file's [problem]";
+  /* tune and db take no schedule file */
+  const char *or_file =
+      strcmp(g->cmd, "tune") == 0 || strncmp(g->cmd, "db", 2) == 0 ? "" : ", or a --schedule file's [problem]";
   if (pr->m < 0) return fsim_cli_usage_error(g->cmd, "--m is required (or the shape MxNxK after OP%s)", or_file);
   if (pr->n < 0) return fsim_cli_usage_error(g->cmd, "--n is required (or the shape MxNxK after OP%s)", or_file);
   if (pr->k < 0) return fsim_cli_usage_error(g->cmd, "--k is required (or the shape MxNxK after OP%s)", or_file);
@@ -193,7 +194,12 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
     if (e.msg[0] == '[') fsim_ini_err_locate(&e, g->schedule_path);
     return fsim_cli_report(g->cmd, &e);
   }
-  if (fsim_gemm_problem_fits(pr, &g->a, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);
+  /* a shape that came from the file is named by its keys and lines */
+  const int file_shape = g->schedule_path && g->m <= 0 && g->n <= 0 && g->k <= 0 && !g->groups_given;
+  if (fsim_gemm_problem_fits_as(pr, &g->a, file_shape ? "[problem] m" : NULL, &e) != FSIM_OK) {
+    if (file_shape) fsim_ini_err_locate(&e, g->schedule_path);
+    return fsim_cli_report(g->cmd, &e);
+  }
   if (g->schedule_path) {
     /* the shape flags override the file's problem */
     g->schedule.m = pr->m, g->schedule.n = pr->n, g->schedule.k = pr->k, g->schedule.groups = pr->groups;

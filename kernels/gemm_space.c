@@ -263,14 +263,20 @@ fsim_status fsim_gemm_problem_check_as(const fsim_gemm_problem *pr, const char *
 }
 
 fsim_status fsim_gemm_problem_fits(const fsim_gemm_problem *pr, const fsim_arch *a, fsim_err *e) {
+  return fsim_gemm_problem_fits_as(pr, a, NULL, e);
+}
+
+fsim_status fsim_gemm_problem_fits_as(const fsim_gemm_problem *pr, const fsim_arch *a, const char *label,
+                                      fsim_err *e) {
   double bytes = fsim_gemm_problem_bytes(pr);
   int groups = pr->op == FSIM_KOP_GROUPED_GEMM ? pr->groups : 1;
   char what[64] = "";
   if (groups > 1) snprintf(what, sizeof what, " x %d groups", groups);
   if (bytes > (double)a->memory.dram_bytes)
     /* in bytes, exact: a what-if part's memory can be a few MB (GiB to one place read "0.0") */
-    return FSIM_ERR(e, FSIM_EINVAL, "%s: the operands and result of %lldx%lldx%lld%s take %.0f bytes, more than the "
-                    "%lld bytes of memory of %s ([memory] dram_bytes)", groups > 1 ? "--groups/--m/--n/--k" : "--m/--n/--k",
+    return FSIM_ERR(e, FSIM_EINVAL, "%s%sthe operands and result of %lldx%lldx%lld%s take %.0f bytes, more than the "
+                    "%lld bytes of memory of %s ([memory] dram_bytes)",
+                    label ? label : groups > 1 ? "--groups/--m/--n/--k" : "--m/--n/--k", label && !*label ? "" : ": ",
                     pr->m, pr->n, pr->k, what, bytes, (long long)a->memory.dram_bytes, a->device.name);
   return FSIM_OK;
 }

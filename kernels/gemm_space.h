@@ -55,6 +55,10 @@ fsim_status fsim_gemm_problem_check_as(const fsim_gemm_problem *pr, const char *
                                        fsim_err *e);
 /* FSIM_EINVAL when A, B and C (and a scaled GEMM's scales) do not fit in the part's memory. */
 fsim_status fsim_gemm_problem_fits(const fsim_gemm_problem *pr, const fsim_arch *a, fsim_err *e);
+/* The same, the error naming `label` (a schedule file's keys) instead of the shape flags;
+ * NULL: the flags; "": nothing (the caller names the problem). */
+fsim_status fsim_gemm_problem_fits_as(const fsim_gemm_problem *pr, const fsim_arch *a, const char *label,
+                                      fsim_err *e);
 
 /* The schedule of a problem under a complete config; fails if a key is still free. */
 fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm_config *c, const fsim_arch *a,

@@ -737,9 +737,10 @@ fsim_status fsim_gemm_wave_program(const fsim_gemm_plan *p, fsim_wprog *wp, fsim
   for (int i = 0; i < 3; i++)
     if (bytes[i] > (double)FSIM_GEMM_REGION)
       return FSIM_ERR(e, FSIM_EINVAL,
-                      "--m/--n/--k: %c of %s takes %.1f GiB; the simulator holds each operand in at most 128 GiB "
-                      "(predict --mode model has no such limit)",
-                      "ABC"[i], p->s.name, bytes[i] / 0x1p30);
+                      "--m/--n/--k: %c of %s takes %.0f bytes, more than the %.0f (128 GiB) a wave program, "
+                      "which the simulator and emit work from, holds an operand in (predict --mode model has no "
+                      "such limit)",
+                      "ABC"[i], p->s.name, bytes[i], (double)FSIM_GEMM_REGION);
   fsim_status st = fsim_wprog_init(wp, p->s.name, e);
   if (st != FSIM_OK) return st;
   wp->grid[0] = p->tiles_n;

@@ -1523,8 +1523,9 @@ START_TEST(test_cli_errors) {
   {
     tu_run r = tu_flysim("predict gemm 1048576x64x102400 --arch mi355x --db /nonexistent");
     ck_assert_int_eq(r.status, 2);
-    ck_assert_str_eq(r.err, "flysim predict: --m/--n/--k: A of gemm_1048576x64x102400 takes 200.0 GiB; the simulator "
-                            "holds each operand in at most 128 GiB (predict --mode model has no such limit)\n");
+    ck_assert_str_eq(r.err, "flysim predict: --m/--n/--k: A of gemm_1048576x64x102400 takes 214748364800 bytes, more "
+                            "than the 137438953472 (128 GiB) a wave program, which the simulator and emit work from, "
+                            "holds an operand in (predict --mode model has no such limit)\n");
     ck_assert_str_eq(r.out, "");
     tu_run_free(&r);
     tu_run m = tu_flysim("predict gemm 1048576x64x102400 --arch mi355x --mode model --db /nonexistent --json");
@@ -2143,6 +2144,140 @@ END_TEST
  * (it became a line of code in an emitted kernel), a wave size the simulator's 64-bit lane
  * masks cannot hold, byte counts past 64 bits, a --timeline checked only after tuning, and
  * --sampled with --full given to verify. */
+/* Feeds text to a FIFO for one reader (a child process) and runs flysim on it.  A reader that
+ * opened it again would block: the child opens it once more after 10 s, with nothing to say,
+ * so that such a run fails (an empty file) rather than hanging. */
+static tu_run run_on_fifo(const char *text, const char *fmt_args) {
+  char dir[] = "/tmp/check-tune-fifo-XXXXXX", fifo[64], args[512];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(fifo, sizeof fifo, "%s/in", dir);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  pid_t kid = fork();
+  ck_assert(kid >= 0);
+  if (kid == 0) {
+    FILE *f = fopen(fifo, "w");
+    if (f == NULL) _exit(1);
+    fputs(text, f);
+    fclose(f);
+    sleep(10);
+    f = fopen(fifo, "w");
+    if (f) fclose(f);
+    _exit(0);
+  }
+  snprintf(args, sizeof args, fmt_args, fifo);
+  tu_run r = tu_flysim(args);
+  kill(kid, SIGKILL);
+  waitpid(kid, NULL, 0);
+  unlink(fifo);
+  rmdir(dir);
+  return r;
+}
+
+/* A second audit of the command line (2026-12-01), each found on the code before it:
+ * - tune --suite stored and printed the first problem's winner, then exited 2 on a --config
+ *   key the second problem refuses; it did not check a what-if part's memory per problem;
+ * - --db file:x.db was an SQLite URI to tune (it wrote x.db) and a name to db list;
+ * - sim and verify opened their FILE twice: a FIFO hung, a pipe gave an empty program;
+ * - [device] gfx took any text, into kernel names and clang's --offload-arch;
+ * - an empty program's sampled deviation printed as "-nan%";
+ * - -o=x.hip wrote "=x.hip"; verify --with-hip without the HIP runtime passed as skipped;
+ * - a schedule file's too-large [problem] was blamed on --m/--n/--k, and db show pointed to a
+ *   --schedule it does not take. */
+START_TEST(test_cli_audit_second) {
+  char dir[] = "/tmp/check-tune-audit2-XXXXXX", db[96], args[1024];
+  ck_assert(mkdtemp(dir) != NULL);
+  snprintf(db, sizeof db, "%s/s.db", dir);
+  snprintf(args, sizeof args, "tune --suite default --arch mi355x --db %s --refine 1 --quiet --config mfma=16x16x16,splitk=128",
+           db);
+  tu_run r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.out, "");
+  ck_assert_msg(strncmp(r.err, "flysim tune: suite problem deepseek-v3.qkv_a.m8 (8x2112x7168): --config splitk=128: ", 84) == 0,
+                "%s", r.err);
+  ck_assert_int_ne(access(db, F_OK), 0);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "tune --suite default --arch mi355x --set memory.dram_bytes=200000000 --db %s --json", db);
+  tu_expect_err(args, 2,
+                "flysim tune: suite problem llama3-8b.gate_up.m16 (16x28672x4096): the operands and result of "
+                "16x28672x4096 take 235929600 bytes, more than the 200000000 bytes of memory of MI355X ([memory] "
+                "dram_bytes)\n");
+  ck_assert_int_ne(access(db, F_OK), 0);
+  /* file: names a file */
+  char uri[256];
+  snprintf(uri, sizeof uri, "cd %s && '%s' tune gemm 64x64x64 --arch mi355x --db file:x.db --refine 1 --quiet >/dev/null", dir,
+           getenv("FLYSIM") ? getenv("FLYSIM") : "flysim");
+  ck_assert_int_eq(system(uri), 0);
+  char made[128];
+  snprintf(made, sizeof made, "%s/file:x.db", dir);
+  ck_assert_int_eq(access(made, F_OK), 0);
+  snprintf(made, sizeof made, "%s/x.db", dir);
+  ck_assert_int_ne(access(made, F_OK), 0);
+  snprintf(made, sizeof made, "%s/file:x.db", dir);
+  unlink(made);
+  /* FIFOs, read once */
+  char *wp = tu_read_file(tu_src_path("traces/examples/mfma_chain.wp"));
+  r = run_on_fifo(wp, "sim %s --arch mi355x --json");
+  free(wp);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "wave_instructions")), 4096000);
+  json_decref(j);
+  tu_run_free(&r);
+  char hip[128];
+  snprintf(hip, sizeof hip, "%s/k.hip", dir);
+  snprintf(args, sizeof args, "emit gemm 256x256x256 --arch mi355x -o %s", hip);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  char *k = tu_read_file(hip);
+  r = run_on_fifo(k, "verify %s --arch mi355x --json");
+  free(k);
+  ck_assert_msg(r.status == 0, "%s\n%s", r.err, r.out);
+  j = tu_json(&r);
+  ck_assert(json_is_true(json_object_get(j, "ok")));
+  json_decref(j);
+  tu_run_free(&r);
+  unlink(hip);
+  /* gfx */
+  tu_expect_err("arch show mi355x --set 'device.gfx=a;b'", 2,
+                "flysim arch: --set device.gfx=a;b: [device] gfx: 'a;b' is not an LLVM AMDGPU target name (gfx942, "
+                "gfx950, gfx90a, gfx1201)\n");
+  r = tu_flysim("arch show mi355x --set device.gfx=gfx90a");
+  ck_assert_int_eq(r.status, 0);
+  tu_run_free(&r);
+  /* no relative deviation of nothing */
+  const char *empty = tu_write_temp("kernel k\ngrid 1\nprogram\n  loop 1\n  end\n", ".wp");
+  snprintf(args, sizeof args, "sim %s --arch mi355x --sampled --compare-full", empty);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_msg(strstr(r.out, "sampled deviation n/a (no cycles)") != NULL, "%s", r.out);
+  tu_run_free(&r);
+  snprintf(args, sizeof args, "sim %s --arch mi355x --sampled --compare-full --json", empty);
+  r = tu_flysim(args);
+  j = tu_json(&r);
+  ck_assert(json_is_null(json_object_get(json_object_get(j, "compare_full"), "deviation")));
+  json_decref(j);
+  tu_run_free(&r);
+  tu_expect_err("emit gemm 256x256x256 --arch mi355x -o=k.hip", 2,
+                "flysim emit: -o=k.hip: write '-o k.hip' or '--output=k.hip'\n");
+#ifndef FSIM_HAVE_HIP
+  tu_expect_err("verify gemm 256x256x256 --arch mi355x --with-hip", 2,
+                "flysim verify: --with-hip: flysim was configured without the HIP runtime (./configure --with-hip, "
+                "with ROCm's libamdhip64 and hipcc installed)\n");
+#endif
+  tu_expect_err("db show gemm --arch mi355x", 2, "flysim db: --m is required (or the shape MxNxK after OP)\n");
+  const char *big = tu_src_path("kernels/schedules/flydsl_bf16_gemm_gfx950.sched"); /* [problem] m on line 13 */
+  snprintf(args, sizeof args, "predict --schedule %s --arch mi355x --set memory.dram_bytes=100000000", big);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  char want[1100];
+  snprintf(want, sizeof want, "flysim predict: %s:13: [problem] m: the operands and result of 8192x8192x8192 ", big);
+  ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0, "%s", r.err);
+  tu_run_free(&r);
+  rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_cli_audit_inputs) {
   char out[512], args[1024];
   snprintf(out, sizeof out, "%s", tu_write_temp("", ".hip"));
@@ -2256,6 +2391,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_model_more_work_not_much_faster);
   tcase_add_test(tc, test_model_l2_counts_resident_workgroups);
   tcase_add_test(tc, test_cli_audit_inputs);
+  tcase_add_test(tc, test_cli_audit_second);
   tcase_add_test(tc, test_file_out_write_error);
   tcase_add_test(tc, test_model_copy_lead_latency);
   tcase_add_test(tc, test_cli_op_from_schedule);

@@ -280,7 +280,12 @@ fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *
    * pragma: the default rollback journal needs no side files that readers would create. */
   int flags = create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
                      : (access(path, W_OK) == 0 ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
-  if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+  /* a name starting "file:" is a URI to SQLite where it is built to read them (Debian's is),
+   * which would open another file than the one checked above: "./" keeps it a name */
+  char *named = sqlite3_mprintf("%s%s", strncmp(path, "file:", 5) == 0 ? "./" : "", path);
+  int rc = named ? sqlite3_open_v2(named, &db->h, flags, NULL) : SQLITE_NOMEM;
+  sqlite3_free(named);
+  if (rc != SQLITE_OK) {
     st = db->h ? FSIM_ERR(e, create ? FSIM_EINVAL : FSIM_ENOENT, "--db %s: cannot open: %s", path, sqlite3_errmsg(db->h))
                : FSIM_ERR(e, FSIM_ENOMEM, "--db %s: out of memory", path);
   } else {
