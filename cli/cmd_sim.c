@@ -248,8 +248,8 @@ int fsim_cmd_sim(int argc, char **argv) {
     return fsim_cli_print_json(out);
   }
   fsim_cli_print_provenance(stdout, &a);
-  printf("kernel       %s  (grid %dx%dx%d, %d waves per workgroup)  file %s\n", wp.name, wp.grid[0], wp.grid[1],
-         wp.grid[2], wp.waves_per_wg, file);
+  printf("kernel       %s  (grid %dx%dx%d, %d wave%s per workgroup)  file %s\n", wp.name, wp.grid[0], wp.grid[1],
+         wp.grid[2], wp.waves_per_wg, wp.waves_per_wg == 1 ? "" : "s", file);
   if (is_asm) {
     char unk[96] = "";
     if (unknown > 0) snprintf(unk, sizeof unk, "; %d mnemonic(s) not recognised, timed as VALU", unknown);

@@ -414,6 +414,7 @@ int fsim_cmd_tune(int argc, char **argv) {
   fsim_cli_gemm_init(&g, CMD);
   tune_args ta = {.top = 10, .refine = DEFAULT_REFINE, .sampled = -1};
   const char *suite = NULL;
+  int top_given = 0, refine_given = 0;
   int c;
   long v;
   optind = 0;
@@ -431,10 +432,12 @@ int fsim_cmd_tune(int argc, char **argv) {
     case 'T':
       if (fsim_cli_parse_long(CMD, "--top", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
       ta.top = (int)v;
+      top_given = 1;
       break;
     case 'r':
       if (fsim_cli_parse_long(CMD, "--refine", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
       ta.refine = (int)v;
+      refine_given = 1;
       break;
     case 'C':
       if (fsim_cli_parse_long(CMD, "--compiled", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
@@ -498,6 +501,11 @@ int fsim_cmd_tune(int argc, char **argv) {
     return fsim_cli_usage_error(CMD, "--warm: the database holds winners of cold launches; add --no-db");
   if (ta.agreement) {
     if (g.config) return fsim_cli_usage_error(CMD, "--agreement samples the whole space; drop --config");
+    /* options that would do nothing are said, not ignored */
+    if (g.db) return fsim_cli_usage_error(CMD, "--agreement stores nothing; drop --db");
+    if (top_given || refine_given)
+      return fsim_cli_usage_error(CMD, "--agreement %s: it ranks no table and refines nothing (N configs are simulated)",
+                                  top_given ? "--top" : "--refine");
     return agreement(&g, entries, nentries, &ta);
   }
   /* inputs are valid: an existing database is opened (and checked) now; a new one is created

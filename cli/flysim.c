@@ -114,6 +114,12 @@ int main(int argc, char **argv) {
     return FSIM_EXIT_USAGE;
   }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+    /* `flysim --help COMMAND` is the command's help, as `flysim help COMMAND` */
+    for (size_t i = 0; argc == 3 && i < N_COMMANDS; i++)
+      if (strcmp(argv[2], commands[i].name) == 0) {
+        char *args[] = {argv[2], "--help", NULL};
+        return finish(commands[i].run(2, args));
+      }
     usage(stdout);
     return finish(FSIM_EXIT_OK);
   }
@@ -156,6 +162,12 @@ int main(int argc, char **argv) {
     return finish(commands[i].run(argc - 1, argv + 1));
   }
   fsim_text_one_line(argv[1]); /* cmd */
+  /* an abbreviated option, as the commands say it ("--hel", "--vers") */
+  if (strncmp(cmd, "--", 2) == 0 && cmd[2] != '\0' &&
+      (strncmp("--help", cmd, strlen(cmd)) == 0 || strncmp("--version", cmd, strlen(cmd)) == 0)) {
+    fprintf(stderr, "flysim: option '%s': give the whole name\n", cmd);
+    return FSIM_EXIT_USAGE;
+  }
   fprintf(stderr, "flysim: '%s' is not a command (see 'flysim --help')\n", cmd);
   return FSIM_EXIT_USAGE;
 }

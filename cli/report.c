@@ -86,8 +86,8 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
   fprintf(f, "time         %.3f us = %lld cycles at %.3g GHz (%.3f us) + %.3g us launch%s%s\n", r->time_us,
           (long long)r->cycles, r->clock_ghz, r->kernel_us, r->time_us - r->kernel_us,
           r->sampled ? "  [sampled: extrapolated]" : "", r->warm ? "  [warm: after an identical launch]" : "");
-  fprintf(f, "occupancy    %d workgroups/CU, %d waves/SIMD (limited by %s); %lld workgroups\n", r->wgs_per_cu,
-          r->waves_per_simd, r->occupancy_limit, (long long)r->workgroups);
+  fprintf(f, "occupancy    %d workgroups/CU, %d waves/SIMD (limited by %s); %lld workgroup%s\n", r->wgs_per_cu,
+          r->waves_per_simd, r->occupancy_limit, (long long)r->workgroups, r->workgroups == 1 ? "" : "s");
   fprintf(f, "utilisation  MFMA %s  VALU %s  LDS %s  L1 %s  L2 %s  MALL %s  HBM %s\n", pct(r->util_mfma, a, sizeof a),
           pct(r->util_valu, b, sizeof b), pct(r->util_lds, c, sizeof c), pct(r->util_l1, d, sizeof d),
           pct(r->util_l2, e, sizeof e), pct(r->util_mall, g, sizeof g), pct(r->util_dram, h, sizeof h));

@@ -2266,6 +2266,19 @@ START_TEST(test_cli_audit_second) {
                 "with ROCm's libamdhip64 and hipcc installed)\n");
 #endif
   tu_expect_err("db show gemm --arch mi355x", 2, "flysim db: --m is required (or the shape MxNxK after OP)\n");
+  /* options that did nothing, abbreviations at the top level, the help of a command */
+  tu_expect_err("tune --suite default --arch mi355x --agreement 2 --db x.db", 2,
+                "flysim tune: --agreement stores nothing; drop --db\n");
+  tu_expect_err("tune --suite default --arch mi355x --agreement 2 --refine 2", 2,
+                "flysim tune: --agreement --refine: it ranks no table and refines nothing (N configs are simulated)\n");
+  tu_expect_err("--hel", 2, "flysim: option '--hel': give the whole name\n");
+  r = tu_flysim("--help predict");
+  ck_assert_int_eq(r.status, 0);
+  ck_assert_msg(strncmp(r.out, "usage: flysim predict ", 22) == 0, "%s", r.out);
+  tu_run_free(&r);
+  r = tu_flysim("predict gemm 16x16x64 --arch mi355x --db /nonexistent");
+  ck_assert_msg(strstr(r.out, "; 1 workgroup\n") != NULL, "%s", r.out); /* not "1 workgroups" */
+  tu_run_free(&r);
   const char *big = tu_src_path("kernels/schedules/flydsl_bf16_gemm_gfx950.sched"); /* [problem] m on line 13 */
   snprintf(args, sizeof args, "predict --schedule %s --arch mi355x --set memory.dram_bytes=100000000", big);
   r = tu_flysim(args);
