@@ -537,15 +537,20 @@ int fsim_cmd_tune(int argc, char **argv) {
    * input does not fit (a --config key, a what-if part's memory) is invalid input, exit 2 with
    * nothing written, even when earlier problems took it (an audit found the first problem's
    * winner stored and printed before problem 2 refused --config's split-K) */
+  for (int i = 0; entries && i < nentries && st == FSIM_OK; i++) { /* what can be checked first, is */
+    fsim_gemm_problem pr = g.pr;
+    fsim_suite_problem(&entries[i], &pr);
+    st = fsim_gemm_problem_fits_as(&pr, &g.a, "", &e);
+    if (st != FSIM_OK) suite_problem_err(&e, &entries[i]);
+  }
   for (int i = 0; i < nentries && st == FSIM_OK; i++) {
     fsim_gemm_problem pr = g.pr;
     if (entries) {
       fsim_suite_problem(&entries[i], &pr);
       outs[i].entry = &entries[i];
       if (bar) progress(i, nentries, entries[i].name);
-      st = fsim_gemm_problem_fits_as(&pr, &g.a, "", &e);
     }
-    if (st == FSIM_OK) st = tune_one(&g.a, &pr, &fixed, &ta, &outs[i], &e);
+    st = tune_one(&g.a, &pr, &fixed, &ta, &outs[i], &e);
     if (st == FSIM_OK) tuned++;
     else if (entries) suite_problem_err(&e, &entries[i]);
   }

@@ -157,14 +157,18 @@ static double workgroup(const fsim_arch *a, const fsim_plan_summary *s, int c, f
                                                                       : (double)s->store_bytes_per_wg;
   double epilogue = stored / l2_share + a->memory.l2_latency + s->epilogue_lds_cycles +
                     2.0 * a->issue.barrier_latency;
-  if (s->store_atomics && !a->memory.atomics_in_l2 && a->memory.mall_bytes > 0) {
-    /* atomics forwarded past the L2 (MI300, MI350): the MALL performs them, its bandwidth
-     * shared by every workgroup resident on the device, at its latency (the simulator's
-     * rule, sim/memsys.h; C, zeroed just before, is taken to be there) */
-    double mall_bpc = a->memory.mall_tbps * 1e12 / (a->device.sustained_clock_ghz * 1e9);
-    double mall_share = mall_bpc / (xcd_resident(a, s, c) * a->device.xcds);
-    epilogue += dmax(stored / l2_share, stored / mall_share) - stored / l2_share + a->memory.mall_latency -
-                a->memory.l2_latency;
+  if (s->store_atomics && !a->memory.atomics_in_l2) {
+    /* atomics forwarded past the L2 (MI300, MI350): the MALL performs them (the simulator's
+     * rule, sim/memsys.h), its bandwidth shared by every workgroup resident on the device, at
+     * its latency: a C line's later slices find it where the first slice's atomic brought it
+     * (that one DRAM read is not charged); without a MALL, DRAM performs them */
+    const int mall = a->memory.mall_bytes > 0;
+    double clk = a->device.sustained_clock_ghz * 1e9;
+    double bpc = mall ? a->memory.mall_tbps * 1e12 / clk
+                      : a->memory.dram_bus_bits * a->memory.dram_gbps_per_pin / 8.0 * 1e9 * a->memory.dram_efficiency / clk;
+    double share = bpc / (xcd_resident(a, s, c) * a->device.xcds);
+    epilogue += dmax(stored / l2_share, stored / share) - stored / l2_share +
+                (mall ? a->memory.mall_latency : a->memory.dram_latency) - a->memory.l2_latency;
   }
   return prologue + s->iters * it + epilogue;
 }

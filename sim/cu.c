@@ -661,7 +661,7 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
       done = defer_op(g, cu, w, in, op, lines, n, shared, t);
     } else {
       double d = op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t,
-                                                         (in->flags & FSIM_IF_ATOMIC) != 0)
+                                                         (in->flags & FSIM_IF_ATOMIC) != 0, shared)
                                      : fsim__vmem_load(&cu->vmem, &g->mem, cu->xcd, lines, n, (double)t, shared);
       done = ceil_cycle(d);
     }
@@ -908,7 +908,8 @@ void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m) {
     fsim__cu *cu = &g->cus[o->cu];
     fsim__wave *w = &cu->waves[o->wave];
     const uint64_t *lines = &g->op_lines[o->lines_at];
-    double d = o->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t, o->atomic)
+    double d = o->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t,
+                                                         o->atomic, o->shared)
                                       : fsim__vmem_load(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t, o->shared);
     /* the wave slot changed hands since the op was queued: only the memory system sees the
      * op.  Defended, not expected: a wave with ops outstanding waits for them at its end

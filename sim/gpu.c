@@ -164,7 +164,8 @@ static int64_t share_slot(const fsim__gpu *g, int k, int64_t off) {
 #define SHARE_MAX_SLOTS ((int64_t)1 << 23)
 
 /* Builds the tables over every workgroup of the grid, for the global patterns that loads read
- * (the `shared` count only matters to reads).  Patterns with the same wg_stride have the same
+ * and atomics update (the `shared` count only matters to what reads a line: split-K's slices,
+ * on several XCDs, add into one C line, which the full run reads from DRAM once).  Patterns with the same wg_stride have the same
  * offsets (a GEMM's copies of A, and of B: two classes however many copy instructions), so
  * they share a table; a class's table holds at most as many offsets as the grid has
  * coordinates along the dimensions its strides use (the M or N tiles of a GEMM).  Leaves sharing off
@@ -180,13 +181,15 @@ static int share_build(fsim__gpu *g, int64_t total) {
   g->share_base = malloc(n * sizeof *g->share_base);
   g->share_slots = malloc(n * sizeof *g->share_slots);
   if (!g->share_table || !g->share_rep || !g->share_base || !g->share_slots) return -1;
-  /* only what loads read counts (memsys.c reads `shared` for reads alone): share_table first
-   * holds 1 for the patterns loads read, then each pattern's class */
+  /* only what loads read and atomics update counts (memsys.c reads `shared` for those alone):
+   * share_table first holds 1 for those patterns, then each pattern's class */
   for (int p = 0; p < wp->naddrs; p++) g->share_table[p] = 0;
   for (int i = 0; i < wp->nprograms; i++)
     for (int k = 0; k < wp->programs[i].ninst; k++) {
       const fsim_wp_inst *in = &wp->programs[i].inst[k];
-      if ((in->op == FSIM_OP_LOAD || in->op == FSIM_OP_LOAD_LDS) && in->addr >= 0 && in->addr < wp->naddrs)
+      int reads = in->op == FSIM_OP_LOAD || in->op == FSIM_OP_LOAD_LDS ||
+                  (in->op == FSIM_OP_STORE && (in->flags & FSIM_IF_ATOMIC));
+      if (reads && in->addr >= 0 && in->addr < wp->naddrs)
         g->share_table[in->addr] = 1;
     }
   int64_t cap = 0;

@@ -142,11 +142,11 @@ double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, dou
   return done;
 }
 
-double fsim__memsys_atomic(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t) {
+double fsim__memsys_atomic(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t, int shared) {
   m->stats.atomics++;
   uint64_t victim;
   if (m->atomics_in_l2) {
-    double done = fsim__memsys_read(m, x, line, h, t, 1);
+    double done = fsim__memsys_read(m, x, line, h, t, shared);
     m->stats.l2_reads--; /* one request, counted as the write it is */
     m->stats.l2_writes++;
     if (fsim__cache_fill_h(&m->l2[x], line, h, done, 1, &victim)) write_back_from_l2(m, victim, t);
@@ -167,7 +167,13 @@ double fsim__memsys_atomic(fsim__memsys *m, int x, uint64_t line, uint64_t h, do
     if (ready > done) done = ready;
     fsim__cache_fill_h(&m->mall, line, h, done, 1, &victim); /* there: marks it dirty, evicts nothing */
   } else {
-    done = fsim__hbm_read(&m->dram, h, ms);
+    /* another XCD's slice brought it in first (sampled mode: as fsim__memsys_read) */
+    int other = shared > 1 && (h >> 32) % (uint64_t)shared != 0;
+    if (other) {
+      m->mall.stats.misses--;
+      m->mall.stats.hits++;
+    }
+    done = other ? ms + m->dram.latency : fsim__hbm_read(&m->dram, h, ms);
     if (fsim__cache_fill_slot(&m->mall, mslot, line, done, 1, &victim))
       fsim__hbm_write(&m->dram, fsim__hash_line(victim), ms);
   }

@@ -47,7 +47,8 @@ double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *li
   return done;
 }
 
-double fsim__vmem_store(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int atomic) {
+double fsim__vmem_store(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int atomic,
+                        int shared) {
   v->stats.stores++;
   v->stats.lines += n;
   double done = t;
@@ -55,7 +56,7 @@ double fsim__vmem_store(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *l
     double start = t > v->l1_free ? t : v->l1_free;
     v->l1_free = start + v->l1_service;
     uint64_t h = fsim__hash_line(lines[i]);
-    double d = atomic ? fsim__memsys_atomic(m, x, lines[i], h, start) : fsim__memsys_write(m, x, lines[i], h, start);
+    double d = atomic ? fsim__memsys_atomic(m, x, lines[i], h, start, shared) : fsim__memsys_write(m, x, lines[i], h, start);
     if (d > done) done = d;
   }
   return done;

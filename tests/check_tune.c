@@ -1057,6 +1057,18 @@ START_TEST(test_db_killed_creator) {
   fclose(f);
   ck_assert_int_eq(fsim_db_open(&db, zeroed, 1, &e), FSIM_EINVAL);
   ck_assert_ptr_nonnull(strstr(e.msg, "not an SQLite file"));
+  /* a file that is not one, with a journal beside it, is refused before SQLite sees it (it
+   * would delete a journal it cannot read: a reviewer's notes.db-journal went) */
+  const char *notes = tu_write_temp("some notes, not a database\n", ".db");
+  snprintf(to, sizeof to, "%s-journal", notes);
+  f = fopen(to, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs("garbage\n", f);
+  fclose(f);
+  ck_assert_int_eq(fsim_db_open(&db, notes, 0, &e), FSIM_EINVAL);
+  ck_assert_int_eq(fsim_db_open(&db, notes, 1, &e), FSIM_EINVAL);
+  ck_assert_int_eq(access(to, F_OK), 0);
+  unlink(to);
 }
 END_TEST
 

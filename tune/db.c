@@ -171,17 +171,20 @@ fsim_status fsim_db_check_path(const char *path, int create, fsim_err *e) {
     if (!S_ISREG(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a regular file", path);
     /* an empty file is an empty database; anything else must start as SQLite's files do
      * (SQLite itself takes a file shorter than its header for an empty database, and would
-     * write over it).  Unless a journal lies beside it: a writer killed after SQLite spilled
-     * pages of a new file but before it wrote page 1 leaves zeros there, which SQLite rolls
-     * back (truncates) on opening; it reads anything else as not a database, before writing. */
-    if (sb.st_size > 0 && !has_journal(path)) {
+     * write over it).  Unless it starts with a zeroed header and a journal lies beside it: a
+     * writer killed after SQLite spilled pages of a new file but before it wrote page 1 leaves
+     * that, which SQLite rolls back (truncates) on opening.  Any other file goes no further:
+     * SQLite would delete a journal beside it that it cannot read. */
+    if (sb.st_size > 0) {
       static const char magic[16] = "SQLite format 3";
-      char head[16] = {0};
+      static const char zeros[100];
+      char head[100] = {0};
       FILE *f = fopen(path, "rb");
       if (f == NULL) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: %s", path, strerror(errno));
       size_t got = fread(head, 1, sizeof head, f);
       fclose(f);
-      if (got < sizeof head || memcmp(head, magic, sizeof magic) != 0)
+      int killed_creator = got == sizeof head && memcmp(head, zeros, sizeof zeros) == 0 && has_journal(path);
+      if (!killed_creator && (got < sizeof magic || memcmp(head, magic, sizeof magic) != 0))
         return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (not an SQLite file)", path);
     }
     return FSIM_OK;

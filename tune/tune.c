@@ -291,8 +291,9 @@ static void split_k_of(const char *config, char *out, size_t n) {
 static int pick_split_k(const fsim_tune_result *r, int want, int *pick, int n) {
   if (n >= want || n == 0 || r->ncand == 0) return n;
   const double limit = 1.05 * r->cand[0].model_us;
-  for (int i = 0; i < r->ncand && r->cand[i].model_us <= limit; i++) {
-    if (picked(pick, n, i)) continue;
+  for (int i = 0; i < r->ncand; i++) {
+    /* AGPR-full configs rank last, and stay there */
+    if (r->cand[i].model_us > limit || r->cand[i].agprs_full || picked(pick, n, i)) continue;
     char key[32], other[32];
     split_k_of(r->cand[i].config, key, sizeof key);
     int seen = 0;
