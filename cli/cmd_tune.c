@@ -260,13 +260,6 @@ static int stored_illegal(const fsim_db_entry *old, void *vctx) {
   return strcmp(old->backend, "fallback") != 0 && !fsim_predict_stored_legal(c->a, c->pr, old->config, NULL, &why);
 }
 
-/* Stores the outcome's winner, unless the database holds a winner as good or better found by
- * this flysim version for this part (another search, perhaps of more of the space: --refine
- * 64, or keys --config fixed differently): as fast or faster, or verified where this one is
- * not, or verified and compiling as fast or faster (fsim_db_put).  The key is the part's
- * identity, so a changed arch file or --set is another key; another version's winner is
- * always replaced, and so is one whose config is not a legal plan now (predict would not use
- * it) or whose row is damaged. */
 /* Names the suite problem an error is about: "suite problem NAME (MxNxK): REASON". */
 static void suite_problem_err(fsim_err *e, const fsim_suite_entry *en) {
   char msg[sizeof e->msg + 200];
@@ -276,6 +269,13 @@ static void suite_problem_err(fsim_err *e, const fsim_suite_entry *en) {
   memcpy(e->msg, msg, sizeof e->msg);
 }
 
+/* Stores the outcome's winner, unless the database holds a winner as good or better found by
+ * this flysim version for this part (another search, perhaps of more of the space: --refine
+ * 64, or keys --config fixed differently): as fast or faster, or verified where this one is
+ * not, or verified and compiling as fast or faster (fsim_db_put).  The key is the part's
+ * identity, so a changed arch file or --set is another key; another version's winner is
+ * always replaced, and so is one whose config is not a legal plan now (predict would not use
+ * it) or whose row is damaged. */
 static fsim_status store(fsim_db *db, const fsim_arch *a, outcome *o, fsim_err *e) {
   fsim_db_entry en;
   double t = best_us(o);
