@@ -253,21 +253,24 @@ static int picked(const int *pick, int n, int i) {
   return 0;
 }
 
+/* 1 when one of the n picks has candidate i's key (key_of: the config's tile, core or split-K). */
+static int key_picked(const fsim_tune_result *r, const int *pick, int n, int i,
+                      void (*key_of)(const char *, char *, size_t)) {
+  char key[200], other[200];
+  key_of(r->cand[i].config, key, sizeof key);
+  for (int j = 0; j < n; j++) {
+    key_of(r->cand[pick[j]].config, other, sizeof other);
+    if (strcmp(other, key) == 0) return 1;
+  }
+  return 0;
+}
+
 /* Adds to pick (n so far, up to want) the candidates in model order whose key (key_of: the
  * config's tile, or its core) no earlier pick has; returns the new count. */
 static int pick_distinct(const fsim_tune_result *r, int want, int *pick, int n,
                          void (*key_of)(const char *, char *, size_t)) {
-  for (int i = 0; i < r->ncand && n < want; i++) {
-    if (picked(pick, n, i)) continue;
-    char key[200], other[200];
-    key_of(r->cand[i].config, key, sizeof key);
-    int seen = 0;
-    for (int j = 0; j < n && !seen; j++) {
-      key_of(r->cand[pick[j]].config, other, sizeof other);
-      seen = strcmp(other, key) == 0;
-    }
-    if (!seen) pick[n++] = i;
-  }
+  for (int i = 0; i < r->ncand && n < want; i++)
+    if (!picked(pick, n, i) && !key_picked(r, pick, n, i, key_of)) pick[n++] = i;
   return n;
 }
 
@@ -287,21 +290,14 @@ static void split_k_of(const char *config, char *out, size_t n) {
  * MI350), where the model's error differs most between near-tied configs.  Found when atomics
  * were first timed where the part performs them (flysim 0.4.4): 64x8192x3584's split-K 2
  * configs came 0.7% behind split-K 1 tiles in the model, and four of those took the
- * refinement, simulating to 19.2 us against 14.1 for the split-K config. */
+ * refinement, simulating to 19.2-19.9 us against 14.1-15.1 for split-K 2 configs. */
 static int pick_split_k(const fsim_tune_result *r, int want, int *pick, int n) {
   if (n >= want || n == 0 || r->ncand == 0) return n;
   const double limit = 1.05 * r->cand[0].model_us;
   for (int i = 0; i < r->ncand; i++) {
     /* AGPR-full configs rank last, and stay there */
     if (r->cand[i].model_us > limit || r->cand[i].agprs_full || picked(pick, n, i)) continue;
-    char key[32], other[32];
-    split_k_of(r->cand[i].config, key, sizeof key);
-    int seen = 0;
-    for (int j = 0; j < n && !seen; j++) {
-      split_k_of(r->cand[pick[j]].config, other, sizeof other);
-      seen = strcmp(other, key) == 0;
-    }
-    if (!seen) {
+    if (!key_picked(r, pick, n, i, split_k_of)) {
       pick[n++] = i;
       break;
     }
