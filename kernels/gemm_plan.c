@@ -1187,9 +1187,9 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
    * ways in 256-deep tiles: 7 slices of 4 tiles); the rest would load and add zeros */
   int64_t covering = ceil_div(s->k, (int64_t)p->k_tiles * s->bk);
   if (covering < s->split_k)
-    return PERR(e, "tile", "split_k", "%d slices of %d K tiles of %d cover K = %lld with the first %lld, leaving the "
-                "rest empty; use split_k = %lld", s->split_k, p->k_tiles, s->bk, s->k, (long long)covering,
-                (long long)covering);
+    return PERR(e, "tile", "split_k", "%d slices of %d K tiles of %d each: the first %lld cover K = %lld and the "
+                "other %lld would be empty; use split_k = %lld", s->split_k, p->k_tiles, s->bk, (long long)covering,
+                s->k, (long long)(s->split_k - covering), (long long)covering);
   /* split-K adds 16-bit partial sums in packed pairs (4-byte atomics, paired by element index
    * from the group's C): with M x N odd, C's last value shares its pair with the value after
    * C, which the atomic would touch, and every other group's C starts in the middle of a pair */

@@ -513,8 +513,8 @@ START_TEST(test_support_and_problem_errors) {
                                    &cfg, &e) == FSIM_OK);
   ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
   ck_assert_int_eq(fsim_gemm_plan_make(&p, &s, &a, &e), FSIM_EINVAL);
-  ck_assert_str_eq(e.msg, "[tile] split_k: 8 slices of 4 K tiles of 256 cover K = 7168 with the first 7, leaving the "
-                          "rest empty; use split_k = 7");
+  ck_assert_str_eq(e.msg, "[tile] split_k: 8 slices of 4 K tiles of 256 each: the first 7 cover K = 7168 and the "
+                          "other 1 would be empty; use split_k = 7");
   cfg.split_k = 7;
   ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
   ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
