@@ -14,6 +14,19 @@
 
 char *tu_read_file(const char *path) { return fsim_file_read(path, NULL); }
 
+/* The temporary files a test process made, removed when it exits (Check runs each test in a
+ * process of its own): a make check left some 150 in /tmp before (2026-12-01). */
+static char *made[4096];
+static int nmade;
+
+static void remove_made(void) {
+  for (int i = 0; i < nmade; i++) {
+    unlink(made[i]);
+    free(made[i]);
+  }
+  nmade = 0;
+}
+
 const char *tu_write_temp(const char *text, const char *suffix) {
   static char paths[8][256];
   static int next = 0;
@@ -22,6 +35,9 @@ const char *tu_write_temp(const char *text, const char *suffix) {
   snprintf(p, 256, "%s/flysim-test-XXXXXX%s", dir && *dir ? dir : "/tmp", suffix ? suffix : "");
   int fd = mkstemps(p, suffix ? (int)strlen(suffix) : 0);
   ck_assert_msg(fd >= 0, "mkstemps failed");
+  static int registered;
+  if (!registered) registered = atexit(remove_made) == 0;
+  if (nmade < (int)(sizeof made / sizeof made[0]) && (made[nmade] = strdup(p)) != NULL) nmade++;
   size_t len = strlen(text);
   ck_assert(write(fd, text, len) == (ssize_t)len);
   close(fd);
