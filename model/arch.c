@@ -248,9 +248,9 @@ static int check_relations(const void *base, const char **sec, const char **key,
    * or two digits, then two hex digits (gfx942, gfx950, gfx90a, gfx1201) */
   {
     const char *x = a->device.gfx;
-    size_t len = strlen(x), d = strspn(x + 3, "0123456789");
-    int ok = strncmp(x, "gfx", 3) == 0 && (len == 6 || len == 7) && d >= 1 &&
-             strspn(x + 3, "0123456789abcdef") == len - 3 && (len - 3 == 3 ? d >= 1 : d >= 2);
+    size_t len = strlen(x);
+    int ok = (len == 6 || len == 7) && strncmp(x, "gfx", 3) == 0 && strspn(x + 3, "0123456789abcdef") == len - 3 &&
+             strspn(x + 3, "0123456789") >= len - 5;
     if (!ok) BAD("device", "gfx", "'%s' is not an LLVM AMDGPU target name (gfx942, gfx950, gfx90a, gfx1201)", x);
   }
   if (!is_pow2(a->memory.l1_line)) BAD("memory", "l1_line", "%d is not a power of two", a->memory.l1_line);

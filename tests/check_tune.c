@@ -180,13 +180,18 @@ END_TEST
 
 /* The refinement simulates two distinct tiles among its four: at 2048^3 the model's four best
  * cores (tile, waves, stages, atom, split-K, kind) are all 128x128x128 tiles. */
-START_TEST(test_tune_picks_two_tiles) {
+/* Tunes an MI355X BF16 problem as `flysim tune` does by default (four simulated). */
+static void tune_mi355x(long long m, long long n, long long k, fsim_tune_result *r) {
   fsim_arch a = arch_of("mi355x");
-  fsim_gemm_problem pr = bf16(2048, 2048, 2048);
-  static fsim_tune_result r;
+  fsim_gemm_problem pr = bf16(m, n, k);
   fsim_err e;
   fsim_tune_opts o = {.refine = 4, .sampled = -1};
-  ck_assert_msg(fsim_tune_gemm(&a, &pr, &o, &r, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_msg(fsim_tune_gemm(&a, &pr, &o, r, &e) == FSIM_OK, "%s", e.msg);
+}
+
+START_TEST(test_tune_picks_two_tiles) {
+  static fsim_tune_result r;
+  tune_mi355x(2048, 2048, 2048, &r);
   char tiles[4][32];
   int ntiles = 0, simulated = 0;
   for (int i = 0; i < r.ncand; i++) {
@@ -226,12 +231,8 @@ END_TEST
  * simulate to 19.2-19.9) and split-K 2 0.7% behind, which simulates fastest.  Without the rule
  * the winner was a split-K 1 tile at 19.188 us. */
 START_TEST(test_tune_picks_split_k) {
-  fsim_arch a = arch_of("mi355x");
-  fsim_gemm_problem pr = bf16(64, 8192, 3584);
   static fsim_tune_result r;
-  fsim_err e;
-  fsim_tune_opts o = {.refine = 4, .sampled = -1};
-  ck_assert_msg(fsim_tune_gemm(&a, &pr, &o, &r, &e) == FSIM_OK, "%s", e.msg);
+  tune_mi355x(64, 8192, 3584, &r);
   ck_assert(strstr(r.cand[0].config, "splitk=1,") != NULL);
   int split = 0, simulated = 0;
   for (int i = 0; i < r.ncand; i++)
