@@ -43,7 +43,8 @@ static void usage(FILE *f) {
           "  --json             machine-readable output (docs/cli.md lists the keys)\n"
           "\n"
           "FLYSIM_THREADS=N sets the host threads a full simulation, a sampled one's short runs and a\n"
-          "tuning run use (default: the host's CPUs); the results do not depend on it.\n");
+          "tuning run use (default: the CPUs flysim may run on, fewer than the host's under an\n"
+          "affinity mask or a control group's CPU quota); the results do not depend on it.\n");
 }
 
 static json_t *estimate_json(const fsim_estimate *e) {

@@ -45,7 +45,8 @@ static void usage(FILE *f) {
           "  --json             machine-readable output\n"
           "\n"
           "FLYSIM_THREADS=N sets the host threads a long simulation runs the XCDs on, and a sampled\n"
-          "one its short runs (default: the host's CPUs); the results do not depend on it.\n");
+          "one its short runs (default: the CPUs flysim may run on, fewer than the host's under an\n"
+          "affinity mask or a control group's CPU quota); the results do not depend on it.\n");
 }
 
 /* Assembly: by the name (.s, .S, .asm; .wp), else by the text: a line whose first word is

@@ -58,7 +58,8 @@ static void usage(FILE *f) {
           "  --json             machine-readable output (docs/cli.md lists the keys)\n"
           "\n"
           "FLYSIM_THREADS=N sets the host threads the ranking and the simulations use (default: the\n"
-          "host's CPUs); the results do not depend on it.\n");
+          "CPUs flysim may run on, fewer than the host's under an affinity mask or a control group's\n"
+          "CPU quota); the results do not depend on it.\n");
 }
 
 typedef struct tune_args {

@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "model/occupancy.h"
+#include "sim/host.h"
 #include "sim/hugemem.h"
 #include "sim/internal.h"
 #include "util/file.h"
@@ -42,7 +42,7 @@ int fsim_host_threads(void) {
   const char *env = getenv("FLYSIM_THREADS");
   char *end = NULL;
   long n = env && *env ? strtol(env, &end, 10) : 0;
-  if (end == NULL || *end != '\0' || n < 1) n = sysconf(_SC_NPROCESSORS_ONLN); /* unset or not a count */
+  if (end == NULL || *end != '\0' || n < 1) n = fsim__host_cpus(); /* unset or not a count */
   if (n < 1) n = 1;
   return n > 64 ? 64 : (int)n;
 }

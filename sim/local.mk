@@ -10,4 +10,5 @@ libflysim_a_SOURCES += \
 	sim/vmem.c sim/vmem.h \
 	sim/simd.h sim/mfma.h \
 	sim/cu.c sim/gpu.c sim/timeline.c \
-	sim/micro.c sim/micro.h
+	sim/micro.c sim/micro.h \
+	sim/host.c sim/host.h

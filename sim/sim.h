@@ -44,8 +44,9 @@ typedef enum fsim_stall {
 
 const char *fsim_stall_name(fsim_stall s);
 
-/* Host threads to use: $FLYSIM_THREADS (a whole number from 1), else the host's online CPUs;
- * at most 64. */
+/* Host threads to use: $FLYSIM_THREADS (a whole number from 1), else the CPUs this process may
+ * run on (the online CPUs, fewer where its affinity mask or its control group's CPU quota
+ * allows fewer: sim/host.h); at most 64. */
 int fsim_host_threads(void);
 /* Host threads worth using for a full simulation of wp: fsim_host_threads() for a program of
  * millions of wave instructions in at least 64 workgroups, else 1 (the threads meet once per

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <sched.h>
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "model/access.h"
+#include "sim/host.h"
 #include "sim/hugemem.h"
 #include "sim/lds.h"
 #include "sim/micro.h"
@@ -163,6 +165,73 @@ END_TEST
 /* ---- LDS and coalescing -------------------------------------------------------------------- */
 
 static int gcd(int x, int y) { return y ? gcd(y, x % y) : x; }
+
+/* The CPUs a run may use: a control group's CPU quota (v2's cpu.max, v1's cfs quota over
+ * period, the smallest along the group's ancestors), and the affinity mask. */
+static void put_file(const char *dir, const char *rel, const char *text) {
+  char path[512], cmd[600];
+  snprintf(path, sizeof path, "%s/%s", dir, rel);
+  snprintf(cmd, sizeof cmd, "mkdir -p \"$(dirname '%s')\"", path);
+  ck_assert_int_eq(system(cmd), 0);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+START_TEST(test_host_cpus) {
+  char root[] = "/tmp/flysim-cgroup-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(root));
+  /* v2: 1.5 CPUs in the group, unlimited above it */
+  put_file(root, "a/b/cpu.max", "150000 100000\n");
+  put_file(root, "a/cpu.max", "max 100000\n");
+  ck_assert_int_eq(fsim__cgroup_cpus("0::/a/b\n", root), 2);
+  /* an ancestor's smaller quota wins */
+  put_file(root, "a/cpu.max", "100000 100000\n");
+  ck_assert_int_eq(fsim__cgroup_cpus("0::/a/b\n", root), 1);
+  ck_assert_int_eq(fsim__cgroup_cpus("0::/a\n", root), 1);
+  /* no quota anywhere, a group with no files, no v2 line, or lines that are not cgroup lines */
+  ck_assert_int_eq(fsim__cgroup_cpus("0::/\n", root), 0);
+  ck_assert_int_eq(fsim__cgroup_cpus("0::/no/such/group\n", root), 0);
+  ck_assert_int_eq(fsim__cgroup_cpus("", root), 0);
+  ck_assert_int_eq(fsim__cgroup_cpus("garbage\n0:/a/b\n:::\n", root), 0);
+  /* v1: the cpu controller (alone or in a list), not cpuset; -1 is no quota */
+  put_file(root, "cpu/x/cpu.cfs_quota_us", "250000\n");
+  put_file(root, "cpu/x/cpu.cfs_period_us", "100000\n");
+  put_file(root, "cpu/y/cpu.cfs_quota_us", "-1\n");
+  put_file(root, "cpu/y/cpu.cfs_period_us", "100000\n");
+  ck_assert_int_eq(fsim__cgroup_cpus("4:cpu,cpuacct:/x\n", root), 3);
+  ck_assert_int_eq(fsim__cgroup_cpus("12:memory:/m\n4:cpuacct,cpu:/x\n0::/\n", root), 3);
+  ck_assert_int_eq(fsim__cgroup_cpus("3:cpuset:/x\n", root), 0);
+  ck_assert_int_eq(fsim__cgroup_cpus("4:cpu,cpuacct:/y\n", root), 0);
+  /* both hierarchies (a hybrid host): the smaller */
+  ck_assert_int_eq(fsim__cgroup_cpus("4:cpu:/x\n0::/a/b\n", root), 1);
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  ck_assert_int_eq(system(cmd), 0);
+
+  /* a process bound to one CPU uses one thread (on a host with more than one) */
+  ck_assert_int_eq(unsetenv("FLYSIM_THREADS"), 0);
+  int all = fsim_host_threads();
+  ck_assert_int_ge(all, 1);
+#ifdef CPU_COUNT
+  cpu_set_t old, one;
+  ck_assert_int_eq(sched_getaffinity(0, sizeof old, &old), 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &old)) first++;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
+  ck_assert_int_eq(fsim_host_threads(), 1);
+  ck_assert_int_eq(sched_setaffinity(0, sizeof old, &old), 0);
+  ck_assert_int_eq(fsim_host_threads(), all);
+#endif
+  /* FLYSIM_THREADS overrides both */
+  ck_assert_int_eq(setenv("FLYSIM_THREADS", "3", 1), 0);
+  ck_assert_int_eq(fsim_host_threads(), 3);
+  ck_assert_int_eq(unsetenv("FLYSIM_THREADS"), 0);
+}
+END_TEST
 
 START_TEST(test_lds_conflict_degrees) {
   /* a b32 access at lane stride s dwords hits banks/gcd(banks, s) banks, so each phase of L
@@ -1318,7 +1387,7 @@ static json_t *json_on_threads(const char *args, const char *threads) {
   return out;
 }
 
-/* The CLI runs a long full simulation on FLYSIM_THREADS threads (default: the host's CPUs);
+/* The CLI runs a long full simulation on FLYSIM_THREADS threads (default: the CPUs it may use);
  * its output is the same on one and on three, but for the host time. */
 START_TEST(test_cli_threads_same_output) {
   const char *args = "predict gemm 4096x4096x2048 --arch mi355x --db /nonexistent --full --json --config "
@@ -1762,6 +1831,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_sim_assembly);
   tcase_add_test(tc, test_timeline_and_cli);
   tcase_add_test(tc, test_audit_memory_faults);
+  tcase_add_test(tc, test_host_cpus);
   suite_add_tcase(s, tc);
   return s;
 }
