@@ -93,9 +93,14 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
           pct(r->util_l2, e, sizeof e), pct(r->util_mall, g, sizeof g), pct(r->util_dram, h, sizeof h));
   double l1 = (double)(r->l1_hits + r->l1_misses), l2 = (double)(r->l2_hits + r->l2_misses),
          ml = (double)(r->mall_hits + r->mall_misses);
-  fprintf(f, "memory       L1 hits %s  L2 hits %s  MALL hits %s  HBM read %.3g MB  written %.3g MB\n",
+  fprintf(f, "memory       L1 hits %s  L2 hits %s  MALL hits %s  HBM read %.3g MB  written %.3g MB",
           pct(l1 > 0 ? r->l1_hits / l1 : 0, a, sizeof a), pct(l2 > 0 ? r->l2_hits / l2 : 0, b, sizeof b),
           pct(ml > 0 ? r->mall_hits / ml : 0, c, sizeof c), r->dram_read_bytes / 1e6, r->dram_write_bytes / 1e6);
+  /* lines still dirty in the L2s and the MALL when the kernel ends are not written back
+   * (docs/simulator.md, Limits): say so where that leaves stores out of the HBM count */
+  if (r->store_bytes > r->dram_write_bytes)
+    fprintf(f, " (evictions only; the kernel stores %.3g MB)", r->store_bytes / 1e6);
+  fputc('\n', f);
   if (r->sampled && !r->sample_share_skipped)
     fprintf(f, "             [sampled: XCD 0's counts times the XCDs; the lines other XCDs also read are fetched "
                "from HBM by one XCD each, by hash]\n");
