@@ -29,8 +29,9 @@ static void usage(FILE *f) {
           "written atomically.  It compiles without ROCm:\n"
           "  clang-22 -x hip --offload-arch=gfx950 -nogpulib -nogpuinc --cuda-device-only \\\n"
           "           --no-gpu-bundle-output -O3 -c -o k.o OUT.hip\n"
-          "and 'flysim verify OUT.hip --arch NAME' checks it against the plan (docs/emit.md).\n"
-          "\n" FSIM_CLI_GEMM_HELP
+          "and 'flysim verify OUT.hip --arch NAME' checks it against the plan (docs/emit.md).  A problem\n"
+          "the FlyDSL path does not take (it falls back in PyTorch) has no kernel to emit: exit 1.\n"
+          "\n" FSIM_CLI_GEMM_HELP_EMITTED
           "output:\n"
           "  -o, --output FILE  the HIP file to write (required)\n"
           "  --json             machine-readable summary on stdout\n");

@@ -27,6 +27,7 @@ static void usage(FILE *f) {
           "\n"
           "Checks an emitted kernel (flysim emit) against the plan it came from, or emits the kernel of\n"
           "a problem into a private folder and checks that.  The checks (docs/emit.md):\n"
+          "  source           the file is what flysim emits for its schedule (no hand edits)\n"
           "  functional       the plan's index maps on random data match a GSL reference (on a smaller\n"
           "                   problem of the same schedule, edges kept, past 2^22 multiply-adds)\n"
           "  addresses        the file's index math, compiled for the host, equals the plan's per lane\n"
@@ -41,7 +42,7 @@ static void usage(FILE *f) {
           "                   within 25%% of the schedule's\n"
           "  hip_run          with --with-hip, the HIP runtime and a GPU of the arch: random inputs,\n"
           "                   results against a reference, a measured time; otherwise skipped\n"
-          "\n" FSIM_CLI_GEMM_HELP
+          "\n" FSIM_CLI_GEMM_HELP_EMITTED
           "verification:\n"
           "  --with-hip         build the test program with hipcc (or $HIPCC) and run it on the GPU\n"
           "  --keep             keep the work folder (compiler logs, disassembly) and print its path\n"

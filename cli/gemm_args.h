@@ -38,8 +38,10 @@ enum {
 
 /* The usage lines for these flags: problem, --config, --schedule and part, so that a command
  * that takes no schedule file (tune) can leave that line out. */
-#define FSIM_CLI_GEMM_HELP_PROBLEM(mnk_required)                                                                        \
-  "problem (OP is gemm, grouped-gemm or scaled-gemm):\n"                                                               \
+#define FSIM_CLI_GEMM_HELP_PROBLEM(mnk_required) FSIM_CLI_GEMM_HELP_PROBLEM_OPS("gemm, grouped-gemm or scaled-gemm", mnk_required)
+/* ops: the operators the command takes, as its help names them */
+#define FSIM_CLI_GEMM_HELP_PROBLEM_OPS(ops, mnk_required)                                                               \
+  "problem (OP is " ops "):\n"                                                                                         \
   "  MxNxK              the shape after OP, e.g. 4096x4096x4096 (or the three flags below)\n"                      \
   "  --m M --n N --k K  C is MxN, the reduction is K (" mnk_required ")\n"                                          \
   "  --dtype T          operand type: bf16 (default), fp16, fp8; scaled-gemm: fp8 or fp4\n"                          \
@@ -62,6 +64,11 @@ enum {
   "  --db FILE          tuning database (default $FLYSIM_DB, else ./flysim-tuning.db)\n"
 #define FSIM_CLI_GEMM_HELP                                                                                             \
   FSIM_CLI_GEMM_HELP_PROBLEM("required unless --schedule gives them")                                                 \
+  FSIM_CLI_GEMM_HELP_CONFIG FSIM_CLI_GEMM_HELP_SCHEDULE FSIM_CLI_GEMM_HELP_PART
+/* emit's and verify's: scaled-gemm kernels are not emitted yet (docs/emit.md) */
+#define FSIM_CLI_GEMM_HELP_EMITTED                                                                                     \
+  FSIM_CLI_GEMM_HELP_PROBLEM_OPS("gemm or grouped-gemm; scaled-gemm kernels are not emitted yet",                     \
+                                 "required unless --schedule gives them")                                              \
   FSIM_CLI_GEMM_HELP_CONFIG FSIM_CLI_GEMM_HELP_SCHEDULE FSIM_CLI_GEMM_HELP_PART
 
 typedef struct fsim_cli_gemm {
