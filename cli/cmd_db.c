@@ -62,10 +62,15 @@ static void entry_print(const fsim_db_entry *en) {
     snprintf(shape, sizeof shape, "%dx%lldx%lldx%lld", en->groups, en->m, en->n, en->k);
   else
     snprintf(shape, sizeof shape, "%lldx%lldx%lld", en->m, en->n, en->k);
-  char comp[32] = "-";
+  char comp[32] = "-", types[48];
   if (en->compiled_us > 0) snprintf(comp, sizeof comp, "%.3f", en->compiled_us);
-  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10.3f %11s %8.1f  %-8s %-14s %s\n", en->arch, en->op, shape,
-         strcmp(en->a_type, en->b_type) == 0 ? en->a_type : "mixed", en->layout, en->c_type, en->time_us, comp,
+  /* A's type, then B's where it differs: fp8xfp4 and fp4xfp8 are different rows */
+  if (strcmp(en->a_type, en->b_type) == 0)
+    snprintf(types, sizeof types, "%s", en->a_type);
+  else
+    snprintf(types, sizeof types, "%sx%s", en->a_type, en->b_type);
+  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10.3f %11s %8.1f  %-8s %-14s %s\n", en->arch, en->op, shape, types,
+         en->layout, en->c_type, en->time_us, comp,
          en->tflops, en->backend, en->version, en->config[0] ? en->config : "-");
 }
 

@@ -145,7 +145,7 @@ int fsim_cmd_micro(int argc, char **argv) {
     break;
   case 2: printf("latency %s: %.1f cycles (arch: %.0f)\n", level, m.value, m.expected); break;
   default:
-    printf("bandwidth %s: %.2f TB/s at %.3g GHz (arch: %.2f TB/s)%s\n", level, m.value, a.device.sustained_clock_ghz,
+    printf("bandwidth %s: %.2f TB/s at %.4g GHz (arch: %.2f TB/s)%s\n", level, m.value, a.device.sustained_clock_ghz,
            m.expected,
            m.whole_run ? "; the whole run's rate: the workgroup launches, not the level, set the time" : "");
     break;

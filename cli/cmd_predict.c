@@ -195,6 +195,14 @@ int fsim_cmd_predict(int argc, char **argv) {
   }
   int fallback = strcmp(p->backend, "fallback") == 0;
   double pct = p->peak_tflops > 0 ? 100.0 * p->tflops / p->peak_tflops : 0;
+  /* a schedule file's kernel can hold what no config says (per-operand swizzles, copy atoms,
+   * interleave hints): then the config printed alone names another kernel */
+  char gaps[600] = "";
+  const int from_file = !fallback && strcmp(p->source, "schedule") == 0;
+  if (from_file && fsim_gemm_config_gaps(&g.pr, &p->schedule, &g.a, gaps, sizeof gaps, &e) != FSIM_OK) {
+    free(p);
+    return fsim_cli_report(CMD, &e);
+  }
   if (json) {
     json_t *out = json_object();
     json_object_set_new(out, "produced_by", fsim_cli_provenance(&g.a));
@@ -213,6 +221,7 @@ int fsim_cmd_predict(int argc, char **argv) {
     json_object_set_new(out, "config_source", fsim_json_text(p->source));
     if (!fallback) /* the schedule's hints, which config does not hold (a schedule file's) */
       json_object_set_new(out, "interleave", fsim_json_text(p->schedule.interleave[0] ? p->schedule.interleave : "none"));
+    if (from_file) json_object_set_new(out, "config_omits", fsim_json_text(gaps));
     if (!fallback) json_object_set_new(out, "model", estimate_json(&p->est));
     if (p->simulated) {
       json_object_set_new(out, "wave_instructions", json_integer(p->sim.wave_instructions));
@@ -237,10 +246,7 @@ int fsim_cmd_predict(int argc, char **argv) {
   } else {
     printf("backend      flydsl, config from %s\n", source_text(p, db));
     printf("config       %s\n", p->config);
-    /* a schedule file's interleave hints are not config keys: the config alone is another kernel */
-    const char *hints = p->schedule.interleave;
-    if (strcmp(p->source, "schedule") == 0 && hints[0] && strcmp(hints, "none") != 0)
-      printf("             and the file's interleave hints '%s', which --config cannot give\n", hints);
+    if (gaps[0]) printf("             and from the file, which --config cannot give: %s\n", gaps);
     printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
            "timed at %.4g GHz; bound %s\n",
            p->time_us, p->tflops, pct, p->peak_tflops, p->peak_class, g.a.device.clock_ghz,

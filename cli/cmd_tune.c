@@ -205,7 +205,8 @@ static void outcome_print(const outcome *o, int top) {
   printf("space        %lld configs tried, %lld legal%s, all ranked by the model; %d simulated%s; %.3f s\n",
          (long long)r->tried, (long long)r->legal, full, simulated, o->warm ? " (warm launches)" : "", r->host_seconds);
   /* the compiled_us column only with --compiled */
-  printf("%5s %10s %10s %s %-8s %s\n", "rank", "model_us", "sim_us", o->compiled ? "compiled_us " : "", "bound",
+  /* the model's bound of each config; the best line gives the simulator's of the winner */
+  printf("%5s %10s %10s %s %-11s %s\n", "rank", "model_us", "sim_us", o->compiled ? "compiled_us " : "", "model_bound",
          "config");
   for (int i = 0; i < r->ncand; i++) {
     const fsim_tune_candidate *c = &r->cand[i];
@@ -218,7 +219,7 @@ static void outcome_print(const outcome *o, int top) {
       snprintf(comp, sizeof comp, "%11.3f ", r->compiled_us[i]);
     else if (o->compiled)
       snprintf(comp, sizeof comp, "%11s ", "-");
-    printf("%5d %10.3f %10s %s %-8s %s%s%s\n", i + 1, c->model_us, sim, comp, c->model_bound, c->config,
+    printf("%5d %10.3f %10s %s %-11s %s%s%s\n", i + 1, c->model_us, sim, comp, c->model_bound, c->config,
            c->agprs_full ? "  (fills the AGPRs)" : "", i == r->best ? "  <- best" : "");
   }
   for (int i = 0; i < r->ncand; i++)

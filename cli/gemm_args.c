@@ -3,6 +3,7 @@
 
 #include "cli/gemm_args.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,6 +69,8 @@ int fsim_cli_sampled_flag(const char *cmd, int c, int *sampled) {
 static int shape_arg(fsim_cli_gemm *g, const char *text) {
   long long v[3];
   const char *p = text;
+  if (!isdigit((unsigned char)text[0])) /* a word, not a shape with a typo ('extra' is not M = 'e') */
+    return fsim_cli_usage_error(g->cmd, "SHAPE '%s': expected MxNxK, e.g. 4096x4096x4096", text);
   for (int i = 0; i < 3; i++) {
     char part[32];
     size_t len = strcspn(p, "x");

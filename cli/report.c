@@ -83,7 +83,7 @@ static const char *pct(double x, char *buf, size_t n) {
 
 void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
   char a[16], b[16], c[16], d[16], e[16], g[16], h[16];
-  fprintf(f, "time         %.3f us = %lld cycles at %.3g GHz (%.3f us) + %.3g us launch%s%s\n", r->time_us,
+  fprintf(f, "time         %.3f us = %lld cycles at %.4g GHz (%.3f us) + %.3g us launch%s%s\n", r->time_us,
           (long long)r->cycles, r->clock_ghz, r->kernel_us, r->time_us - r->kernel_us,
           r->sampled ? "  [sampled: extrapolated]" : "", r->warm ? "  [warm: after an identical launch]" : "");
   fprintf(f, "occupancy    %d workgroups/CU, %d waves/SIMD (limited by %s); %lld workgroup%s\n", r->wgs_per_cu,

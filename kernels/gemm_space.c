@@ -12,6 +12,8 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,7 +109,19 @@ fsim_status fsim_gemm_config_parse(const char *text, fsim_gemm_config *c, fsim_e
       if (parse_dims(v, 3, d) == 0) {
         c->atom_m = d[0], c->atom_n = d[1], c->atom_k = d[2];
       } else {
-        if (fsim_mma_atom_find(v) == NULL) return bad_value(e, k, v, "MxNxK (16x16x32) or an atom name");
+        if (fsim_mma_atom_find(v) == NULL) {
+          /* an instruction whose atoms are named by their operand types (NAME.fp8, ...): list them */
+          int n, vlen = (int)strlen(v), used = 0;
+          const fsim_mma_atom *all = fsim_mma_atoms(&n);
+          char names[400] = "";
+          for (int i = 0; i < n; i++)
+            if (strncmp(all[i].name, v, (size_t)vlen) == 0 && all[i].name[vlen] == '.' && used < (int)sizeof names - 1)
+              used += snprintf(names + used, sizeof names - (size_t)used, "%s%s", used ? ", " : "", all[i].name);
+          if (used > 0)
+            return FSIM_ERR(e, FSIM_EINVAL, "--config %s=%s: the atoms of %s are named by their operand types: %s", k,
+                            v, v, names);
+          return bad_value(e, k, v, "MxNxK (16x16x32) or an atom name");
+        }
         snprintf(c->atom, sizeof c->atom, "%s", v);
       }
     } else if (strcmp(k, "path") == 0) {
@@ -164,7 +178,7 @@ int fsim_gemm_config_format(const fsim_schedule *s, char *buf, size_t n) {
   char swz[48] = "";
   int sb, sm, ss;
   if (a && b && strcmp(a->swizzle, b->swizzle) == 0 && strcmp(a->swizzle, "auto") != 0) {
-    if (sscanf(a->swizzle, "%d ,%d ,%d", &sb, &sm, &ss) == 3) /* a schedule file may space it */
+    if (sscanf(a->swizzle, "%d%*[ ,:]%d%*[ ,:]%d", &sb, &sm, &ss) == 3) /* a schedule file may space it, or write B:M:S */
       snprintf(swz, sizeof swz, ",swizzle=%d,%d,%d", sb, sm, ss);
     else
       snprintf(swz, sizeof swz, ",swizzle=%s", a->swizzle);
@@ -429,6 +443,69 @@ fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm
   return FSIM_OK;
 }
 
+static void swizzle_text(const fsim_swizzle *sw, char *buf, size_t n) {
+  if (sw->b == 0)
+    snprintf(buf, n, "none");
+  else
+    snprintf(buf, n, "%d,%d,%d", sw->b, sw->m, sw->s);
+}
+
+/* Appends "; " (after the first) and the formatted text to out. */
+static void gap_add(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void gap_add(char *out, size_t n, const char *fmt, ...) {
+  size_t l = strlen(out);
+  if (l + 3 >= n) return;
+  if (l) l += (size_t)snprintf(out + l, n - l, "; ");
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(out + l, n - l, fmt, ap);
+  va_end(ap);
+}
+
+fsim_status fsim_gemm_config_gaps(const fsim_gemm_problem *pr, const fsim_schedule *s, const fsim_arch *a, char *out,
+                                  size_t n, fsim_err *e) {
+  out[0] = '\0';
+  char text[512];
+  fsim_gemm_config c;
+  fsim_gemm_config_format(s, text, sizeof text);
+  fsim_schedule *s2 = malloc(sizeof *s2);
+  fsim_gemm_plan *p1 = malloc(sizeof *p1), *p2 = malloc(sizeof *p2);
+  fsim_status st = s2 && p1 && p2 ? FSIM_OK : FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  if (st == FSIM_OK) st = fsim_gemm_config_parse(text, &c, e);
+  if (st == FSIM_OK) st = fsim_gemm_schedule_from(pr, &c, a, s2, e);
+  if (st == FSIM_OK) st = fsim_gemm_plan_make(p1, s, a, e);
+  if (st == FSIM_OK) st = fsim_gemm_plan_make(p2, s2, a, e);
+  for (int o = 0; st == FSIM_OK && o < 2; o++) {
+    const fsim_gemm_operand *x = &p1->op[o], *y = &p2->op[o];
+    const char id = "AB"[o];
+    const struct {
+      const char *what;
+      const fsim_copy_atom *file, *config;
+    } atoms[] = {{"copy", x->gcopy, y->gcopy}, {"LDS write", x->lwrite, y->lwrite}, {"LDS read", x->lread, y->lread}};
+    for (size_t i = 0; i < sizeof atoms / sizeof atoms[0]; i++)
+      if (atoms[i].file != atoms[i].config)
+        gap_add(out, n, "%c's %s %s (the config's %s)", id, atoms[i].what, atoms[i].file ? atoms[i].file->name : "none",
+                atoms[i].config ? atoms[i].config->name : "none");
+    if (x->sw.b != y->sw.b || x->sw.m != y->sw.m || x->sw.s != y->sw.s) {
+      char f[24], g[24];
+      swizzle_text(&x->sw, f, sizeof f);
+      swizzle_text(&y->sw, g, sizeof g);
+      gap_add(out, n, "%c's swizzle %s (the config's %s)", id, f, g);
+    }
+    if (x->lds_major != y->lds_major)
+      gap_add(out, n, "%c's LDS order %s-major (the config's %s-major)", id, x->lds_major == FSIM_LDS_K_MAJOR ? "k" : "mn",
+              y->lds_major == FSIM_LDS_K_MAJOR ? "k" : "mn");
+    if (x->row_len != y->row_len)
+      gap_add(out, n, "%c's LDS rows of %d elements (the config's %d)", id, x->row_len, y->row_len);
+  }
+  if (st == FSIM_OK && strcmp(s->interleave, s2->interleave) != 0)
+    gap_add(out, n, "the interleave hints '%s'", s->interleave[0] ? s->interleave : "none");
+  free(s2);
+  free(p1);
+  free(p2);
+  return st;
+}
+
 /* ---- the space ------------------------------------------------------------------------------- */
 
 static int64_t next_pow2(int64_t v) {
@@ -524,6 +601,9 @@ static fsim_status enumerate(const fsim_gemm_problem *pr, const fsim_gemm_config
                         if (fixed->kind >= 0 ? kind != fixed->kind
                                              : (kind == FSIM_PIPE_PINGPONG && (wm * wn < 8 || st_ < 2)))
                           continue;
+                        /* a fixed ping-pong with the stages free: one stage is refused by every plan
+                         * ("needs two or more stages"), which would hide the reason the others fail */
+                        if (kind == FSIM_PIPE_PINGPONG && !fixed->stages && st_ < 2) continue;
                         fsim_gemm_config c = *fixed;
                         c.bm = bm, c.bn = bn, c.bk = bk, c.waves_m = wm, c.waves_n = wn, c.stages = st_;
                         c.split_k = sk, c.path = path, c.c_path = cp, c.kind = kind;
@@ -773,9 +853,18 @@ fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gem
   for (int k = 0; k < KEY_COUNT; k++) {
     if (!only_key(fixed, k, &one, text, sizeof text)) continue;
     if ((st = probe(pr, &one, a, &legal, tail, sizeof tail, e)) != FSIM_OK) return st;
-    if (legal == 0)
-      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has it%s",
-                      text, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, tail);
+    if (legal == 0) {
+      /* the example honours every key given (one built from this key alone could contradict
+       * the others: c=lds where c=direct was given), where a candidate with them all was built */
+      char all[1100];
+      if ((st = probe(pr, fixed, a, NULL, all, sizeof all, e)) != FSIM_OK) return st;
+      if (all[0]) snprintf(tail, sizeof tail, "%s", all);
+      if (strcmp(given, text) == 0)
+        return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has it%s",
+                        text, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, tail);
+      return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has %s%s",
+                      given, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, text, tail);
+    }
   }
   if ((st = probe(pr, fixed, a, NULL, tail, sizeof tail, e)) != FSIM_OK) return st;
   return FSIM_ERR(e, FSIM_EINVAL,

@@ -60,6 +60,14 @@ fsim_status fsim_gemm_problem_fits(const fsim_gemm_problem *pr, const fsim_arch 
 fsim_status fsim_gemm_problem_fits_as(const fsim_gemm_problem *pr, const fsim_arch *a, const char *label,
                                       fsim_err *e);
 
+/* What the kernel of schedule file s has that its config (fsim_gemm_config_format) does not
+ * say: where the plan the config builds differs from s's (per operand its copy atoms, LDS
+ * swizzle, order and padding; the interleave hints), as text such as "A's swizzle 2,4,4 (the
+ * config's 3,3,3)", "; "-separated, into out; empty when the config builds the same kernel.
+ * FSIM_OK, or an error when either plan cannot be built. */
+fsim_status fsim_gemm_config_gaps(const fsim_gemm_problem *pr, const fsim_schedule *s, const fsim_arch *a, char *out,
+                                  size_t n, fsim_err *e);
+
 /* The schedule of a problem under a complete config; fails if a key is still free. */
 fsim_status fsim_gemm_schedule_from(const fsim_gemm_problem *pr, const fsim_gemm_config *c, const fsim_arch *a,
                                     fsim_schedule *s, fsim_err *e);

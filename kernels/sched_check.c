@@ -178,8 +178,12 @@ int fsim_schedule_interleave_valid(const char *text, char *why, size_t n) {
     char *colon = strchr(t, ':');
     char *end = NULL;
     long cnt = colon ? strtol(colon + 1, &end, 10) : 0;
-    if (colon == NULL || end == colon + 1 || *end != '\0' || cnt < 1 || cnt > 1024) {
+    if (colon == NULL || end == colon + 1 || *end != '\0') {
       snprintf(why, n, "'%s': expected CLASS:COUNT (e.g. mfma:8)", t);
+      return 0;
+    }
+    if (cnt < 1 || cnt > 1024) {
+      snprintf(why, n, "'%s': the count is out of range [1, 1024]", t);
       return 0;
     }
     size_t len = (size_t)(colon - t);

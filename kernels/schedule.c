@@ -214,11 +214,12 @@ fsim_status fsim_schedule_swizzle(const fsim_sched_operand *o, fsim_swizzle *out
   memset(out, 0, sizeof *out);
   if (strcmp(o->swizzle, "none") == 0) return fsim_swizzle_make(out, 0, 0, 0, e);
   int b, m, s;
-  char tail;
-  if (sscanf(o->swizzle, "%d,%d,%d%c", &b, &m, &s, &tail) != 3 || b < 0 || b > 10 || m < 0 || m > 10 || s < -10 ||
-      s > 10)
-    return FSIM_ERR(e, FSIM_EINVAL, "[operand.%s] swizzle: '%s' is not 'none' or B,M,S with small integers", o->id,
-                    o->swizzle);
+  char sep1, sep2, tail;
+  /* B,M,S, or B:M:S as --config also takes it */
+  if (sscanf(o->swizzle, "%d%c%d%c%d%c", &b, &sep1, &m, &sep2, &s, &tail) != 5 || sep1 != sep2 ||
+      (sep1 != ',' && sep1 != ':') || b < 0 || b > 10 || m < 0 || m > 10 || s < -10 || s > 10)
+    return FSIM_ERR(e, FSIM_EINVAL, "[operand.%s] swizzle: '%s' is not 'none' or B,M,S (or B:M:S) with small integers",
+                    o->id, o->swizzle);
   fsim_status st = fsim_swizzle_make(out, b, m, s, e);
   if (st != FSIM_OK) fsim_err_prefix(e, "[operand.%s] swizzle", o->id);
   return st;

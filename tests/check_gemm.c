@@ -397,6 +397,11 @@ START_TEST(test_config_strings) {
       {"stages=0", "--config stages=0: expected an integer from 1 to 8"},
       {"splitk=x", "--config splitk=x: expected an integer from 1 to 256"},
       {"mfma=17x3", "--config mfma=17x3: expected MxNxK (16x16x32) or an atom name"},
+      /* an instruction whose atoms carry their operand types */
+      {"mfma=v_mfma_scale_f32_32x32x64_f8f6f4",
+       "--config mfma=v_mfma_scale_f32_32x32x64_f8f6f4: the atoms of v_mfma_scale_f32_32x32x64_f8f6f4 are named by "
+       "their operand types: v_mfma_scale_f32_32x32x64_f8f6f4.fp8, v_mfma_scale_f32_32x32x64_f8f6f4.fp6, "
+       "v_mfma_scale_f32_32x32x64_f8f6f4.fp4"},
       {"path=lds", "--config path=lds: expected direct or registers"},
       {"c=global", "--config c=global: expected lds or direct"},
       {"kind=dual", "--config kind=dual: expected plain or pingpong"},

@@ -349,6 +349,9 @@ START_TEST(test_format_errors) {
       {{{"stages = 2", "stages = 9"}}, FSIM_EINVAL, "t.sched:24: [pipeline] stages: 9 is out of range [1, 8]"},
       {{{"bm = 256", "bm = 25x"}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '25x' is not an integer"},
       {{{"bm = 256", "bm = "}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '' is not an integer"},
+      /* a whole number past 64 bits is out of range, as on the command line, not "not an integer" */
+      {{{"bm = 256", "bm = 99999999999999999999"}}, FSIM_EINVAL,
+       "t.sched:14: [tile] bm: 99999999999999999999 is out of range [1, 1024]"},
       {{{"bk = 64\n", "bk = 64\nbm = 128\n"}}, FSIM_EINVAL, "t.sched:17: [tile] bm: given twice (first on line 14)"},
       /* a section repeated (inih would merge it into the first), with keys of its own or not */
       {{{"[pipeline]\n", "[tile]\n[pipeline]\n"}}, FSIM_EINVAL, "t.sched:23: [tile]: section given twice (first on line 13)"},
@@ -533,7 +536,7 @@ START_TEST(test_legality_errors) {
       {{{"swizzle = auto", "swizzle = 3,2,3"}},
        "[operand.A] swizzle: S<3,2,3> splits the 8-element accesses of this operand (M must be >= 3)"},
       {{{"swizzle = auto", "swizzle = 3,x"}},
-       "[operand.A] swizzle: '3,x' is not 'none' or B,M,S with small integers"},
+       "[operand.A] swizzle: '3,x' is not 'none' or B,M,S (or B:M:S) with small integers"},
       /* an operand section the operator does not read */
       {{{"lds_read = ds_read_b128\n\n[operand.B]", "lds_read = ds_read_b128\n[operand.C]\nglobal_copy = x\n[operand.B]"}},
        "[operand.C] global_copy: gemm has no operand C (its operands: A and B)"},
@@ -579,6 +582,9 @@ START_TEST(test_legality_errors) {
        "[pipeline] interleave: 'mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1': more than 8 groups"},
       {{{"stages = 2\n", "stages = 2\ninterleave = mfma:x\n"}},
        "[pipeline] interleave: 'mfma:x': expected CLASS:COUNT (e.g. mfma:8)"},
+      /* the form is right, the count is not */
+      {{{"stages = 2\n", "stages = 2\ninterleave = mfma:9999\n"}},
+       "[pipeline] interleave: 'mfma:9999': the count is out of range [1, 1024]"},
       /* C stored straight from the accumulators: a lane's 4 consecutive rows are 8 bytes of bf16 */
       {{{"stages = 2\n", "stages = 2\n\n[epilogue]\nc_path = direct\n"}},
        "[epilogue] store: buffer_store_dwordx4 stores 16 bytes; a lane holds 4 consecutive bf16 values of C"},
@@ -629,7 +635,7 @@ START_TEST(test_legality_errors) {
       /* swizzle and store were checked for GEMMs only until an audit (2026-11-30) */
       {{{"store = buffer_store_dwordx4", "store = abc"}}, "[epilogue] store: 'abc' is not a store atom"},
       {{{"store = buffer_store_dwordx4", "store = ds_read_b128"}}, "[epilogue] store: 'ds_read_b128' is not a store atom"},
-      {{{"swizzle = 3,3,3", "swizzle = abc"}}, "[operand.K] swizzle: 'abc' is not 'none' or B,M,S with small integers"},
+      {{{"swizzle = 3,3,3", "swizzle = abc"}}, "[operand.K] swizzle: 'abc' is not 'none' or B,M,S (or B:M:S) with small integers"},
       {{{"swizzle = 3,3,3", "swizzle = 2,4,-10"}},
        "[operand.K] swizzle: S<2,4,-10> moves elements of the 8192-element LDS stage outside it"},
       {{{"swizzle = 3,3,3", "swizzle = auto"}}, "[operand.K] swizzle: 'auto' is for GEMM schedules; give 'none' or B,M,S"},

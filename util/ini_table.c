@@ -172,8 +172,12 @@ static int parse_value(void *obj, const fsim_ini_key *k, const char *text, char 
   case FSIM_KEY_INT:
   case FSIM_KEY_LLONG: {
     long long v = strtoll(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || errno == ERANGE) {
+    if (*text == '\0' || *end != '\0') {
       snprintf(why, wn, "'%s' is not an integer", text);
+      return -1;
+    }
+    if (errno == ERANGE) { /* an integer all the same: past 64 bits, so past any key's range */
+      snprintf(why, wn, "%s is out of range [%.0f, %.0f]", text, k->min, k->max);
       return -1;
     }
     if ((double)v < k->min || (double)v > k->max) {
