@@ -21,8 +21,9 @@ static void usage(FILE *f) {
           "Predicts the time of the FlyDSL kernel for one problem.  The schedule is the --schedule\n"
           "file, the --config (complete), the tuning database's winner, or else the best config\n"
           "a tuning run finds for what --config leaves free.  A problem FlyDSL does not take falls\n"
-          "back (as PyTorch does): the output says \"backend\": \"fallback\", why, and gives a\n"
-          "roofline estimate.\n"
+          "back (as PyTorch does): the output says \"backend\": \"fallback\" and why, and estimates it\n"
+          "by flysim's kernel for the nearest problem FlyDSL takes (K rounded up, layout TN for 8-bit\n"
+          "operands, ...), or by a roofline where there is none (docs/gemm.md).\n"
           "\n" FSIM_CLI_GEMM_HELP
           "prediction:\n"
           "  --mode sim         the cycle-level simulator (default)\n"
@@ -194,6 +195,7 @@ int fsim_cmd_predict(int argc, char **argv) {
     return fsim_cli_report(CMD, &e);
   }
   int fallback = strcmp(p->backend, "fallback") == 0;
+  const int roofline = strcmp(p->source, "roofline") == 0; /* else a kernel was timed (a fallback's: the nearest problem's) */
   double pct = p->peak_tflops > 0 ? 100.0 * p->tflops / p->peak_tflops : 0;
   /* a schedule file's kernel can hold what no config says (per-operand swizzles, copy atoms,
    * interleave hints): then the config printed alone names another kernel */
@@ -217,17 +219,24 @@ int fsim_cmd_predict(int argc, char **argv) {
     json_object_set_new(out, "percent_of_peak", json_real(pct));
     json_object_set_new(out, "peak_tflops", json_real(p->peak_tflops));
     json_object_set_new(out, "peak_class", json_string(p->peak_class));
-    json_object_set_new(out, "mode", fsim_json_text(fallback ? "roofline" : req.mode == FSIM_MODE_SIM ? "sim" : "model"));
+    json_object_set_new(out, "mode", fsim_json_text(roofline ? "roofline" : req.mode == FSIM_MODE_SIM ? "sim" : "model"));
     json_object_set_new(out, "config_source", fsim_json_text(p->source));
+    if (fallback && !roofline) { /* the nearest problem whose kernel stands in for the fallback's */
+      json_t *nj = json_object();
+      json_object_set_new(nj, "problem", fsim_cli_problem_json(&p->nearest));
+      json_object_set_new(nj, "differs", fsim_json_text(p->nearest_how));
+      json_object_set_new(nj, "config", fsim_json_text(p->config));
+      json_object_set_new(out, "nearest", nj);
+    }
     if (!fallback) /* the schedule's hints, which config does not hold (a schedule file's) */
       json_object_set_new(out, "interleave", fsim_json_text(p->schedule.interleave[0] ? p->schedule.interleave : "none"));
     if (from_file) json_object_set_new(out, "config_omits", fsim_json_text(gaps));
-    if (!fallback) json_object_set_new(out, "model", estimate_json(&p->est));
+    if (!roofline) json_object_set_new(out, "model", estimate_json(&p->est));
     if (p->simulated) {
       json_object_set_new(out, "wave_instructions", json_integer(p->sim.wave_instructions));
       json_object_set_new(out, "simulation", fsim_cli_sim_json(&p->sim));
     } else if (req.mode == FSIM_MODE_SIM) {
-      json_object_set_new(out, "wave_instructions", json_null()); /* a fallback: nothing simulated */
+      json_object_set_new(out, "wave_instructions", json_null()); /* a roofline: nothing simulated */
     }
     json_object_set_new(out, "host_seconds", json_real(p->host_seconds));
     free(p);
@@ -237,12 +246,23 @@ int fsim_cmd_predict(int argc, char **argv) {
   fsim_cli_problem_text(&g.pr, prob, sizeof prob);
   fsim_cli_print_provenance(stdout, &g.a);
   printf("problem      %s\n", prob);
-  if (fallback) {
+  if (fallback && roofline) {
     printf("backend      fallback: %s\n", p->fallback_reason);
     printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
            "timed at %.4g GHz (roofline of the fallback path); bound %s\n",
            p->time_us, p->tflops, pct, p->peak_tflops, p->peak_class, g.a.device.clock_ghz,
            p->clock_ghz, p->bound);
+  } else if (fallback) {
+    char near[160];
+    fsim_cli_problem_text(&p->nearest, near, sizeof near);
+    printf("backend      fallback: %s\n", p->fallback_reason);
+    printf("estimate     flysim's kernel for the nearest problem the FlyDSL path takes (%s): %s, config %s; the "
+           "fallback library's own kernel is not modelled\n",
+           p->nearest_how, near, p->config);
+    printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
+           "timed at %.4g GHz (that kernel's %s time); bound %s\n",
+           p->time_us, p->tflops, pct, p->peak_tflops, p->peak_class, g.a.device.clock_ghz, p->clock_ghz,
+           p->simulated ? "simulated" : "model", p->bound);
   } else {
     printf("backend      flydsl, config from %s\n", source_text(p, db));
     printf("config       %s\n", p->config);

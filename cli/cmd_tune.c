@@ -73,6 +73,9 @@ typedef struct outcome {
   char why[200];
   double fallback_us;
   const char *fallback_bound;
+  int has_near;          /* a fallback estimated by tuning the nearest problem the FlyDSL path takes */
+  fsim_gemm_problem near;
+  char near_how[160], near_config[200];
   fsim_tune_result r;
   double peak;
   int compiled;          /* --compiled was given */
@@ -105,6 +108,21 @@ static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, con
   o->peak = ci >= 0 ? d.peak_tflops[ci] : 0;
   if (!fsim_gemm_supported(pr, a, o->why, sizeof o->why)) {
     o->fallback = 1;
+    if (fsim_gemm_nearest_supported(pr, a, &o->near, o->near_how, sizeof o->near_how)) {
+      /* as predict estimates it: flysim's best kernel for the nearest problem the FlyDSL path
+       * takes (--config and --compiled were for the problem asked) */
+      fsim_gemm_config none;
+      fsim_gemm_config_free_all(&none);
+      fsim_tune_opts to = {.fixed = &none, .refine = ta->refine, .sampled = ta->sampled, .warm = ta->warm};
+      fsim_status st = fsim_tune_gemm(a, &o->near, &to, &o->r, e);
+      if (st != FSIM_OK) return st;
+      const fsim_tune_candidate *b = &o->r.cand[o->r.best];
+      o->has_near = 1;
+      o->fallback_us = b->sim_us > 0 ? b->sim_us : b->model_us;
+      o->fallback_bound = b->sim_us > 0 ? fsim_tune_bound(&o->r.sim, &o->r.estimate) : o->r.estimate.bound;
+      snprintf(o->near_config, sizeof o->near_config, "%s", b->config);
+      return FSIM_OK;
+    }
     o->fallback_us = fsim_model_roofline_us(a, fsim_gemm_problem_flops(pr), fsim_gemm_problem_bytes(pr), cls,
                                             &o->fallback_bound);
     return FSIM_OK;
@@ -136,13 +154,21 @@ static json_t *best_json(const fsim_arch *a, const outcome *o) {
   json_object_set_new(b, "peak_tflops", json_real(o->peak));
   /* predict's keys for the winner: it was simulated (mode sim) unless the tune was the
    * model's alone or the problem fell back */
-  int simulated = !o->fallback && o->r.cand[o->r.best].sim_us > 0;
-  json_object_set_new(b, "mode", fsim_json_text(o->fallback ? "roofline" : simulated ? "sim" : "model"));
-  json_object_set_new(b, "config_source", fsim_json_text(o->fallback ? "roofline" : "tuned"));
+  const int roofline = o->fallback && !o->has_near, timed = !roofline; /* a kernel was ranked (a fallback's: the nearest problem's) */
+  int simulated = timed && o->r.cand[o->r.best].sim_us > 0;
+  json_object_set_new(b, "mode", fsim_json_text(roofline ? "roofline" : simulated ? "sim" : "model"));
+  json_object_set_new(b, "config_source", fsim_json_text(roofline ? "roofline" : o->fallback ? "nearest" : "tuned"));
+  if (o->has_near) {
+    json_t *nj = json_object();
+    json_object_set_new(nj, "problem", fsim_cli_problem_json(&o->near));
+    json_object_set_new(nj, "differs", fsim_json_text(o->near_how));
+    json_object_set_new(nj, "config", fsim_json_text(o->near_config));
+    json_object_set_new(b, "nearest", nj);
+  }
   json_object_set_new(b, "wave_instructions", simulated ? json_integer(o->r.sim.wave_instructions) : json_null());
   json_object_set_new(b, "model_us", o->fallback ? json_null() : json_real(o->r.cand[o->r.best].model_us));
   if (o->compiled) json_object_set_new(b, "compiled_us", compiled_us(o) > 0 ? json_real(compiled_us(o)) : json_null());
-  json_object_set_new(b, "host_seconds", json_real(o->fallback ? 0 : o->r.host_seconds));
+  json_object_set_new(b, "host_seconds", json_real(timed ? o->r.host_seconds : 0));
   return b;
 }
 
@@ -193,7 +219,15 @@ static void outcome_print(const outcome *o, int top) {
   printf("problem      %s\n", prob);
   if (o->fallback) {
     printf("backend      fallback: %s\n", o->why);
-    printf("roofline     %.3f us (bound %s)\n", o->fallback_us, o->fallback_bound);
+    if (o->has_near) {
+      char near[160];
+      fsim_cli_problem_text(&o->near, near, sizeof near);
+      printf("estimate     %.3f us (bound %s): flysim's best kernel for the nearest problem the FlyDSL path takes "
+             "(%s): %s, config %s; the fallback library's own kernel is not modelled\n",
+             o->fallback_us, o->fallback_bound, o->near_how, near, o->near_config);
+    } else {
+      printf("roofline     %.3f us (bound %s)\n", o->fallback_us, o->fallback_bound);
+    }
     return;
   }
   const fsim_tune_result *r = &o->r;

@@ -336,6 +336,50 @@ int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *w
   return 1;
 }
 
+static int has_atom(const fsim_arch *a, fsim_dtype x, fsim_dtype y) {
+  int na;
+  const fsim_mma_atom *atoms = fsim_mma_atoms(&na);
+  for (int i = 0; i < na; i++)
+    if ((atoms[i].isas & fsim_isa_bit(a)) && atoms[i].a_type == x && atoms[i].b_type == y) return 1;
+  return 0;
+}
+
+int fsim_gemm_nearest_supported(const fsim_gemm_problem *pr, const fsim_arch *a, fsim_gemm_problem *out, char *how,
+                                size_t n) {
+  char why[300];
+  *out = *pr;
+  how[0] = '\0';
+  if (pr->op == FSIM_KOP_SCALED_GEMM && a->device.isa != FSIM_ISA_CDNA4) return 0;
+  /* C^T = B^T A^T: A' = B^T (K-contiguous where B is), B' = A^T; TN and NT keep their letters,
+   * NN and TT trade them */
+  if (!has_atom(a, pr->a, pr->b) && has_atom(a, pr->b, pr->a)) {
+    static const fsim_gemm_layout swapped[] = {[FSIM_LAYOUT_TN] = FSIM_LAYOUT_TN, [FSIM_LAYOUT_NN] = FSIM_LAYOUT_TT,
+                                               [FSIM_LAYOUT_NT] = FSIM_LAYOUT_NT, [FSIM_LAYOUT_TT] = FSIM_LAYOUT_NN};
+    out->m = pr->n, out->n = pr->m, out->a = pr->b, out->b = pr->a, out->layout = swapped[pr->layout];
+    snprintf(how, n, "C^T = B^T A^T: %lldx%lldx%lld %s x %s", out->m, out->n, out->k, fsim_dtype_name(out->a),
+             fsim_dtype_name(out->b));
+  }
+  /* operands narrower than 16 bits K-contiguous (the family has no transposing 8-bit read) */
+  int ak = k_contig(out, 0) || fsim_dtype_bits(out->a) < 16, bk = k_contig(out, 1) || fsim_dtype_bits(out->b) < 16;
+  fsim_gemm_layout lay = ak ? (bk ? FSIM_LAYOUT_TN : FSIM_LAYOUT_TT) : (bk ? FSIM_LAYOUT_NN : FSIM_LAYOUT_NT);
+  if (lay != out->layout) {
+    out->layout = lay;
+    size_t l = strlen(how);
+    snprintf(how + l, n - l, "%slayout %s", l ? ", " : "", fsim_layout_name(lay));
+  }
+  /* K: whole 4-byte copies along each K-contiguous row, whole 128-value scale groups */
+  fsim_gemm_problem t = *out;
+  while (operand_k_row_bits(&t, 0) % 32 || operand_k_row_bits(&t, 1) % 32 ||
+         (t.op == FSIM_KOP_SCALED_GEMM && t.k % 128))
+    t.k++;
+  if (t.k != out->k) {
+    out->k = t.k;
+    size_t l = strlen(how);
+    snprintf(how + l, n - l, "%sK %lld", l ? ", " : "", t.k);
+  }
+  return how[0] && fsim_gemm_supported(out, a, why, sizeof why);
+}
+
 /* ---- schedules from configs ------------------------------------------------------------------ */
 
 static int k_contig(const fsim_gemm_problem *pr, int o) {

@@ -40,6 +40,14 @@ int fsim_gemm_config_complete(const fsim_gemm_config *c);
 
 /* Whether FlyDSL's path takes the problem; if not, *why says why (PyTorch falls back). */
 int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *why, size_t n);
+/* For a problem the FlyDSL path does not take, the nearest one it does, whose kernel stands in
+ * for the fallback path's in an estimate (docs/gemm.md, What falls back): K rounded up to the
+ * 4-byte copies (and to 128 for a scaled GEMM), 8-bit operands read K-contiguous (layout TN),
+ * and A's and B's types swapped by computing C^T = B^T A^T where only that order has an MMA
+ * atom.  Returns 1 with *out and `how` (e.g. "K 4098") set, or 0 when there is none (a scaled
+ * GEMM on a part without scaled MFMA). */
+int fsim_gemm_nearest_supported(const fsim_gemm_problem *pr, const fsim_arch *a, fsim_gemm_problem *out, char *how,
+                                size_t n);
 /* The problem's FLOPs (2 M N K, times the groups of a grouped GEMM) and the bytes of its A, B
  * and C (and a scaled GEMM's E8M0 scales). */
 double fsim_gemm_problem_flops(const fsim_gemm_problem *pr);

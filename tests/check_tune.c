@@ -1261,6 +1261,69 @@ START_TEST(test_cli_predict) {
 }
 END_TEST
 
+/* A fallback is estimated by flysim's kernel for the nearest problem the FlyDSL path takes:
+ * the same time, to the last digit, as predicting that problem (K rounded up to whole 4-byte
+ * copies or 128-value scale groups, 8-bit operands K-contiguous, C^T = B^T A^T for types only
+ * that order has an atom for); a part without the instructions at all keeps the roofline. */
+static json_t *predict_json(const char *args) {
+  char buf[600];
+  snprintf(buf, sizeof buf, "predict %s --arch mi355x --db /nonexistent --json", args);
+  tu_run r = tu_flysim(buf);
+  ck_assert_msg(r.status == 0, "%s: %s", buf, r.err);
+  json_t *j = tu_json(&r);
+  tu_run_free(&r);
+  return j;
+}
+
+START_TEST(test_fallback_nearest) {
+  static const struct {
+    const char *asked, *nearest, *differs;
+  } cases[] = {
+      {"gemm 1024x512x1023", "gemm 1024x512x1024", "K 1024"},
+      {"gemm 512x512x999 --dtype fp16", "gemm 512x512x1000 --dtype fp16", "K 1000"},
+      {"gemm 512x768x1024 --dtype fp8 --layout NN", "gemm 512x768x1024 --dtype fp8", "layout TN"},
+      {"scaled-gemm 256x512x200 --dtype fp8", "scaled-gemm 256x512x256 --dtype fp8", "K 256"},
+      {"scaled-gemm 1024x2048x512 --dtype fp4 --b-dtype fp8", "scaled-gemm 2048x1024x512 --dtype fp8 --b-dtype fp4",
+       "C^T = B^T A^T: 2048x1024x512 fp8 x fp4"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    json_t *fj = predict_json(cases[i].asked), *nj = predict_json(cases[i].nearest);
+    ck_assert_str_eq(json_string_value(json_object_get(fj, "backend")), "fallback");
+    ck_assert_str_eq(json_string_value(json_object_get(fj, "config_source")), "nearest");
+    ck_assert_str_eq(json_string_value(json_object_get(fj, "mode")), "sim");
+    ck_assert(json_is_null(json_object_get(fj, "config")));
+    json_t *near = json_object_get(fj, "nearest");
+    ck_assert_str_eq(json_string_value(json_object_get(near, "differs")), cases[i].differs);
+    ck_assert_str_eq(json_string_value(json_object_get(near, "config")), json_string_value(json_object_get(nj, "config")));
+    ck_assert_msg(json_real_value(json_object_get(fj, "time_us")) == json_real_value(json_object_get(nj, "time_us")),
+                  "%s: %.17g against %.17g", cases[i].asked, json_real_value(json_object_get(fj, "time_us")),
+                  json_real_value(json_object_get(nj, "time_us")));
+    ck_assert(json_equal(json_object_get(near, "problem"), json_object_get(nj, "problem")));
+    json_decref(fj);
+    json_decref(nj);
+  }
+  /* no scaled MFMA on gfx942: nothing near, the roofline as before */
+  tu_run r = tu_flysim("predict scaled-gemm 256x256x256 --dtype fp8 --arch mi300x --db /nonexistent --json");
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  ck_assert_str_eq(json_string_value(json_object_get(j, "config_source")), "roofline");
+  ck_assert_str_eq(json_string_value(json_object_get(j, "mode")), "roofline");
+  ck_assert_ptr_null(json_object_get(j, "nearest"));
+  json_decref(j);
+  tu_run_free(&r);
+  /* tune estimates it the same way, and stores it as the fallback's winner */
+  r = tu_flysim("tune gemm 1024x512x1023 --arch mi355x --no-db --json");
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  json_t *best = json_object_get(j, "best"), *nj = predict_json("gemm 1024x512x1024");
+  ck_assert_str_eq(json_string_value(json_object_get(best, "config_source")), "nearest");
+  ck_assert(json_real_value(json_object_get(best, "time_us")) == json_real_value(json_object_get(nj, "time_us")));
+  json_decref(nj);
+  json_decref(j);
+  tu_run_free(&r);
+}
+END_TEST
+
 /* A command line and the one line it must print on stderr with exit status 2. */
 typedef struct cli_error {
   const char *args, *msg;
@@ -1301,7 +1364,7 @@ START_TEST(test_cli_op_from_schedule) {
   ck_assert_msg(fb.status == 0, "%s: %s", args, fb.err);
   json_t *fj = tu_json(&fb);
   ck_assert_str_eq(json_string_value(json_object_get(fj, "backend")), "fallback");
-  ck_assert_str_eq(json_string_value(json_object_get(fj, "config_source")), "roofline");
+  ck_assert_str_eq(json_string_value(json_object_get(fj, "config_source")), "nearest"); /* K 1024 */
   json_decref(fj);
   tu_run_free(&fb);
   /* the file's interleave hints, which the config string does not carry, are reported */
@@ -2475,6 +2538,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_file_out_write_error);
   tcase_add_test(tc, test_model_copy_lead_latency);
   tcase_add_test(tc, test_cli_op_from_schedule);
+  tcase_add_test(tc, test_fallback_nearest);
   tcase_add_test(tc, test_cli_tune_db);
   tcase_add_test(tc, test_cli_config_errors);
   tcase_add_test(tc, test_cli_db_safety);

@@ -175,9 +175,31 @@ fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, f
     fsim_gemm_config c;
     fsim_gemm_config_free_all(&c);
     if (req->config != NULL && (st = fsim_gemm_config_parse(req->config, &c, e)) != FSIM_OK) return st;
+    char reason[sizeof out->fallback_reason];
+    memcpy(reason, out->fallback_reason, sizeof reason);
+    fsim_gemm_problem near;
+    char how[sizeof out->nearest_how];
+    if (fsim_gemm_nearest_supported(pr, a, &near, how, sizeof how)) {
+      /* flysim does not model the fallback library's kernels: the kernel flysim would choose for
+       * the nearest problem the FlyDSL path takes stands in for them (no --config or schedule:
+       * they were for the problem asked; a stored winner of that problem is used) */
+      fsim_predict_req nreq = *req;
+      nreq.pr = near;
+      nreq.schedule = NULL;
+      nreq.config = NULL;
+      nreq.timeline = NULL;
+      if ((st = fsim_predict_gemm(a, &nreq, out, e)) != FSIM_OK) return st;
+      out->nearest = near;
+      snprintf(out->nearest_how, sizeof out->nearest_how, "%s", how);
+      out->source = "nearest";
+    } else {
+      out->source = "roofline";
+      out->time_us = fsim_model_roofline_us(a, flops, fsim_gemm_problem_bytes(pr), cls, &out->bound);
+    }
     out->backend = "fallback";
-    out->source = "roofline";
-    out->time_us = fsim_model_roofline_us(a, flops, fsim_gemm_problem_bytes(pr), cls, &out->bound);
+    memcpy(out->fallback_reason, reason, sizeof reason);
+    out->peak_class = cls;
+    out->peak_tflops = ci >= 0 ? d.peak_tflops[ci] : 0;
   } else {
     out->backend = "flydsl";
     if (req->warm && req->sampled == 1 && req->mode == FSIM_MODE_SIM) {

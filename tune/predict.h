@@ -2,8 +2,9 @@
  * (a schedule file, a complete --config, the tuning database's winner, or a tuning run over
  * what the config leaves free), then time it with the cycle-level simulator or the analytical
  * model.  A problem FlyDSL's path does not take (a scaled GEMM with K not a multiple of 128)
- * is not an error: as in PyTorch it falls back, and the prediction is a roofline estimate of
- * the fallback path with the reason. */
+ * is not an error: as in PyTorch it falls back, and the prediction, with the reason, estimates
+ * the fallback path by flysim's kernel for the nearest problem the path takes
+ * (fsim_gemm_nearest_supported), or by a roofline where there is none. */
 #ifndef FSIM_PREDICT_H
 #define FSIM_PREDICT_H
 
@@ -26,7 +27,10 @@ typedef struct fsim_predict_req {
 typedef struct fsim_prediction {
   const char *backend;           /* "flydsl" or "fallback" */
   char fallback_reason[200];
-  const char *source;            /* where the config came from: schedule, config, database, tuned */
+  const char *source;            /* where the config came from: schedule, config, database, tuned;
+                                    a fallback: nearest (estimated by the nearest problem's kernel) or roofline */
+  fsim_gemm_problem nearest;     /* source "nearest": that problem; schedule and config are its kernel's */
+  char nearest_how[160];         /* and how it differs ("K 4098") */
   char source_note[400];         /* tuned: why ("nothing stored for this problem", ...) */
   fsim_schedule schedule;        /* flydsl: the schedule that was timed */
   char config[200];
