@@ -246,8 +246,13 @@ int fsim_cmd_predict(int argc, char **argv) {
   fsim_cli_problem_text(&g.pr, prob, sizeof prob);
   fsim_cli_print_provenance(stdout, &g.a);
   printf("problem      %s\n", prob);
-  if (fallback && roofline) {
+  if (fallback) {
     printf("backend      fallback: %s\n", p->fallback_reason);
+    if (g.schedule_path || g.config)
+      printf("             (%s describes a FlyDSL kernel of the problem asked, which has none: not applied)\n",
+             g.schedule_path ? "--schedule" : "--config");
+  }
+  if (fallback && roofline) {
     printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
            "timed at %.4g GHz (roofline of the fallback path); bound %s\n",
            p->time_us, p->tflops, pct, p->peak_tflops, p->peak_class, g.a.device.clock_ghz,
@@ -255,7 +260,6 @@ int fsim_cmd_predict(int argc, char **argv) {
   } else if (fallback) {
     char near[160];
     fsim_cli_problem_text(&p->nearest, near, sizeof near);
-    printf("backend      fallback: %s\n", p->fallback_reason);
     printf("estimate     flysim's kernel for the nearest problem the FlyDSL path takes (%s): %s, config %s; the "
            "fallback library's own kernel is not modelled\n",
            p->nearest_how, near, p->config);
