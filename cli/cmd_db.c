@@ -56,7 +56,9 @@ static json_t *entry_json(const fsim_db_entry *en) {
   return o;
 }
 
-static void entry_print(const fsim_db_entry *en) {
+/* aw: the arch column's width (a what-if part's key, mi355x[device.sustained_clock_ghz=1.2], is
+ * longer than the 10 a part name needs) */
+static void entry_print(const fsim_db_entry *en, int aw) {
   char shape[80];
   if (en->groups > 1)
     snprintf(shape, sizeof shape, "%dx%lldx%lldx%lld", en->groups, en->m, en->n, en->k);
@@ -69,7 +71,7 @@ static void entry_print(const fsim_db_entry *en) {
     snprintf(types, sizeof types, "%s", en->a_type);
   else
     snprintf(types, sizeof types, "%sx%s", en->a_type, en->b_type);
-  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10.3f %11s %8.1f  %-8s %-14s %s\n", en->arch, en->op, shape, types,
+  printf("%-*s %-12s %-20s %-9s %-3s %-5s %10.3f %11s %8.1f  %-8s %-14s %s\n", aw, en->arch, en->op, shape, types,
          en->layout, en->c_type, en->time_us, comp,
          en->tflops, en->backend, en->version, en->config[0] ? en->config : "-");
 }
@@ -84,8 +86,8 @@ static void print_source(const char *path, const fsim_arch *a) {
            a->device.gfx, a->file, a->overrides[0] ? a->overrides : "none");
 }
 
-static void header(void) {
-  printf("%-10s %-12s %-20s %-9s %-3s %-5s %10s %11s %8s  %-8s %-14s %s\n", "arch", "op", "shape", "dtype", "lay", "c",
+static void header(int aw) {
+  printf("%-*s %-12s %-20s %-9s %-3s %-5s %10s %11s %8s  %-8s %-14s %s\n", aw, "arch", "op", "shape", "dtype", "lay", "c",
          "time_us", "compiled_us", "TFLOP/s", "backend", "version", "config");
 }
 
@@ -189,8 +191,9 @@ int fsim_cmd_db(int argc, char **argv) {
       return fsim_cli_print_json(o);
     }
     print_source(path, &g.a);
-    header();
-    entry_print(&got);
+    int aw = (int)strlen(got.arch) > 10 ? (int)strlen(got.arch) : 10;
+    header(aw);
+    entry_print(&got, aw);
     return FSIM_EXIT_OK;
   }
   if (optind < argc) return fsim_cli_usage_error(CMD, "%s: unexpected argument '%s'", verb, argv[optind]);
@@ -217,16 +220,18 @@ int fsim_cmd_db(int argc, char **argv) {
   fsim_db_close(db);
   if (st != FSIM_OK) return fsim_cli_report(CMD, &e);
   json_t *arr = json_array();
-  int shown = 0;
+  int shown = 0, aw = 10;
+  for (int i = 0; i < n; i++)
+    if ((!part || arch_matches(all[i].arch, part)) && (int)strlen(all[i].arch) > aw) aw = (int)strlen(all[i].arch);
   if (!json && strcmp(verb, "list") == 0) {
     print_source(path, g.arch ? &g.a : NULL);
-    header();
+    header(aw);
   }
   for (int i = 0; i < n; i++) {
     if (part && !arch_matches(all[i].arch, part)) continue;
     shown++;
     if (json || strcmp(verb, "export") == 0) json_array_append_new(arr, entry_json(&all[i]));
-    else entry_print(&all[i]);
+    else entry_print(&all[i], aw);
   }
   free(all);
   if (strcmp(verb, "list") == 0) {
