@@ -176,13 +176,14 @@ int fsim_gemm_config_format(const fsim_schedule *s, char *buf, size_t n) {
   /* a swizzle both operands share and the plan did not choose goes last (the stored winner
    * and predict must build the same kernel); one per operand cannot be said in a config */
   char swz[48] = "";
-  int sb, sm, ss;
-  if (a && b && strcmp(a->swizzle, b->swizzle) == 0 && strcmp(a->swizzle, "auto") != 0) {
-    if (sscanf(a->swizzle, "%d%*[ ,:]%d%*[ ,:]%d", &sb, &sm, &ss) == 3) /* a schedule file may space it, or write B:M:S */
-      snprintf(swz, sizeof swz, ",swizzle=%d,%d,%d", sb, sm, ss);
-    else
-      snprintf(swz, sizeof swz, ",swizzle=%s", a->swizzle);
-  }
+  int sa[3], sb[3];
+  /* a schedule file may space B,M,S or write B:M:S: the same swizzle either way */
+  int na = a ? sscanf(a->swizzle, "%d%*[ ,:]%d%*[ ,:]%d", &sa[0], &sa[1], &sa[2]) : 0;
+  int nb = b ? sscanf(b->swizzle, "%d%*[ ,:]%d%*[ ,:]%d", &sb[0], &sb[1], &sb[2]) : 0;
+  if (na == 3 && nb == 3 && memcmp(sa, sb, sizeof sa) == 0)
+    snprintf(swz, sizeof swz, ",swizzle=%d,%d,%d", sa[0], sa[1], sa[2]);
+  else if (a && b && strcmp(a->swizzle, b->swizzle) == 0 && strcmp(a->swizzle, "auto") != 0)
+    snprintf(swz, sizeof swz, ",swizzle=%s", a->swizzle); /* none */
   /* tile=BMxBNxBK,waves=WMxWN,stages=S,mfma=MxNxK,splitk=P,path=..,c=..,remap=R,groupm=G,kind=..[,swizzle=..] */
   const struct {
     const char *text;
@@ -352,12 +353,12 @@ int fsim_gemm_nearest_supported(const fsim_gemm_problem *pr, const fsim_arch *a,
   if (pr->op == FSIM_KOP_SCALED_GEMM && a->device.isa != FSIM_ISA_CDNA4) return 0;
   /* C^T = B^T A^T: A' = B^T (K-contiguous where B is), B' = A^T; TN and NT keep their letters,
    * NN and TT trade them */
-  if (!has_atom(a, pr->a, pr->b) && has_atom(a, pr->b, pr->a)) {
+  const int swap = !has_atom(a, pr->a, pr->b) && has_atom(a, pr->b, pr->a);
+  if (swap) {
     static const fsim_gemm_layout swapped[] = {[FSIM_LAYOUT_TN] = FSIM_LAYOUT_TN, [FSIM_LAYOUT_NN] = FSIM_LAYOUT_TT,
                                                [FSIM_LAYOUT_NT] = FSIM_LAYOUT_NT, [FSIM_LAYOUT_TT] = FSIM_LAYOUT_NN};
     out->m = pr->n, out->n = pr->m, out->a = pr->b, out->b = pr->a, out->layout = swapped[pr->layout];
-    snprintf(how, n, "C^T = B^T A^T: %lldx%lldx%lld %s x %s", out->m, out->n, out->k, fsim_dtype_name(out->a),
-             fsim_dtype_name(out->b));
+    snprintf(how, n, "C^T = B^T A^T, %s x %s", fsim_dtype_name(out->a), fsim_dtype_name(out->b));
   }
   /* operands narrower than 16 bits K-contiguous (the family has no transposing 8-bit read) */
   int ak = k_contig(out, 0) || fsim_dtype_bits(out->a) < 16, bk = k_contig(out, 1) || fsim_dtype_bits(out->b) < 16;
@@ -377,7 +378,10 @@ int fsim_gemm_nearest_supported(const fsim_gemm_problem *pr, const fsim_arch *a,
     size_t l = strlen(how);
     snprintf(how + l, n - l, "%sK %lld", l ? ", " : "", t.k);
   }
-  return how[0] && fsim_gemm_supported(out, a, why, sizeof why);
+  /* and it must be a problem flysim takes: rounding K up can pass the part's memory */
+  fsim_err no;
+  return how[0] && fsim_gemm_supported(out, a, why, sizeof why) && fsim_gemm_problem_check(out, &no) == FSIM_OK &&
+         fsim_gemm_problem_fits(out, a, &no) == FSIM_OK;
 }
 
 /* ---- schedules from configs ------------------------------------------------------------------ */
@@ -514,40 +518,57 @@ fsim_status fsim_gemm_config_gaps(const fsim_gemm_problem *pr, const fsim_schedu
   fsim_gemm_config_format(s, text, sizeof text);
   fsim_schedule *s2 = malloc(sizeof *s2);
   fsim_gemm_plan *p1 = malloc(sizeof *p1), *p2 = malloc(sizeof *p2);
-  fsim_status st = s2 && p1 && p2 ? FSIM_OK : FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-  if (st == FSIM_OK) st = fsim_gemm_config_parse(text, &c, e);
-  if (st == FSIM_OK) st = fsim_gemm_schedule_from(pr, &c, a, s2, e);
-  if (st == FSIM_OK) st = fsim_gemm_plan_make(p1, s, a, e);
-  if (st == FSIM_OK) st = fsim_gemm_plan_make(p2, s2, a, e);
-  for (int o = 0; st == FSIM_OK && o < 2; o++) {
-    const fsim_gemm_operand *x = &p1->op[o], *y = &p2->op[o];
-    const char id = "AB"[o];
-    const struct {
-      const char *what;
-      const fsim_copy_atom *file, *config;
-    } atoms[] = {{"copy", x->gcopy, y->gcopy}, {"LDS write", x->lwrite, y->lwrite}, {"LDS read", x->lread, y->lread}};
-    for (size_t i = 0; i < sizeof atoms / sizeof atoms[0]; i++)
-      if (atoms[i].file != atoms[i].config)
-        gap_add(out, n, "%c's %s %s (the config's %s)", id, atoms[i].what, atoms[i].file ? atoms[i].file->name : "none",
-                atoms[i].config ? atoms[i].config->name : "none");
-    if (x->sw.b != y->sw.b || x->sw.m != y->sw.m || x->sw.s != y->sw.s) {
-      char f[24], g[24];
-      swizzle_text(&x->sw, f, sizeof f);
-      swizzle_text(&y->sw, g, sizeof g);
-      gap_add(out, n, "%c's swizzle %s (the config's %s)", id, f, g);
-    }
-    if (x->lds_major != y->lds_major)
-      gap_add(out, n, "%c's LDS order %s-major (the config's %s-major)", id, x->lds_major == FSIM_LDS_K_MAJOR ? "k" : "mn",
-              y->lds_major == FSIM_LDS_K_MAJOR ? "k" : "mn");
-    if (x->row_len != y->row_len)
-      gap_add(out, n, "%c's LDS rows of %d elements (the config's %d)", id, x->row_len, y->row_len);
+  if (s2 == NULL || p1 == NULL || p2 == NULL) {
+    free(s2);
+    free(p1);
+    free(p2);
+    return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   }
-  if (st == FSIM_OK && strcmp(s->interleave, s2->interleave) != 0)
-    gap_add(out, n, "the interleave hints '%s'", s->interleave[0] ? s->interleave : "none");
+  /* the file's kernel was built already; the config's may not be legal at all (it picks its
+   * own copies, which a swizzle of the file's may split): that is a gap, not an error */
+  fsim_err why;
+  fsim_err_clear(&why);
+  fsim_status st = fsim_gemm_plan_make(p1, s, a, &why);
+  if (st != FSIM_OK) {
+    gap_add(out, n, "the file's kernel builds no plan here: %s", why.msg);
+  } else if (fsim_gemm_config_parse(text, &c, &why) != FSIM_OK || fsim_gemm_schedule_from(pr, &c, a, s2, &why) != FSIM_OK ||
+             fsim_gemm_plan_make(p2, s2, a, &why) != FSIM_OK) {
+    gap_add(out, n, "the config alone builds no legal kernel (%s)", why.msg);
+  } else {
+    if (strcmp(s->atom, s2->atom) != 0) gap_add(out, n, "the MMA atom %s (the config's %s)", s->atom, s2->atom);
+    for (int o = 0; o < 2; o++) {
+      const fsim_gemm_operand *x = &p1->op[o], *y = &p2->op[o];
+      const char id = "AB"[o];
+      const struct {
+        const char *what;
+        const fsim_copy_atom *file, *config;
+      } atoms[] = {{"copy", x->gcopy, y->gcopy}, {"LDS write", x->lwrite, y->lwrite}, {"LDS read", x->lread, y->lread}};
+      for (size_t i = 0; i < sizeof atoms / sizeof atoms[0]; i++)
+        if (atoms[i].file != atoms[i].config)
+          gap_add(out, n, "%c's %s %s (the config's %s)", id, atoms[i].what, atoms[i].file ? atoms[i].file->name : "none",
+                  atoms[i].config ? atoms[i].config->name : "none");
+      if (x->sw.b != y->sw.b || x->sw.m != y->sw.m || x->sw.s != y->sw.s) {
+        char f[24], g[24];
+        swizzle_text(&x->sw, f, sizeof f);
+        swizzle_text(&y->sw, g, sizeof g);
+        gap_add(out, n, "%c's swizzle %s (the config's %s)", id, f, g);
+      }
+      if (x->lds_major != y->lds_major)
+        gap_add(out, n, "%c's LDS order %s-major (the config's %s-major)", id,
+                x->lds_major == FSIM_LDS_K_MAJOR ? "k" : "mn", y->lds_major == FSIM_LDS_K_MAJOR ? "k" : "mn");
+      if (x->row_len != y->row_len)
+        gap_add(out, n, "%c's LDS rows of %d elements (the config's %d)", id, x->row_len, y->row_len);
+    }
+    if (strcmp(s->store, s2->store) != 0) gap_add(out, n, "C's store %s (the config's %s)", s->store, s2->store);
+    /* no hints: "" or "none" alike */
+    const char *h1 = strcmp(s->interleave, "none") == 0 ? "" : s->interleave;
+    const char *h2 = strcmp(s2->interleave, "none") == 0 ? "" : s2->interleave;
+    if (strcmp(h1, h2) != 0) gap_add(out, n, "the interleave hints '%s'", h1[0] ? h1 : "none");
+  }
   free(s2);
   free(p1);
   free(p2);
-  return st;
+  return FSIM_OK;
 }
 
 /* ---- the space ------------------------------------------------------------------------------- */

@@ -45,7 +45,8 @@ int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *w
  * 4-byte copies (and to 128 for a scaled GEMM), 8-bit operands read K-contiguous (layout TN),
  * and A's and B's types swapped by computing C^T = B^T A^T where only that order has an MMA
  * atom.  Returns 1 with *out and `how` (e.g. "K 4098") set, or 0 when there is none (a scaled
- * GEMM on a part without scaled MFMA). */
+ * GEMM on a part without scaled MFMA, types without an atom in either order, a nearest
+ * problem past the part's memory). */
 int fsim_gemm_nearest_supported(const fsim_gemm_problem *pr, const fsim_arch *a, fsim_gemm_problem *out, char *how,
                                 size_t n);
 /* The problem's FLOPs (2 M N K, times the groups of a grouped GEMM) and the bytes of its A, B
@@ -69,10 +70,11 @@ fsim_status fsim_gemm_problem_fits_as(const fsim_gemm_problem *pr, const fsim_ar
                                       fsim_err *e);
 
 /* What the kernel of schedule file s has that its config (fsim_gemm_config_format) does not
- * say: where the plan the config builds differs from s's (per operand its copy atoms, LDS
- * swizzle, order and padding; the interleave hints), as text such as "A's swizzle 2,4,4 (the
- * config's 3,3,3)", "; "-separated, into out; empty when the config builds the same kernel.
- * FSIM_OK, or an error when either plan cannot be built. */
+ * say: where the plan the config builds differs from s's (the MMA atom; per operand its copy
+ * atoms, LDS swizzle, order and padding; C's store; the interleave hints), as text such as
+ * "A's swizzle 2,4,4 (the config's 3,3,3)", "; "-separated, into out; empty when the config
+ * builds the same kernel.  A config that builds no legal kernel by itself is said so there.
+ * FSIM_OK, or FSIM_ENOMEM. */
 fsim_status fsim_gemm_config_gaps(const fsim_gemm_problem *pr, const fsim_schedule *s, const fsim_arch *a, char *out,
                                   size_t n, fsim_err *e);
 
