@@ -157,8 +157,11 @@ int fsim_cmd_predict(int argc, char **argv) {
   int rc = fsim_cli_gemm_finish(&g);
   if (rc) return rc;
   if ((rc = fsim_cli_check_db_path(CMD, g.db)) != 0) return rc;
-  if (req.refine > 0) {
-    /* --refine shapes a tuning run; a schedule file or a complete config leaves nothing to tune */
+  char why[400];
+  const int supported = fsim_gemm_supported(&g.pr, &g.a, why, sizeof why);
+  if (req.refine > 0 && supported) {
+    /* --refine shapes a tuning run; a schedule file or a complete config leaves nothing to tune
+     * (a problem that falls back tunes its nearest problem, to which neither applies) */
     fsim_gemm_config fixed;
     fsim_err ignore;
     if (g.schedule_path || (g.config && fsim_gemm_config_parse(g.config, &fixed, &ignore) == FSIM_OK &&
@@ -171,8 +174,7 @@ int fsim_cmd_predict(int argc, char **argv) {
       (rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--schedule", g.schedule_path)) != 0 ||
       (rc = fsim_cli_check_output(CMD, "--timeline", req.timeline, "--arch", g.a.file)) != 0)
     return rc;
-  char why[400];
-  if (req.timeline && !fsim_gemm_supported(&g.pr, &g.a, why, sizeof why))
+  if (req.timeline && !supported)
     return fsim_cli_usage_error(CMD, "--timeline: the problem falls back (%s): there is no flysim kernel to trace", why);
   if (req.timeline) {
     fsim_err fe;
