@@ -592,6 +592,16 @@ START_TEST(test_expression_errors) {
              "expression 'size(size(size(size(size(size(size(size(size(size(size(size(size(size(size(size(size(size("
              "size(size(size(size(size(size(size(size(size(size(size(size(size(size(size(1)))))))))))))))))))))))))))"
              "))))))': position 161: nested deeper than 32 calls");
+  /* 32 calls are allowed, the operand inside the last one included (it was refused as a 33rd) */
+  char deep[400] = "";
+  for (int i = 0; i < 32; i++) strcat(deep, "size(");
+  strcat(deep, "1");
+  for (int i = 0; i < 32; i++) strcat(deep, ")");
+  fsim_layout_value *lv = malloc(sizeof *lv);
+  fsim_err le;
+  fsim_err_clear(&le);
+  ck_assert_msg(fsim_layout_expr(lv, deep, &le) == FSIM_OK, "%s", le.msg);
+  free(lv);
 }
 END_TEST
 

@@ -233,6 +233,69 @@ START_TEST(test_host_cpus) {
 }
 END_TEST
 
+/* The assembly reader: a scaled MFMA is timed by both operands' formats (cbsz for A, blgp for
+ * B; it once took A's alone, so fp4 x fp8 ran at fp4's rate), formats past 4 are refused, and
+ * so is a register operand it cannot read (it was dropped, moving the others up a place). */
+static char *asm_run(const char *body, int *status) {
+  char text[2048];
+  snprintf(text, sizeof text, "k:\n%s  s_endpgm\n", body);
+  const char *path = tu_write_temp(text, ".s");
+  char args[512];
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --json", path);
+  tu_run r = tu_flysim(args);
+  *status = r.status;
+  char *out = strdup(r.status == 0 ? r.out : r.err);
+  tu_run_free(&r);
+  return out;
+}
+
+START_TEST(test_asm_scaled_formats_and_registers) {
+  static const struct {
+    const char *fmt;
+    long long cycles;
+  } cases[] = {
+      {"cbsz:0 blgp:0", 272}, {"cbsz:4 blgp:0", 272}, {"cbsz:0 blgp:4", 272}, {"cbsz:1 blgp:4", 272},
+      {"cbsz:2 blgp:0", 272}, {"cbsz:4 blgp:4", 144}, {"cbsz:2 blgp:4", 144}, {"cbsz:3 blgp:2", 144},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char body[1600] = "";
+    for (int j = 0; j < 8; j++) {
+      size_t l = strlen(body);
+      snprintf(body + l, sizeof body - l,
+               "  v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3], v16, v17 op_sel_hi:[0,0,0] %s\n",
+               cases[i].fmt);
+    }
+    int st;
+    char *out = asm_run(body, &st);
+    ck_assert_msg(st == 0, "%s: %s", cases[i].fmt, out);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    ck_assert_ptr_nonnull(j);
+    ck_assert_msg(json_integer_value(json_object_get(j, "cycles")) == cases[i].cycles, "%s: %lld cycles", cases[i].fmt,
+                  (long long)json_integer_value(json_object_get(j, "cycles")));
+    json_decref(j);
+    free(out);
+  }
+  static const struct {
+    const char *body, *msg;
+  } bad[] = {
+      {"  v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], a[0:3], v16, v17 cbsz:7 blgp:7\n",
+       ":2: cbsz and blgp give A's and B's formats, from 0 (fp8) to 4 (fp4): v_mfma_scale_f32_16x16x128_f8f6f4"},
+      {"  v_mfma_f32_16x16x32_bf16 a[3:0], v[4:7], v[8:11], a[0:3]\n",
+       ":2: a register operand that is not vN, aN, sN or X[LO:HI] with 0 <= LO <= HI <= 1023: a[3:0]\n"},
+      {"  v_add_f32 v1, v2, v[0:99999]\n",
+       ":2: a register operand that is not vN, aN, sN or X[LO:HI] with 0 <= LO <= HI <= 1023: v[0:99999]\n"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    int st;
+    char *err = asm_run(bad[i].body, &st);
+    ck_assert_int_eq(st, 2);
+    ck_assert_msg(strstr(err, bad[i].msg) != NULL, "%s", err);
+    free(err);
+  }
+}
+END_TEST
+
 START_TEST(test_lds_conflict_degrees) {
   /* a b32 access at lane stride s dwords hits banks/gcd(banks, s) banks, so each phase of L
    * lanes has a conflict degree of L * gcd(banks, s) / banks (at least 1) */
@@ -1841,6 +1904,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_timeline_and_cli);
   tcase_add_test(tc, test_audit_memory_faults);
   tcase_add_test(tc, test_host_cpus);
+  tcase_add_test(tc, test_asm_scaled_formats_and_registers);
   suite_add_tcase(s, tc);
   return s;
 }

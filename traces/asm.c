@@ -83,6 +83,29 @@ static int parse_reg(const char *t, fsim_asm_reg *r) {
   return 1;
 }
 
+/* The first operand that looks like a register (v, a or s followed by a digit or '[') but is
+ * not one parse_reg reads (a[3:0], a[0:3, v[0:99999]), copied into buf; NULL if none.  Such an
+ * operand was dropped, and the operands after it moved up a place. */
+static const char *bad_reg(const char *ops, char *buf, size_t n) {
+  char copy[512];
+  snprintf(copy, sizeof copy, "%s", ops);
+  char *save = NULL;
+  for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+    const char *u = t;
+    while (*u == '-' || *u == '|' || *u == '!') u++;
+    if (starts(u, "neg(") || starts(u, "abs(")) u += 4;
+    fsim_asm_reg r;
+    size_t ul = strlen(u);
+    if (ul > 2 && u[ul - 2] == '.' && (u[ul - 1] == 'l' || u[ul - 1] == 'h')) continue; /* gfx11+ 16-bit halves */
+    if ((u[0] == 'v' || u[0] == 'a' || u[0] == 's') && (u[1] == '[' || isdigit((unsigned char)u[1])) &&
+        !parse_reg(t, &r)) {
+      snprintf(buf, n, "%s", t);
+      return buf;
+    }
+  }
+  return NULL;
+}
+
 /* The registers among the operands, in order (at most max). */
 static int operand_regs(const char *ops, fsim_asm_reg *regs, int max) {
   int n = 0;
@@ -241,8 +264,10 @@ static int classify(fsim_asm_inst *in, const char *ops) {
   in->target = -1;
   if (starts(mn, "v_mfma") || starts(mn, "v_smfmac") || starts(mn, "v_wmma") || starts(mn, "v_swmmac")) {
     in->op = FSIM_OP_MFMA;
-    const char *cb = strstr(ops, "cbsz:");
-    in->arg = cb ? atoi(cb + 5) : 0;
+    /* A's format (cbsz) and B's (blgp), which the f8f6f4 MFMAs' timing depends on: arg = A | B << 4 */
+    const char *cb = strstr(ops, "cbsz:"), *bl = strstr(ops, "blgp:");
+    int fa = cb ? atoi(cb + 5) : 0, fb = bl ? atoi(bl + 5) : 0;
+    in->arg = (uint16_t)((fa < 0 || fa > 15 ? 15 : fa) | (fb < 0 || fb > 15 ? 15 : fb) << 4);
   } else if (starts(mn, "v_")) {
     in->op = FSIM_OP_VALU;
     if (starts(mn, "v_cmp") && strstr(mn, "_e32")) has_dst = 0; /* writes vcc implicitly */
@@ -416,6 +441,11 @@ static fsim_status add_inst(parser *p, const char *text, int line) {
   if (!classify(in, s)) k->unknown++;
   if (in->op == FSIM_OP_WAITCNT && (in->vmcnt == -2 || in->lgkmcnt == -2))
     return perr(p, line, "a wait count that is not a whole number from 0 to 63: ", ms);
+  char badr[64];
+  if (in->op != FSIM_OP_WAITCNT && bad_reg(s, badr, sizeof badr))
+    return perr(p, line, "a register operand that is not vN, aN, sN or X[LO:HI] with 0 <= LO <= HI <= 1023: ", badr);
+  if (in->op == FSIM_OP_MFMA && strstr(in->mnemonic, "f8f6f4") && ((in->arg & 15) > 4 || (in->arg >> 4) > 4))
+    return perr(p, line, "cbsz and blgp give A's and B's formats, from 0 (fp8) to 4 (fp4): ", ms);
   eval_operands(s, in);
   p->addr[k->n] = addr;
   if (in->op == FSIM_OP_BRANCH && (starts(in->mnemonic, "s_branch") || starts(in->mnemonic, "s_cbranch"))) {
@@ -1407,12 +1437,24 @@ static int synthetic_addr(fsim_wprog *wp, int lds, fsim_err *e) {
 
 static const fsim_mfma_entry *find_mfma(const fsim_arch *a, const char *mn, int format) {
   if (strstr(mn, "f8f6f4")) {
-    /* the scaled MFMA's timing depends on its operand formats (cbsz/blgp: 0 fp8, 1 bf8,
-     * 2 fp6, 3 bf6, 4 fp4); the A format picks the arch entry */
-    static const char *fmt[] = {"fp8", "bf8", "fp6", "bf6", "fp4"};
+    /* the scaled MFMA's timing depends on both operands' formats (cbsz for A, blgp for B: 0 fp8,
+     * 1 bf8, 2 fp6, 3 bf6, 4 fp4; add_inst refuses others): an 8-bit operand takes the 8-bit
+     * rate whatever the other's (docs/atoms.md), with the fp8 x fp4 row where the part has
+     * one; else a 6-bit one the 6-bit rate; else fp4's */
+    int bits[2];
+    for (int o = 0; o < 2; o++) {
+      int f = o == 0 ? format & 15 : format >> 4;
+      bits[o] = f <= 1 ? 8 : f <= 3 ? 6 : 4;
+    }
+    const char *row = bits[0] == 8 || bits[1] == 8 ? (bits[0] == 4 || bits[1] == 4 ? "fp8_fp4" : "fp8")
+                      : bits[0] == 6 || bits[1] == 6 ? "fp6" : "fp4";
     char nm[96];
-    snprintf(nm, sizeof nm, "%s.%s", mn, fmt[format >= 0 && format < 5 ? format : 0]);
+    snprintf(nm, sizeof nm, "%s.%s", mn, row);
     const fsim_mfma_entry *m = fsim_arch_find_mfma(a, nm);
+    if (m == NULL && strcmp(row, "fp8_fp4") == 0) { /* no such row: the 8-bit rate */
+      snprintf(nm, sizeof nm, "%s.fp8", mn);
+      m = fsim_arch_find_mfma(a, nm);
+    }
     if (m) return m;
   }
   const fsim_mfma_entry *m = fsim_arch_find_mfma(a, mn);
