@@ -296,6 +296,30 @@ START_TEST(test_asm_scaled_formats_and_registers) {
 }
 END_TEST
 
+/* The sampled mode's straight line is held to what the waves must issue: a loop of loads whose
+ * short runs never fill the memory counter extrapolated to 652 cycles where the full run takes
+ * 400,516 (an audit), with utilisations past 100%; now within the memory latency's tail. */
+START_TEST(test_sampled_issue_bound) {
+  const char *wp = tu_write_temp("kernel s5\nlanes l = linear 4\naddr a global lanes=l\nprogram\nloop 20000\n"
+                                 " load b32 x @a\nend\n",
+                                 ".wp");
+  char args[512];
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --sampled --compare-full --json", wp);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  ck_assert_int_eq(json_integer_value(json_object_get(j, "cycles")), 80000);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "compare_full"), "full_cycles")), 80516);
+  json_t *st = json_object_get(j, "stalls_per_wave_cycles"), *u = json_object_get(j, "utilisation");
+  ck_assert(json_real_value(json_object_get(st, "issue")) <= json_real_value(json_object_get(st, "wave_lifetime")));
+  const char *key;
+  json_t *val;
+  json_object_foreach(u, key, val) ck_assert_msg(json_real_value(val) <= 1.0, "utilisation %s %g", key, json_real_value(val));
+  json_decref(j);
+  tu_run_free(&r);
+}
+END_TEST
+
 START_TEST(test_lds_conflict_degrees) {
   /* a b32 access at lane stride s dwords hits banks/gcd(banks, s) banks, so each phase of L
    * lanes has a conflict degree of L * gcd(banks, s) / banks (at least 1) */
@@ -1905,6 +1929,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_audit_memory_faults);
   tcase_add_test(tc, test_host_cpus);
   tcase_add_test(tc, test_asm_scaled_formats_and_registers);
+  tcase_add_test(tc, test_sampled_issue_bound);
   suite_add_tcase(s, tc);
   return s;
 }
