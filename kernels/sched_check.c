@@ -103,9 +103,9 @@ static fsim_status check_attention(const fsim_schedule *s, const fsim_arch *a, f
   if ((st = swizzle_ok(s, "Q", 0, e)) != FSIM_OK || (st = swizzle_ok(s, "K", (int64_t)s->bn * d, e)) != FSIM_OK ||
       (st = swizzle_ok(s, "V", (int64_t)s->bn * d, e)) != FSIM_OK || (st = store_ok(s, a, e)) != FSIM_OK)
     return st;
-  int eb = fsim_dtype_bits(s->a_type) / 8;
+  const long long bits = fsim_dtype_bits(s->a_type); /* sub-byte types too: sizes in bits, bytes rounded up */
   /* K and V tiles of bn rows per stage; Q stays in registers */
-  r->lds_bytes = (long long)s->stages * 2 * s->bn * d * eb;
+  r->lds_bytes = ((long long)s->stages * 2 * s->bn * d * bits + 7) / 8;
   if (r->lds_bytes > a->lds.max_bytes_per_wg)
     return bad(e, "pipeline", "stages", "%d stages of %dx%d K and V tiles need %lld bytes of LDS, more than %d", s->stages,
                s->bn, d, r->lds_bytes, a->lds.max_bytes_per_wg);
@@ -113,7 +113,7 @@ static fsim_status check_attention(const fsim_schedule *s, const fsim_arch *a, f
   r->threads = waves * a->cu.wave_size;
   if (r->threads > a->cu.max_workgroup_size) return bad(e, "tile", "waves_m", "%d work-items exceed %d", r->threads, a->cu.max_workgroup_size);
   int o_acc = rows * d / a->cu.wave_size, p_acc = rows * s->bn / a->cu.wave_size;
-  int q_regs = rows * d * eb / 4 / a->cu.wave_size;
+  int q_regs = (int)(((long long)rows * d * bits + 31) / 32 / a->cu.wave_size);
   r->agprs = a->cu.max_agprs > 0 ? o_acc : 0;
   r->vgprs = p_acc + q_regs + 32 + (a->cu.max_agprs > 0 ? 0 : o_acc);
   if (r->vgprs > a->cu.max_vgprs || r->agprs > (a->cu.max_agprs ? a->cu.max_agprs : 0))
@@ -130,17 +130,17 @@ static fsim_status check_rows(const fsim_schedule *s, const fsim_arch *a, fsim_s
   if (s->threads > a->cu.max_workgroup_size) return bad(e, "tile", "threads", "%d exceeds %d", s->threads, a->cu.max_workgroup_size);
   r->threads = s->threads;
   r->waves = s->threads / a->cu.wave_size;
-  int eb = fsim_dtype_bits(s->a_type) / 8;
+  const long long bits = fsim_dtype_bits(s->a_type); /* sub-byte types too: sizes in bits */
   const fsim_sched_operand *x = fsim_schedule_operand(s, "X");
   const fsim_copy_atom *c = fsim_copy_atom_find(x->global_copy);
-  if ((s->vec * eb) % c->bytes != 0)
-    return bad(e, "tile", "vec", "%d %s values per lane are %d bytes, not a whole number of %d-byte %s copies", s->vec,
-               fsim_dtype_name(s->a_type), s->vec * eb, c->bytes, c->name);
+  if ((s->vec * bits) % (8LL * c->bytes) != 0)
+    return bad(e, "tile", "vec", "%d %s values per lane are %g bytes, not a whole number of %d-byte %s copies", s->vec,
+               fsim_dtype_name(s->a_type), (double)(s->vec * bits) / 8, c->bytes, c->name);
   if (s->op == FSIM_KOP_RMSNORM) {
     if (s->cols % s->vec != 0) return bad(e, "tile", "vec", "%d does not divide the row length %d", s->vec, s->cols);
     if ((st = swizzle_ok(s, "X", s->cols, e)) != FSIM_OK || (st = store_ok(s, a, e)) != FSIM_OK) return st;
     /* the row is cached in LDS between the sum-of-squares pass and the scaling pass */
-    r->lds_bytes = (long long)s->cols * eb;
+    r->lds_bytes = (s->cols * bits + 7) / 8;
     if (r->lds_bytes > a->lds.max_bytes_per_wg)
       return bad(e, "problem", "cols", "a cached row of %d values needs %lld bytes of LDS, more than %d", s->cols, r->lds_bytes,
                  a->lds.max_bytes_per_wg);

@@ -662,6 +662,22 @@ START_TEST(test_legality_errors) {
   ck_assert_int_eq(fsim_schedule_check(&s, &a, &r, &e), FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "[epilogue] store: 'ds_read_b128' is not a store atom");
   free(text);
+  /* sub-byte values are sized in bits (fp4 counted 0 bytes: any vec passed and the cached row
+   * took no LDS) */
+  edit n4[] = {{"a_type = bf16", "a_type = fp4"}};
+  text = edited(norm, n4, 1);
+  load_text(&s, text);
+  ck_assert_int_eq(fsim_schedule_check(&s, &a, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "[tile] vec: 8 fp4 values per lane are 4 bytes, not a whole number of 16-byte "
+                          "buffer_load_dwordx4 copies");
+  free(text);
+  edit n32[] = {{"a_type = bf16", "a_type = fp4"}, {"vec = 8", "vec = 32"}};
+  text = edited(norm, n32, 2);
+  load_text(&s, text);
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_schedule_check(&s, &a, &r, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(r.lds_bytes, 8192 / 2);
+  free(text);
   free(norm);
 }
 END_TEST
