@@ -286,6 +286,20 @@ START_TEST(test_asm_scaled_formats_and_registers) {
       {"  v_add_f32 v1, v2, v[0:99999]\n",
        ":2: a register operand that is not vN, aN, sN or X[LO:HI] with 0 <= LO <= HI <= 1023: v[0:99999]\n"},
   };
+  /* the legacy 8-bit MFMAs' bf8 forms take the fp8_fp8 row (they were "no timing", exit 2) */
+  static const char *const forms[] = {"fp8_fp8", "bf8_fp8", "fp8_bf8", "bf8_bf8"};
+  for (size_t i = 0; i < 4; i++) {
+    char body[400];
+    snprintf(body, sizeof body,
+             "  v_mfma_f32_16x16x32_%s a[0:3], v[0:1], v[2:3], a[0:3]\n  v_mfma_f32_16x16x32_%s a[0:3], v[0:1], v[2:3], "
+             "a[0:3]\n",
+             forms[i], forms[i]);
+    int st;
+    char *out = asm_run(body, &st);
+    ck_assert_msg(st == 0, "%s: %s", forms[i], out);
+    ck_assert_msg(strstr(out, "\"cycles\": 48,") != NULL, "%s: %s", forms[i], out);
+    free(out);
+  }
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     int st;
     char *err = asm_run(bad[i].body, &st);

@@ -1461,6 +1461,18 @@ static const fsim_mfma_entry *find_mfma(const fsim_arch *a, const char *mn, int 
   if (m) return m;
   for (int i = 0; i < a->n_mfma; i++)
     if (strcmp(a->mfma[i].inst, mn) == 0) return &a->mfma[i];
+  /* the legacy 8-bit MFMAs come in four operand-format combinations (fp8 or bf8 each) with one
+   * timing (rocRoller's instruction table: the same passes for all four; docs/arch.md); the arch
+   * files give the fp8_fp8 row */
+  static const char *const combos[] = {"_bf8_fp8", "_fp8_bf8", "_bf8_bf8"};
+  for (size_t i = 0; i < sizeof combos / sizeof combos[0]; i++) {
+    const char *at = strstr(mn, combos[i]);
+    if (at && at[8] == '\0') {
+      char nm[96];
+      snprintf(nm, sizeof nm, "%.*s_fp8_fp8", (int)(at - mn), mn);
+      if ((m = fsim_arch_find_mfma(a, nm)) != NULL) return m;
+    }
+  }
   /* gfx942 spells some legacy bf16 MFMAs with a _1k suffix in older assemblers */
   char base[64];
   snprintf(base, sizeof base, "%s", mn);
