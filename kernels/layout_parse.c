@@ -978,8 +978,9 @@ static fsim_status parse_expr(pstate *p, fsim_layout_value *out) {
   skip_ws(p);
   size_t at = p->pos;
   char c = p->text[at];
-  /* the limit is on calls: the operand inside the deepest allowed call is one level more */
-  if (++p->nesting > EXPR_MAX_NESTING && isalpha((unsigned char)c))
+  /* the limit is on calls: the operand inside the deepest allowed call is one level more, and
+   * no expression goes deeper than that (a parenthesis recurses too) */
+  if (++p->nesting > EXPR_MAX_NESTING + 1 || (p->nesting > EXPR_MAX_NESTING && isalpha((unsigned char)c)))
     return perr(p, at, FSIM_EINVAL, "nested deeper than %d calls", EXPR_MAX_NESTING);
   fsim_status st;
   if (isalpha((unsigned char)c)) {

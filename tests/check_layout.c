@@ -601,6 +601,14 @@ START_TEST(test_expression_errors) {
   fsim_err le;
   fsim_err_clear(&le);
   ck_assert_msg(fsim_layout_expr(lv, deep, &le) == FSIM_OK, "%s", le.msg);
+  /* but nothing deeper, calls or not: 300 '<' overflowed the stack while only calls were
+   * counted past the limit (tools/fuzz.sh, tests/fuzz/corpus/layout/found_deep_angles) */
+  char angles[41];
+  memset(angles, '<', 40);
+  angles[40] = '\0';
+  fsim_err_clear(&le);
+  ck_assert_int_eq(fsim_layout_expr(lv, angles, &le), FSIM_EINVAL);
+  ck_assert_msg(strstr(le.msg, "position 34: nested deeper than 32 calls") != NULL, "%s", le.msg);
   free(lv);
 }
 END_TEST
