@@ -86,6 +86,14 @@ static void estimate_print(FILE *f, const fsim_estimate *e) {
           e->wgs_per_cu, e->waves_per_simd, e->occupancy_limit, e->rounds, e->t_hbm, e->dram_bytes / 1e6);
 }
 
+/* The "predicted" line; how: what the time is, after the clock ("" for a FlyDSL kernel's). */
+static void print_predicted(const fsim_prediction *p, const fsim_arch *a, const char *how) {
+  double pct = p->peak_tflops > 0 ? 100.0 * p->tflops / p->peak_tflops : 0;
+  printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
+         "timed at %.4g GHz%s; bound %s\n",
+         p->time_us, p->tflops, pct, p->peak_tflops, p->peak_class, a->device.clock_ghz, p->clock_ghz, how, p->bound);
+}
+
 static const char *source_text(const fsim_prediction *p, const char *db) {
   static char buf[1200];
   if (strcmp(p->source, "database") == 0) snprintf(buf, sizeof buf, "the tuning database %s", db);
@@ -255,28 +263,19 @@ int fsim_cmd_predict(int argc, char **argv) {
              g.schedule_path ? "--schedule" : "--config");
   }
   if (fallback && roofline) {
-    printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
-           "timed at %.4g GHz (roofline of the fallback path); bound %s\n",
-           p->time_us, p->tflops, pct, p->peak_tflops, p->peak_class, g.a.device.clock_ghz,
-           p->clock_ghz, p->bound);
+    print_predicted(p, &g.a, " (roofline of the fallback path)");
   } else if (fallback) {
     char near[160];
     fsim_cli_problem_text(&p->nearest, near, sizeof near);
     printf("estimate     flysim's kernel for the nearest problem the FlyDSL path takes (%s): %s, config %s; the "
            "fallback library's own kernel is not modelled\n",
            p->nearest_how, near, p->config);
-    printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
-           "timed at %.4g GHz (that kernel's %s time); bound %s\n",
-           p->time_us, p->tflops, pct, p->peak_tflops, p->peak_class, g.a.device.clock_ghz, p->clock_ghz,
-           p->simulated ? "simulated" : "model", p->bound);
+    print_predicted(p, &g.a, p->simulated ? " (that kernel's simulated time)" : " (that kernel's model time)");
   } else {
     printf("backend      flydsl, config from %s\n", source_text(p, db));
     printf("config       %s\n", p->config);
     if (gaps[0]) printf("             and from the file, which --config cannot give: %s\n", gaps);
-    printf("predicted    %.3f us  %.1f TFLOP/s = %.1f%% of the %.1f TFLOP/s %s peak at the %.4g GHz peak clock, "
-           "timed at %.4g GHz; bound %s\n",
-           p->time_us, p->tflops, pct, p->peak_tflops, p->peak_class, g.a.device.clock_ghz,
-           p->clock_ghz, p->bound);
+    print_predicted(p, &g.a, "");
     if (p->simulated) fsim_cli_sim_print(stdout, &p->sim);
     if (p->simulated && waves) fsim_cli_sim_print_waves(stdout, &p->sim);
     estimate_print(stdout, &p->est);

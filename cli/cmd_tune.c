@@ -71,11 +71,11 @@ typedef struct outcome {
   const fsim_suite_entry *entry;
   int fallback;
   char why[200];
-  double fallback_us;
+  double fallback_us;    /* a fallback without a nearest problem: the roofline */
   const char *fallback_bound;
-  int has_near;          /* a fallback estimated by tuning the nearest problem the FlyDSL path takes */
+  int has_near;          /* a fallback estimated by tuning the nearest problem the FlyDSL path takes (in r) */
   fsim_gemm_problem near;
-  char near_how[160], near_config[200];
+  char near_how[160];
   fsim_tune_result r;
   double peak;
   int compiled;          /* --compiled was given */
@@ -85,14 +85,16 @@ typedef struct outcome {
 } outcome;
 
 
+/* The winner's time and bound: the ranked run's best (the problem's, or a fallback's nearest
+ * problem's), else the roofline. */
 static double best_us(const outcome *o) {
-  if (o->fallback) return o->fallback_us;
+  if (o->fallback && !o->has_near) return o->fallback_us;
   const fsim_tune_candidate *b = &o->r.cand[o->r.best];
   return b->sim_us > 0 ? b->sim_us : b->model_us;
 }
 
 static const char *best_bound(const outcome *o) {
-  if (o->fallback) return o->fallback_bound;
+  if (o->fallback && !o->has_near) return o->fallback_bound;
   return o->r.cand[o->r.best].sim_us > 0 ? fsim_tune_bound(&o->r.sim, &o->r.estimate) : o->r.estimate.bound;
 }
 
@@ -115,13 +117,8 @@ static fsim_status tune_one(const fsim_arch *a, const fsim_gemm_problem *pr, con
       fsim_gemm_config_free_all(&none);
       fsim_tune_opts to = {.fixed = &none, .refine = ta->refine, .sampled = ta->sampled, .warm = ta->warm};
       fsim_status st = fsim_tune_gemm(a, &o->near, &to, &o->r, e);
-      if (st != FSIM_OK) return st;
-      const fsim_tune_candidate *b = &o->r.cand[o->r.best];
-      o->has_near = 1;
-      o->fallback_us = b->sim_us > 0 ? b->sim_us : b->model_us;
-      o->fallback_bound = b->sim_us > 0 ? fsim_tune_bound(&o->r.sim, &o->r.estimate) : o->r.estimate.bound;
-      snprintf(o->near_config, sizeof o->near_config, "%s", b->config);
-      return FSIM_OK;
+      if (st == FSIM_OK) o->has_near = 1;
+      return st;
     }
     o->fallback_us = fsim_model_roofline_us(a, fsim_gemm_problem_flops(pr), fsim_gemm_problem_bytes(pr), cls,
                                             &o->fallback_bound);
@@ -162,7 +159,7 @@ static json_t *best_json(const fsim_arch *a, const outcome *o) {
     json_t *nj = json_object();
     json_object_set_new(nj, "problem", fsim_cli_problem_json(&o->near));
     json_object_set_new(nj, "differs", fsim_json_text(o->near_how));
-    json_object_set_new(nj, "config", fsim_json_text(o->near_config));
+    json_object_set_new(nj, "config", fsim_json_text(o->r.cand[o->r.best].config));
     json_object_set_new(b, "nearest", nj);
   }
   json_object_set_new(b, "wave_instructions", simulated ? json_integer(o->r.sim.wave_instructions) : json_null());
@@ -224,7 +221,7 @@ static void outcome_print(const outcome *o, int top) {
       fsim_cli_problem_text(&o->near, near, sizeof near);
       printf("estimate     %.3f us (bound %s): flysim's best kernel for the nearest problem the FlyDSL path takes "
              "(%s): %s, config %s; the fallback library's own kernel is not modelled\n",
-             o->fallback_us, o->fallback_bound, o->near_how, near, o->near_config);
+             best_us(o), best_bound(o), o->near_how, near, o->r.cand[o->r.best].config);
     } else {
       printf("roofline     %.3f us (bound %s)\n", o->fallback_us, o->fallback_bound);
     }

@@ -28,6 +28,24 @@ static int quota_cpus(long long quota, long long period) {
   return c > 4096 ? 4096 : (int)c;
 }
 
+/* The smallest quota of group dir and its ancestors up to the mount's root, which ends at
+ * dir[base] (cgroup v2's cpu.max or v1's cfs files); 0 if none.  dir is cut as it goes. */
+static int walk_quota(char *dir, size_t base, int v2) {
+  int best = 0;
+  for (;;) {
+    long long q[2], p[2];
+    int c = 0;
+    if (v2 && read_numbers(dir, "cpu.max", q) == 2)
+      c = quota_cpus(q[0], q[1]);
+    else if (!v2 && read_numbers(dir, "cpu.cfs_quota_us", q) == 1 && read_numbers(dir, "cpu.cfs_period_us", p) == 1)
+      c = quota_cpus(q[0], p[0]);
+    if (c > 0 && (best == 0 || c < best)) best = c;
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL || (size_t)(slash - dir) < base) return best; /* dir was the mount's root */
+    *slash = '\0';
+  }
+}
+
 int fsim__cgroup_cpus(const char *self_cgroup, const char *root) {
   char dir[4096];
   int best = 0;
@@ -37,33 +55,20 @@ int fsim__cgroup_cpus(const char *self_cgroup, const char *root) {
     const char *eol = strchr(line, '\n'), *end = eol ? eol : line + strlen(line);
     const char *c1 = memchr(line, ':', (size_t)(end - line));
     const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(end - c1 - 1)) : NULL;
-    if (c2 && c2[1] == '/') {
-      int v2 = c1 - line == 1 && line[0] == '0' && c2 == c1 + 1, v1 = 0;
-      for (const char *p = c1 + 1; !v2 && p < c2;) {
-        const char *q = memchr(p, ',', (size_t)(c2 - p));
-        if (q == NULL) q = c2;
-        if (q - p == 3 && memcmp(p, "cpu", 3) == 0) v1 = 1;
-        p = q + 1;
-      }
-      int n = snprintf(dir, sizeof dir, "%s%s%.*s", root, v2 ? "" : "/cpu", (int)(end - c2 - 1), c2 + 1);
-      if ((v1 || v2) && n > 0 && n < (int)sizeof dir) {
-        /* the group, then each of its ancestors up to the mount's root (base) */
-        size_t base = strlen(root) + (v2 ? 0 : 4);
-        for (;;) {
-          long long q[2], p[2];
-          int c = 0;
-          if (v2 && read_numbers(dir, "cpu.max", q) == 2)
-            c = quota_cpus(q[0], q[1]);
-          else if (v1 && read_numbers(dir, "cpu.cfs_quota_us", q) == 1 && read_numbers(dir, "cpu.cfs_period_us", p) == 1)
-            c = quota_cpus(q[0], p[0]);
-          if (c > 0 && (best == 0 || c < best)) best = c;
-          char *slash = strrchr(dir, '/');
-          if (slash == NULL || (size_t)(slash - dir) < base) break; /* dir was the mount's root */
-          *slash = '\0';
-        }
-      }
-    }
+    const char *start = line;
     line = eol ? eol + 1 : NULL;
+    if (c2 == NULL || c2[1] != '/') continue;
+    int v2 = c1 - start == 1 && start[0] == '0' && c2 == c1 + 1, v1 = 0;
+    for (const char *p = c1 + 1; !v2 && p < c2;) {
+      const char *q = memchr(p, ',', (size_t)(c2 - p));
+      if (q == NULL) q = c2;
+      if (q - p == 3 && memcmp(p, "cpu", 3) == 0) v1 = 1;
+      p = q + 1;
+    }
+    int n = snprintf(dir, sizeof dir, "%s%s%.*s", root, v2 ? "" : "/cpu", (int)(end - c2 - 1), c2 + 1);
+    if (!(v1 || v2) || n <= 0 || n >= (int)sizeof dir) continue;
+    int c = walk_quota(dir, strlen(root) + (v2 ? 0 : 4), v2);
+    if (c > 0 && (best == 0 || c < best)) best = c;
   }
   return best;
 }

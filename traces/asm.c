@@ -49,9 +49,14 @@ static int grow(void **p, int *cap, int need, size_t elem) {
 /* ---- operands ------------------------------------------------------------------------------- */
 
 /* Parses one operand token as a register; 0 if it is not one. */
-static int parse_reg(const char *t, fsim_asm_reg *r) {
+/* An operand past its modifiers (-x, |x|, !x, neg(x), abs(x)). */
+static const char *strip_modifiers(const char *t) {
   while (*t == '-' || *t == '|' || *t == '!') t++;
-  if (starts(t, "neg(") || starts(t, "abs(")) t += 4;
+  return starts(t, "neg(") || starts(t, "abs(") ? t + 4 : t;
+}
+
+static int parse_reg(const char *t, fsim_asm_reg *r) {
+  t = strip_modifiers(t);
   if (starts(t, "vcc")) {
     *r = (fsim_asm_reg){'c', 0, 1};
     return 1;
@@ -91,9 +96,7 @@ static const char *bad_reg(const char *ops, char *buf, size_t n) {
   snprintf(copy, sizeof copy, "%s", ops);
   char *save = NULL;
   for (char *t = strtok_r(copy, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-    const char *u = t;
-    while (*u == '-' || *u == '|' || *u == '!') u++;
-    if (starts(u, "neg(") || starts(u, "abs(")) u += 4;
+    const char *u = strip_modifiers(t);
     fsim_asm_reg r;
     size_t ul = strlen(u);
     if (ul > 2 && u[ul - 2] == '.' && (u[ul - 1] == 'l' || u[ul - 1] == 'h')) continue; /* gfx11+ 16-bit halves */
