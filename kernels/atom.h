@@ -61,7 +61,8 @@ typedef struct fsim_copy_atom {
   fsim_op op;            /* wave-program class: LOAD, STORE, LOAD_LDS, LDS_READ, LDS_WRITE */
   int bytes;             /* per lane */
   unsigned isas;
-  int transpose;         /* ds_read_b64_tr_b16: 16-lane groups transpose 16-bit elements */
+  int transpose;         /* the element bits a transposing read (ds_read_b64_tr_b16, _tr_b8) moves
+                            across its 16-lane groups; 0 for every other atom */
 } fsim_copy_atom;
 
 const fsim_copy_atom *fsim_copy_atoms(int *n);

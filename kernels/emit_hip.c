@@ -514,10 +514,12 @@ static void emit_operand_functions(em *m, int o) {
   out(m, "FSIM_HD static inline int %c_read(int w, int l, int i, int kk, int r) {", X);
   out(m, "  const int mn0 = (w %s WAVES_M) * %d + i * %d, k0 = kk * ATOM_K;", o == 0 ? "%" : "/", wt, amn);
   if (op->lread->transpose) {
-    out(m, "  // ds_read_b64_tr_b16: source lane s of a 16-lane group reads 4 consecutive mn values at");
-    out(m, "  // (base + 4 (s %% 4), base + s / 4); the transpose hands lane i value (base + i, base + j)");
-    out(m, "  const int g = l / 16, s = l %% 16, idx = %c_tv(g * 16, 4 * r);", X);
-    out(m, "  const int mn = idx %% %d + 4 * (s %% 4), k = idx / %d + s / 4;", amn, amn);
+    int v = op->lread->bytes / eb, across = 16 / v;
+    out(m, "  // %s: source lane s of a 16-lane group reads %d consecutive mn values at", op->lread->name, v);
+    out(m, "  // (base + %d (s %% %d), base + s / %d); the transpose hands lane i value (base + i, base + j)", v, across,
+        across);
+    out(m, "  const int g = l / 16, s = l %% 16, idx = %c_tv(g * 16, %d * r);", X, v);
+    out(m, "  const int mn = idx %% %d + %d * (s %% %d), k = idx / %d + s / %d;", amn, v, across, amn, across);
   } else {
     int vr = op->lread->bytes / eb;
     out(m, "  const int idx = %c_tv(l, r * %d); // a plain read delivers %d consecutive K values", X, vr, vr);
@@ -798,7 +800,12 @@ static void emit_read(em *m, ctx *c, int o, int i, int kk, int r, int level, int
   int bytes = op->lread->bytes, frag_bytes = op->frag_regs * 4, buf = kk % m->nbuf;
   char addr[200];
   snprintf(addr, sizeof addr, "lds + LDS_%c + %s + %s", X, st, le);
-  if (op->lread->transpose) {
+  if (op->lread->transpose == 8) {
+    out(m, "%s{ const u32x2 v = __builtin_bit_cast(u32x2, __builtin_amdgcn_ds_read_tr8_b64_v2i32((lds_i32x2 *)(%s)));",
+        c->ind, addr);
+    out(m, "%s  f%c[%d][%d][%d] = v.x; f%c[%d][%d][%d] = v.y; } // %s %c%d k%d.%d", c->ind, x, buf, i, 2 * r, x, buf, i,
+        2 * r + 1, op->lread->name, X, i, kk, r);
+  } else if (op->lread->transpose) {
     out(m, "%s{ const u32x2 v = __builtin_bit_cast(u32x2, __builtin_amdgcn_ds_read_tr16_b64_v4i16((lds_i16x4 *)(%s)));",
         c->ind, addr);
     out(m, "%s  f%c[%d][%d][%d] = v.x; f%c[%d][%d][%d] = v.y; } // %s %c%d k%d.%d", c->ind, x, buf, i, 2 * r, x, buf, i,
@@ -1116,6 +1123,8 @@ static void emit_types(em *m) {
   out(m, "typedef __attribute__((address_space(3))) u32x2 lds_u32x2;");
   out(m, "typedef __attribute__((address_space(3))) u32x4 lds_u32x4;");
   out(m, "typedef __attribute__((address_space(3))) i16x4 lds_i16x4;");
+  out(m, "typedef int i32x2 __attribute__((ext_vector_type(2)));");
+  out(m, "typedef __attribute__((address_space(3))) i32x2 lds_i32x2;");
   const atom_types *t = atom_types_of(p->atom);
   for (int o = 0; o < 2; o++) {
     const fsim_gemm_operand *op = &p->op[o];

@@ -4,7 +4,7 @@
  * Nothing here restates the schedule: copies move bytes from the addresses that
  * fsim_gemm_lane_copy gives into an LDS byte array at the addresses it gives; fragment reads
  * take bytes from the addresses fsim_gemm_lane_read gives and deliver them to lanes as the
- * read instruction does (ds_read_b64_tr_b16's transpose across 16-lane groups included);
+ * read instruction does (the transposes of ds_read_b64_tr_b16 and _tr_b8 across 16-lane groups included);
  * the MMA interprets each lane's values through the atom's A, B and C layouts; the epilogue
  * writes accumulator runs and copies C chunks through the same lane functions the wave
  * programs and the emitted HIP use.  A wrong swizzle, layout or pitch therefore gives a wrong
@@ -91,14 +91,16 @@ static void read_fragment(fexec *x, int o, int w, int i, int kk, int stage, floa
   int64_t base = (o == 0 ? p->lds_stage_a : p->lds_stage_b) + stage * p->lds_stride;
   int ws = p->wave_size;
   if (op->lread->transpose) {
-    /* 16-lane groups: source lane s reads 4 elements; lane i gets element j of lane 4j + i/4 */
+    /* 16-lane groups, v = 64 / bits elements a lane: source lane s reads v elements; lane i
+     * gets element i % v of source lane (16 / v) j + i / v as its value j */
+    int v = op->lread->bytes / eb, across = 16 / v;
     for (int r = 0; r < op->reads_per_frag; r++)
       for (int l = 0; l < ws; l++) {
         int g0 = l & ~15, i16 = l & 15;
-        for (int j = 0; j < 4; j++) {
-          int src = g0 + 4 * j + i16 / 4;
-          int64_t addr = base + fsim_gemm_lane_read(p, o, w, i, kk, r, src) + (int64_t)(i16 % 4) * eb;
-          vals[l * nv + 4 * r + j] = fsim_load_elem(t, x->lds, addr / eb);
+        for (int j = 0; j < v; j++) {
+          int src = g0 + across * j + i16 / v;
+          int64_t addr = base + fsim_gemm_lane_read(p, o, w, i, kk, r, src) + (int64_t)(i16 % v) * eb;
+          vals[l * nv + v * r + j] = fsim_load_elem(t, x->lds, addr / eb);
         }
       }
     return;

@@ -12,10 +12,12 @@
  *
  * Fragment reads.  A plain read (ds_read_b32/b64/b128) gives lane l the consecutive values
  * [r*vr, (r+1)*vr) of its fragment, which must be consecutive along k in the atom's layout
- * (checked).  ds_read_b64_tr_b16 works in 16-lane groups: source lane s of a group reads 4
- * consecutive mn values at (mn_base + 4*(s%4), k_base + s/4) and, after the transpose,
- * lane i of the group holds (mn_base + i, k_base + j) for j = 0..3 (CDNA4 ISA 11.4); the
- * bases come from the atom's layout, and the delivered elements are checked against it. */
+ * (checked).  The transposing reads (ds_read_b64_tr_b16, ds_read_b64_tr_b8) work in 16-lane
+ * groups on 64 bits a lane, v = 64 / bits values: source lane s of a group reads v
+ * consecutive mn values at (mn_base + v*(s % (16/v)), k_base + s / (16/v)) and, after the
+ * transpose, lane i of the group holds (mn_base + i, k_base + j) for j = 0..v-1 (CDNA4 ISA
+ * 11.4 for tr_b16; docs/atoms.md gives the sources for tr_b8); the bases come from the atom's
+ * layout, and the delivered elements are checked against it. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -170,10 +172,10 @@ static int64_t lane_read_logical(const fsim_gemm_plan *p, int o, int w, int i, i
   int eb = op->elem_bits / 8, vpe = op->vals_per_elem;
   int mn, k;
   if (op->lread->transpose) {
-    int g = l / 16, s = l % 16, mnb, kb;
-    atom_mnk(p, tv, o, g * 16, 4 * r, &mnb, &kb);
-    mn = mnb + 4 * (s % 4);
-    k = kb + s / 4;
+    int g = l / 16, s = l % 16, mnb, kb, v = op->lread->bytes / eb, across = 16 / v;
+    atom_mnk(p, tv, o, g * 16, v * r, &mnb, &kb);
+    mn = mnb + v * (s % across);
+    k = kb + s / across;
   } else {
     int vr = op->lread->bytes / eb * vpe;
     atom_mnk(p, tv, o, l, r * vr, &mn, &k);
@@ -195,7 +197,7 @@ void fsim_gemm_read_delivers(const fsim_gemm_plan *p, int o, int r, int l, int v
   const fsim_layout *tv = atom_tv(p, o);
   if (op->lread->transpose) {
     int g = l / 16, i = l % 16, mnb, kb;
-    atom_mnk(p, tv, o, g * 16, 4 * r, &mnb, &kb);
+    atom_mnk(p, tv, o, g * 16, op->lread->bytes / (op->elem_bits / 8) * r, &mnb, &kb);
     *mn = mnb + i;
     *k = kb + v;
   } else {
@@ -215,15 +217,16 @@ static fsim_status check_reads(fsim_gemm_plan *p, int o, fsim_err *e) {
   const char *id = o == 0 ? "A" : "B", *sec = o == 0 ? "operand.A" : "operand.B";
   int vals = fsim_mma_atom_values(p->atom, o == 0 ? 'A' : 'B');
   int eb = op->elem_bits / 8;
-  int vr = op->lread->transpose ? 4 : op->lread->bytes / eb * op->vals_per_elem; /* values per read */
-  if (op->lread->transpose && op->elem_bits != 16)
-    return PERR(e, sec, "lds_read", "%s transposes 16-bit elements; %s is %d-bit", op->lread->name, id, op->elem_bits);
+  int vr = op->lread->bytes / eb * op->vals_per_elem; /* values per read (a transposing read's too) */
+  if (op->lread->transpose && op->lread->transpose != op->elem_bits)
+    return PERR(e, sec, "lds_read", "%s transposes %d-bit elements; %s is %d-bit", op->lread->name, op->lread->transpose,
+                id, op->elem_bits);
   if (op->lread->transpose && op->lds_major != FSIM_LDS_MN_MAJOR)
     return PERR(e, sec, "lds_read", "%s reads an mn-major tile; this one is k-major", op->lread->name);
   if (!op->lread->transpose && op->lds_major == FSIM_LDS_MN_MAJOR && vr != 1)
     return PERR(e, sec, "lds_read",
-                "an mn-major tile needs a transposing read (ds_read_b64_tr_b16) or one element per read "
-                "(ds_read_u16); %s reads %d",
+                "an mn-major tile needs a transposing read (ds_read_b64_tr_b16, ds_read_b64_tr_b8) or one "
+                "element per read (ds_read_u16); %s reads %d",
                 op->lread->name, vr);
   if (vr < 1 || vals % vr != 0)
     return PERR(e, sec, "lds_read", "%s reads %d values; a lane holds %d of the %s fragment", op->lread->name, vr, vals,
@@ -583,12 +586,12 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
   }
   int eb = op->elem_bits / 8;
   /* a padded row must keep every LDS access on its own width: the widest of the copy's write
-   * and the read (a transposing read's 4 values), in elements.  An odd pad once put 16-byte
+   * and the read (a transposing read's 64 bits too), in elements.  An odd pad once put 16-byte
    * reads and writes 2 bytes off their alignment, and with a swizzle, whose granule assumes
    * aligned accesses, gave wrong results that the plan, the emitted kernel and its address
    * self-test all agreed on. */
   if (so->lds_pad != 0) {
-    int gran = op->lread->transpose ? 4 : op->lread->bytes / eb;
+    int gran = op->lread->bytes / eb;
     if (op->lwrite && op->lwrite->bytes / eb > gran) gran = op->lwrite->bytes / eb;
     if (gran < 1) gran = 1;
     if (so->lds_pad % gran != 0)
@@ -673,7 +676,7 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
     } else {
       st = fsim_schedule_swizzle(so, &op->sw, &local);
       if (st == FSIM_OK) {
-        int gran = op->lread->transpose ? 4 : op->lread->bytes / eb;
+        int gran = op->lread->bytes / eb;
         int copy_el = op->gcopy->bytes / eb;
         if (copy_el > gran) gran = copy_el;
         if (op->sw.b > 0 && (1 << op->sw.m) < gran)

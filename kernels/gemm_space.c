@@ -298,6 +298,14 @@ fsim_status fsim_gemm_problem_fits_as(const fsim_gemm_problem *pr, const fsim_ar
 
 static int k_contig(const fsim_gemm_problem *pr, int o);
 static int64_t operand_k_row_bits(const fsim_gemm_problem *pr, int o);
+static const char *read_for(const fsim_arch *a, const fsim_mma_atom *at, int kmajor, int bits);
+
+/* Can operand o be read M/N-contiguous: the part has an LDS read that delivers its fragments
+ * from an mn-major tile (16-bit: a transposing read or single elements; 8-bit: gfx950's
+ * ds_read_b64_tr_b8), and the problem is not a scaled GEMM (its kernels take TN only). */
+static int mn_major_ok(const fsim_gemm_problem *pr, const fsim_arch *a, int o) {
+  return pr->op != FSIM_KOP_SCALED_GEMM && read_for(a, NULL, 0, fsim_dtype_bits(o == 0 ? pr->a : pr->b)) != NULL;
+}
 
 int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *why, size_t n) {
   if (pr->op == FSIM_KOP_SCALED_GEMM && pr->k % 128 != 0) {
@@ -309,9 +317,15 @@ int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *w
     return 0;
   }
   for (int o = 0; o < 2; o++)
-    if (fsim_dtype_bits(o == 0 ? pr->a : pr->b) < 16 && !k_contig(pr, o)) {
-      snprintf(why, n, "the schedule family reads %s operands K-contiguous only (layout TN), this is %s; PyTorch "
-               "falls back", fsim_dtype_name(o == 0 ? pr->a : pr->b), fsim_layout_name(pr->layout));
+    if (!k_contig(pr, o) && !mn_major_ok(pr, a, o)) {
+      fsim_dtype t = o == 0 ? pr->a : pr->b;
+      if (pr->op == FSIM_KOP_SCALED_GEMM)
+        snprintf(why, n, "the scaled GEMMs read their operands K-contiguous only (layout TN), this is %s; PyTorch "
+                 "falls back", fsim_layout_name(pr->layout));
+      else
+        snprintf(why, n, "%s has no transposing LDS read for %d-bit %s, so the schedule family reads it K-contiguous "
+                 "only (layout TN), this is %s; PyTorch falls back", a->device.gfx, fsim_dtype_bits(t),
+                 fsim_dtype_name(t), fsim_layout_name(pr->layout));
       return 0;
     }
   /* every copy moves at least 4 bytes a lane, and none may run past the end of a K row
@@ -360,8 +374,9 @@ int fsim_gemm_nearest_supported(const fsim_gemm_problem *pr, const fsim_arch *a,
     out->m = pr->n, out->n = pr->m, out->a = pr->b, out->b = pr->a, out->layout = swapped[pr->layout];
     snprintf(how, n, "C^T = B^T A^T, %s x %s", fsim_dtype_name(out->a), fsim_dtype_name(out->b));
   }
-  /* operands narrower than 16 bits K-contiguous (the family has no transposing 8-bit read) */
-  int ak = k_contig(out, 0) || fsim_dtype_bits(out->a) < 16, bk = k_contig(out, 1) || fsim_dtype_bits(out->b) < 16;
+  /* operands with no mn-major read here K-contiguous (4-bit ones; 8-bit ones without gfx950's
+   * ds_read_b64_tr_b8; those of scaled GEMMs) */
+  int ak = k_contig(out, 0) || !mn_major_ok(out, a, 0), bk = k_contig(out, 1) || !mn_major_ok(out, a, 1);
   fsim_gemm_layout lay = ak ? (bk ? FSIM_LAYOUT_TN : FSIM_LAYOUT_TT) : (bk ? FSIM_LAYOUT_NN : FSIM_LAYOUT_NT);
   if (lay != out->layout) {
     out->layout = lay;
@@ -419,11 +434,15 @@ static const char *copy_for(const fsim_arch *a, int path, int64_t tile_bytes, in
 }
 
 /* The LDS read that delivers the atom's fragment: the widest plain read along K for a k-major
- * tile, the transposing read (or single 16-bit reads) for an mn-major one. */
+ * tile, the transposing read (or single 16-bit reads) for an mn-major one; NULL where the part
+ * has none (8-bit values without ds_read_b64_tr_b8, 4-bit ones: ds_read_b64_tr_b4 is not
+ * modelled).  `at` is not used for an mn-major tile. */
 static const char *read_for(const fsim_arch *a, const fsim_mma_atom *at, int kmajor, int bits) {
   if (!kmajor) {
+    const unsigned here = fsim_isa_bit(a);
+    if (bits == 8) return (fsim_copy_atom_find("ds_read_b64_tr_b8")->isas & here) ? "ds_read_b64_tr_b8" : NULL;
     if (bits != 16) return NULL;
-    return (fsim_copy_atom_find("ds_read_b64_tr_b16")->isas & fsim_isa_bit(a)) ? "ds_read_b64_tr_b16" : "ds_read_u16";
+    return (fsim_copy_atom_find("ds_read_b64_tr_b16")->isas & here) ? "ds_read_b64_tr_b16" : "ds_read_u16";
   }
   int run = fsim_mma_atom_k_run(at, 'A'); /* the layouts hold a lane's values in runs along K */
   int bytes = run * bits / 8;

@@ -843,6 +843,30 @@ START_TEST(test_default_suite_gfx950) {
 }
 END_TEST
 
+/* FP8 with M/N-contiguous operands on gfx950 (ds_read_b64_tr_b8, through clang's
+ * __builtin_amdgcn_ds_read_tr8_b64_v2i32): every check passes, for the f8f6f4 atom (4 reads a
+ * fragment) and a legacy fp8 one in a ping-pong kernel (1 read), and the compiled code's LDS
+ * reads are the wave program's, read for read. */
+START_TEST(test_fp8_transposed_compiled) {
+  static const char *const cases[] = {
+      "gemm 512x512x1024 --dtype fp8 --layout NN --arch mi355x --db /nonexistent --config "
+      "tile=128x64x128,waves=2x2,stages=2,mfma=16x16x128,splitk=1,path=direct,c=direct,remap=1,groupm=0,kind=plain",
+      "gemm 1024x512x512 --dtype fp8 --layout NT --arch mi355x --db /nonexistent --config "
+      "tile=128x128x128,waves=2x4,stages=2,mfma=32x32x16,splitk=1,path=direct,c=lds,remap=1,groupm=0,kind=pingpong",
+  };
+  for (int i = 0; i < 2; i++) {
+    int status;
+    json_t *j = verify_json(cases[i], &status);
+    expect_all_ok(cases[i], j, status);
+    json_t *mix = json_object_get(j, "instruction_mix");
+    long long cr = json_integer_value(json_object_get(json_object_get(mix, "compiled"), "lds_read"));
+    long long wr = json_integer_value(json_object_get(json_object_get(mix, "wave_program"), "lds_read"));
+    ck_assert_msg(cr == wr && cr > 0, "%s: LDS reads compiled %lld, wave program %lld", cases[i], cr, wr);
+    json_decref(j);
+  }
+}
+END_TEST
+
 /* The ragged problem of test_edge_stores that failed asm_simulation at +43.4% while its
  * partial-tile epilogue stored element by element in every tile: every check passes now. */
 START_TEST(test_edge_stores_compiled) {
@@ -1414,6 +1438,7 @@ static Suite *suite(void) {
 #ifdef FSIM_HIP_CLANG
   tcase_add_test(tc, test_default_suite_gfx950);
   tcase_add_test(tc, test_edge_stores_compiled);
+  tcase_add_test(tc, test_fp8_transposed_compiled);
   tcase_add_test(tc, test_asm_pattern_widths);
   tcase_add_test(tc, test_tune_compiled);
   tcase_add_test(tc, test_verify_deterministic);

@@ -238,10 +238,71 @@ START_TEST(test_functional_random_configs) {
         cases++;
       }
   }
-  /* 3 parts x (bf16, fp16: 4 layouts; fp8: TN only, and not on the RX 9070 XT, whose WMMA
-   * takes no fp8 here) */
-  ck_assert_int_eq(cases, 3 * 8 + 2);
+  /* 3 parts x (bf16, fp16: 4 layouts) + fp8: 4 layouts on MI355X (ds_read_b64_tr_b8), TN only
+   * on MI300X, and not on the RX 9070 XT, whose WMMA takes no fp8 here */
+  ck_assert_int_eq(cases, 3 * 8 + 4 + 1);
   gsl_rng_free(rng);
+}
+END_TEST
+
+/* FP8 with M/N-contiguous operands on MI355X: ds_read_b64_tr_b8 delivers the fragments of the
+ * legacy 16x16x32 and 32x32x16 fp8 MFMAs (one read each) and of the f8f6f4 16x16x128 and
+ * 32x32x64 ones (4 reads of 8 K values), from A M-contiguous (NN), B N-contiguous (NT) or both
+ * (TT); right against the reference, wrong with a fault planted; and a transposing read of
+ * the wrong width is refused. */
+START_TEST(test_functional_fp8_transposed) {
+  fsim_arch a = arch_of("mi355x");
+  static const struct {
+    fsim_gemm_layout layout;
+    const char *mfma;
+    int reads_a, reads_b; /* reads per fragment */
+  } cases[] = {
+      {FSIM_LAYOUT_NN, "16x16x32", 1, 1},  {FSIM_LAYOUT_NT, "32x32x16", 1, 1},
+      {FSIM_LAYOUT_TT, "16x16x128", 4, 4}, {FSIM_LAYOUT_NN, "32x32x64", 4, 4},
+  };
+  static fsim_gemm_plan p;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fsim_gemm_problem pr = problem(192, 160, 384, FSIM_DT_FP8, cases[i].layout);
+    char cfg[200];
+    snprintf(cfg, sizeof cfg, "tile=64x32x128,waves=2x1,stages=2,mfma=%s,splitk=1,path=direct,c=direct,kind=plain",
+             cases[i].mfma);
+    plan_of(&p, &a, &pr, cfg);
+    for (int o = 0; o < 2; o++) {
+      int kc = o == 0 ? cases[i].layout == FSIM_LAYOUT_TT : cases[i].layout == FSIM_LAYOUT_NN;
+      ck_assert_str_eq(p.op[o].lread->name, kc ? (strstr(cases[i].mfma, "x128") || strstr(cases[i].mfma, "x64")
+                                                      ? "ds_read_b128" : "ds_read_b64")
+                                               : "ds_read_b64_tr_b8");
+      if (!kc) ck_assert_int_eq(p.op[o].reads_per_frag, o == 0 ? cases[i].reads_a : cases[i].reads_b);
+    }
+    fsim_gemm_check c = functional(&p, 0);
+    ck_assert_msg(c.ok, "%s %s: %lld of %lld wrong", fsim_layout_name(cases[i].layout), cases[i].mfma,
+                  (long long)c.mismatches, (long long)c.elements);
+    ck_assert_int_eq(c.elements, 192 * 160);
+    fsim_gemm_check bad = functional(&p, FSIM_FAULT_READ_SWIZZLE);
+    ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "%s: read-swizzle fault: %lld wrong", cases[i].mfma,
+                  (long long)bad.mismatches);
+    bad = functional(&p, FSIM_FAULT_A_LAYOUT);
+    ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "%s: A-layout fault: %lld wrong", cases[i].mfma,
+                  (long long)bad.mismatches);
+  }
+  /* the 16-bit transpose on 8-bit values, and the 8-bit one on 16-bit values: refused */
+  fsim_gemm_problem pr = problem(192, 160, 384, FSIM_DT_FP8, FSIM_LAYOUT_NN);
+  fsim_gemm_config c;
+  fsim_schedule s;
+  fsim_err e;
+  ck_assert(fsim_gemm_config_parse("tile=64x32x128,waves=2x1,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,"
+                                   "kind=plain", &c, &e) == FSIM_OK);
+  ck_assert(fsim_gemm_schedule_from(&pr, &c, &a, &s, &e) == FSIM_OK);
+  snprintf(s.operand[0].lds_read, sizeof s.operand[0].lds_read, "ds_read_b64_tr_b16");
+  ck_assert_int_eq(fsim_gemm_plan_make(&p, &s, &a, &e), FSIM_EINVAL);
+  ck_assert_msg(strstr(e.msg, "[operand.A] lds_read: ds_read_b64_tr_b16 transposes 16-bit elements; A is 8-bit"), "%s",
+                e.msg);
+  pr = problem(192, 160, 384, FSIM_DT_BF16, FSIM_LAYOUT_NN);
+  ck_assert(fsim_gemm_schedule_from(&pr, &c, &a, &s, &e) == FSIM_OK);
+  snprintf(s.operand[0].lds_read, sizeof s.operand[0].lds_read, "ds_read_b64_tr_b8");
+  ck_assert_int_eq(fsim_gemm_plan_make(&p, &s, &a, &e), FSIM_EINVAL);
+  ck_assert_msg(strstr(e.msg, "[operand.A] lds_read: ds_read_b64_tr_b8 transposes 8-bit elements; A is 16-bit"), "%s",
+                e.msg);
 }
 END_TEST
 
@@ -463,9 +524,16 @@ START_TEST(test_support_and_problem_errors) {
   ck_assert(fsim_gemm_supported(&pr, &a, why, sizeof why));
   ck_assert(!fsim_gemm_supported(&pr, &old, why, sizeof why));
   ck_assert_str_eq(why, "gfx942 has no scaled MFMA; PyTorch falls back");
+  /* 8-bit operands M/N-contiguous: gfx950 reads them with ds_read_b64_tr_b8, gfx942 has no
+   * transposing read; the scaled GEMMs take TN only */
   pr = problem(64, 64, 64, FSIM_DT_FP8, FSIM_LAYOUT_NT);
+  ck_assert_msg(fsim_gemm_supported(&pr, &a, why, sizeof why), "%s", why);
+  ck_assert(!fsim_gemm_supported(&pr, &old, why, sizeof why));
+  ck_assert_str_eq(why, "gfx942 has no transposing LDS read for 8-bit fp8, so the schedule family reads it "
+                        "K-contiguous only (layout TN), this is NT; PyTorch falls back");
+  pr.op = FSIM_KOP_SCALED_GEMM, pr.k = 128;
   ck_assert(!fsim_gemm_supported(&pr, &a, why, sizeof why));
-  ck_assert_str_eq(why, "the schedule family reads fp8 operands K-contiguous only (layout TN), this is NT; PyTorch "
+  ck_assert_str_eq(why, "the scaled GEMMs read their operands K-contiguous only (layout TN), this is NT; PyTorch "
                         "falls back");
   /* a copy may not run past the end of a K row: K rows not a whole number of 4-byte copies
    * fall back, and wider copies are used only where they divide the K rows; past the end of an
@@ -1253,7 +1321,7 @@ START_TEST(test_lds_hazards) {
       {"mi355x", FSIM_DT_BF16, FSIM_LAYOUT_TN, 384}, {"mi355x", FSIM_DT_BF16, FSIM_LAYOUT_NN, 256},
       {"mi355x", FSIM_DT_BF16, FSIM_LAYOUT_NT, 512}, {"mi355x", FSIM_DT_FP8, FSIM_LAYOUT_TN, 1024},
       {"mi300x", FSIM_DT_BF16, FSIM_LAYOUT_TN, 384}, {"rx9070xt", FSIM_DT_BF16, FSIM_LAYOUT_TN, 256},
-      {"mi355x", FSIM_DT_F16, FSIM_LAYOUT_TT, 320},
+      {"mi355x", FSIM_DT_F16, FSIM_LAYOUT_TT, 320},  {"mi355x", FSIM_DT_FP8, FSIM_LAYOUT_NN, 512},
       {"mi355x", FSIM_DT_FP4, FSIM_LAYOUT_TN, 512}, /* scaled, fp8 x fp4 */
   };
   for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++) {
@@ -1500,6 +1568,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_functional_examples);
   tcase_add_test(tc, test_functional_padded_rows);
   tcase_add_test(tc, test_functional_random_configs);
+  tcase_add_test(tc, test_functional_fp8_transposed);
   tcase_add_test(tc, test_functional_small_k_gfx942);
   tcase_add_test(tc, test_functional_edges);
   tcase_add_test(tc, test_functional_scaled_fp8_fp4);

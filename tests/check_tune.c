@@ -1274,7 +1274,7 @@ static json_t *predict_json(const char *args) {
 
 /* A fallback is estimated by flysim's kernel for the nearest problem the FlyDSL path takes:
  * the same time, to the last digit, as predicting that problem (K rounded up to whole 4-byte
- * copies or 128-value scale groups, 8-bit operands K-contiguous, C^T = B^T A^T for types only
+ * copies or 128-value scale groups, a scaled GEMM's operands K-contiguous, C^T = B^T A^T for types only
  * that order has an atom for); a part without the instructions at all keeps the roofline. */
 START_TEST(test_fallback_nearest) {
   static const struct {
@@ -1282,7 +1282,7 @@ START_TEST(test_fallback_nearest) {
   } cases[] = {
       {"gemm 1024x512x1023", "gemm 1024x512x1024", "K 1024"},
       {"gemm 512x512x999 --dtype fp16", "gemm 512x512x1000 --dtype fp16", "K 1000"},
-      {"gemm 512x768x1024 --dtype fp8 --layout NN", "gemm 512x768x1024 --dtype fp8", "layout TN"},
+      {"scaled-gemm 256x512x256 --dtype fp8 --layout NN", "scaled-gemm 256x512x256 --dtype fp8", "layout TN"},
       {"scaled-gemm 256x512x200 --dtype fp8", "scaled-gemm 256x512x256 --dtype fp8", "K 256"},
       {"scaled-gemm 1024x2048x512 --dtype fp4 --b-dtype fp8", "scaled-gemm 2048x1024x512 --dtype fp8 --b-dtype fp4",
        "C^T = B^T A^T, fp8 x fp4"},
@@ -1587,12 +1587,13 @@ START_TEST(test_cli_errors) {
       {"tune gemm 64x64x64 --arch mi355x --db ''", "flysim tune: --db: an empty file name\n"},
       {"predict gemm 64x64x64 --ar mi355x", "flysim predict: option '--ar': give the whole name (see --help)\n"},
       /* a problem that falls back still checks its config, and has no kernel to trace */
-      {"predict gemm 1024x1024x1024 --dtype fp8 --layout NN --arch mi355x --config bogus=1",
+      {"predict gemm 1024x1024x1024 --dtype fp8 --layout NN --arch mi300x --config bogus=1",
        "flysim predict: --config: unknown key 'bogus' (tile, waves, stages, mfma, splitk, path, c, remap, groupm, kind, "
        "swizzle)\n"},
-      {"predict gemm 64x64x64 --dtype fp8 --layout NT --arch mi355x --timeline t.json",
-       "flysim predict: --timeline: the problem falls back (the schedule family reads fp8 operands K-contiguous only "
-       "(layout TN), this is NT; PyTorch falls back): there is no flysim kernel to trace\n"},
+      {"predict gemm 64x64x64 --dtype fp8 --layout NT --arch mi300x --timeline t.json",
+       "flysim predict: --timeline: the problem falls back (gfx942 has no transposing LDS read for 8-bit fp8, so the "
+       "schedule family reads it K-contiguous only (layout TN), this is NT; PyTorch falls back): there is no flysim "
+       "kernel to trace\n"},
       {"predict gemm 64x64x64 --arch mi355x --config tile=128x128x64,tile=64x64x64",
        "flysim predict: --config: key 'tile' given twice\n"},
       {"predict gemm 64x64x64 --arch mi355x --config tile=64x64x64,,waves=2x2",
