@@ -267,7 +267,7 @@ static int read_addr(gen *g, int o, int i, int kk, int r, const char *loop_name,
 static void emit_read(gen *g, const kstep_item *it, const char *loop_name, int first, int level) {
   const fsim_gemm_plan *p = g->p;
   const fsim_gemm_operand *op = &p->op[it->o];
-  /* The compiler cannot tell a transposing read (ds_read_b64_tr_b16, an intrinsic) from the
+  /* The compiler cannot tell a transposing read (ds_read_b64_tr_b16, _tr_b8: intrinsics) from the
    * LDS that outstanding direct-to-LDS copies write, and waits for all of them first (clang
    * 22 puts s_waitcnt vmcnt(0) there, prefetch of the next tile included: docs/emit.md).
    * The program does what the compiled kernel does. */
