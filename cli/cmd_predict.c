@@ -22,8 +22,9 @@ static void usage(FILE *f) {
           "file, the --config (complete), the tuning database's winner, or else the best config\n"
           "a tuning run finds for what --config leaves free.  A problem FlyDSL does not take falls\n"
           "back (as PyTorch does): the output says \"backend\": \"fallback\" and why, and estimates it\n"
-          "by flysim's kernel for the nearest problem FlyDSL takes (K rounded up, layout TN for 8-bit\n"
-          "operands, ...), or by a roofline where there is none (docs/gemm.md).\n"
+          "by flysim's kernel for the nearest problem FlyDSL takes (K rounded up, K-contiguous\n"
+          "operands where the part cannot read them otherwise, ...), or by a roofline where there\n"
+          "is none (docs/gemm.md).\n"
           "\n" FSIM_CLI_GEMM_HELP
           "prediction:\n"
           "  --mode sim         the cycle-level simulator (default)\n"

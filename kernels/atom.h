@@ -10,7 +10,8 @@
  *
  * A copy atom is one data-movement instruction: global or buffer loads of 4..16 bytes per
  * lane, gfx950's direct global-to-LDS loads (16 bytes per lane; 4 on gfx942), ds_read and
- * ds_write of 32, 64 and 128 bits, gfx950's transposing ds_read_b64_tr_b16, and stores. */
+ * ds_write of 32, 64 and 128 bits, gfx950's transposing ds_read_b64_tr_b16 and _tr_b8, and
+ * stores. */
 #ifndef FSIM_ATOM_H
 #define FSIM_ATOM_H
 

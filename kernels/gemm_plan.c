@@ -559,6 +559,11 @@ static fsim_status setup_operand(fsim_gemm_plan *p, int o, fsim_gemm_memo *memo,
   op->k_contig = o == 0 ? (layout == FSIM_LAYOUT_TN || layout == FSIM_LAYOUT_TT)
                         : (layout == FSIM_LAYOUT_TN || layout == FSIM_LAYOUT_NN);
   op->lds_major = so->lds_major;
+  /* the scaled GEMMs' kernels take TN only (their scales run along K with A's rows and B's
+   * columns); fsim_gemm_supported sends the other layouts to the fallback path */
+  if (s->op == FSIM_KOP_SCALED_GEMM && !op->k_contig)
+    return PERR(e, "problem", "layout", "a scaled GEMM reads its operands K-contiguous (layout TN), not %s",
+                fsim_layout_name((fsim_gemm_layout)layout));
   int want = op->k_contig ? FSIM_LDS_K_MAJOR : FSIM_LDS_MN_MAJOR;
   if (op->lds_major != want)
     return PERR(e, sec, "lds_major", "%s is %s-contiguous in layout %s, and copies keep that order: use %s", id,

@@ -316,6 +316,16 @@ int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *w
     snprintf(why, n, "%s has no scaled MFMA; PyTorch falls back", a->device.gfx);
     return 0;
   }
+  int ok_type = 0;
+  int na;
+  const fsim_mma_atom *atoms = fsim_mma_atoms(&na);
+  for (int i = 0; i < na; i++)
+    ok_type |= (atoms[i].isas & fsim_isa_bit(a)) && atoms[i].a_type == pr->a && atoms[i].b_type == pr->b;
+  if (!ok_type) {
+    snprintf(why, n, "the schedule family has no %s MMA atom for %s x %s (docs/atoms.md); PyTorch falls back",
+             a->device.gfx, fsim_dtype_name(pr->a), fsim_dtype_name(pr->b));
+    return 0;
+  }
   for (int o = 0; o < 2; o++)
     if (!k_contig(pr, o) && !mn_major_ok(pr, a, o)) {
       fsim_dtype t = o == 0 ? pr->a : pr->b;
@@ -337,16 +347,6 @@ int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *w
                fsim_dtype_name(o == 0 ? pr->a : pr->b));
       return 0;
     }
-  int ok_type = 0;
-  int na;
-  const fsim_mma_atom *atoms = fsim_mma_atoms(&na);
-  for (int i = 0; i < na; i++)
-    ok_type |= (atoms[i].isas & fsim_isa_bit(a)) && atoms[i].a_type == pr->a && atoms[i].b_type == pr->b;
-  if (!ok_type) {
-    snprintf(why, n, "the schedule family has no %s MMA atom for %s x %s (docs/atoms.md); PyTorch falls back",
-             a->device.gfx, fsim_dtype_name(pr->a), fsim_dtype_name(pr->b));
-    return 0;
-  }
   why[0] = '\0';
   return 1;
 }

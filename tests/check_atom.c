@@ -344,7 +344,12 @@ START_TEST(test_copy_atoms) {
   ck_assert_uint_eq(c->isas, FSIM_CDNA3 | FSIM_CDNA4);
   c = fsim_copy_atom_find("ds_read_b64_tr_b16");
   ck_assert_int_eq(c->bytes, 8);
-  ck_assert_int_eq(c->transpose, 1);
+  ck_assert_int_eq(c->transpose, 16);
+  ck_assert_int_eq(c->op, FSIM_OP_LDS_READ);
+  ck_assert_uint_eq(c->isas, FSIM_CDNA4);
+  c = fsim_copy_atom_find("ds_read_b64_tr_b8");
+  ck_assert_int_eq(c->bytes, 8);
+  ck_assert_int_eq(c->transpose, 8);
   ck_assert_int_eq(c->op, FSIM_OP_LDS_READ);
   ck_assert_uint_eq(c->isas, FSIM_CDNA4);
   ck_assert_int_eq(fsim_copy_atom_find("ds_read_b128")->transpose, 0);
@@ -355,7 +360,7 @@ START_TEST(test_copy_atoms) {
   ck_assert_ptr_null(fsim_copy_atom_find(""));
 
   /* Every atom's width is the one its mnemonic spells, its class matches the mnemonic, and
-   * only ds_read_b64_tr_b16 transposes. */
+   * only ds_read_b64_tr_b16 and _tr_b8 transpose, the element bits their names end in. */
   int n, transposing = 0;
   const fsim_copy_atom *all = fsim_copy_atoms(&n);
   ck_assert_int_ge(n, 20);
@@ -372,7 +377,7 @@ START_TEST(test_copy_atoms) {
     else if (strstr(nm, "dwordx3")) want = 12;
     else if (strstr(nm, "dwordx2")) want = 8;
     else if (strstr(nm, "dword")) want = 4;
-    else if (strstr(nm, "_tr_")) want = 8; /* ds_read_b64_tr_b16: 64 bits per lane */
+    else if (strstr(nm, "_tr_")) want = 8; /* ds_read_b64_tr_bN: 64 bits per lane */
     else if (tail && (tail[1] == 'b' || tail[1] == 'u')) want = atoi(tail + 2) / 8;
     ck_assert_msg(all[i].bytes == want, "%s: %d bytes, its name says %d", nm, all[i].bytes, want);
     fsim_op cls = strncmp(nm, "ds_read", 7) == 0     ? FSIM_OP_LDS_READ
@@ -384,10 +389,12 @@ START_TEST(test_copy_atoms) {
     ck_assert_msg(all[i].isas != 0 && (all[i].isas & ~(FSIM_CDNA3 | FSIM_CDNA4 | FSIM_RDNA4)) == 0, "%s", nm);
     /* RDNA has no direct-to-LDS loads (and no transposing read) in this table */
     if (all[i].op == FSIM_OP_LOAD_LDS || all[i].transpose) ck_assert_msg(!(all[i].isas & FSIM_RDNA4), "%s", nm);
-    transposing += all[i].transpose;
+    if (strstr(nm, "_tr_b")) ck_assert_int_eq(all[i].transpose, atoi(strstr(nm, "_tr_b") + 5));
+    else ck_assert_int_eq(all[i].transpose, 0);
+    transposing += all[i].transpose != 0;
     ck_assert_ptr_eq(fsim_copy_atom_find(nm), &all[i]);
   }
-  ck_assert_int_eq(transposing, 1);
+  ck_assert_int_eq(transposing, 2);
 }
 END_TEST
 

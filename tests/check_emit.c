@@ -132,6 +132,33 @@ static int count_lines(const char *text, const char *what, int *dup) {
   return n;
 }
 
+/* An fp8 NN kernel for gfx950 (no compiler needed): A, M-contiguous, is read through clang's
+ * builtin for ds_read_b64_tr_b8 with its 8-value rule; B, K-contiguous, by plain reads. */
+START_TEST(test_fp8_transposed_text) {
+  fsim_arch *a = load_arch("mi355x");
+  fsim_gemm_problem pr = {.op = FSIM_KOP_GEMM, .m = 512, .n = 512, .k = 512, .groups = 1, .a = FSIM_DT_FP8,
+                          .b = FSIM_DT_FP8, .c = FSIM_DT_BF16, .layout = FSIM_LAYOUT_NN};
+  fsim_gemm_config c;
+  fsim_schedule s;
+  fsim_err e;
+  fsim_err_clear(&e);
+  ck_assert(fsim_gemm_config_parse("tile=128x128x128,waves=2x2,stages=2,mfma=32x32x64,splitk=1,path=direct,c=lds,"
+                                   "kind=plain", &c, &e) == FSIM_OK);
+  ck_assert_msg(fsim_gemm_schedule_from(&pr, &c, a, &s, &e) == FSIM_OK, "%s", e.msg);
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  ck_assert_msg(fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK, "%s", e.msg);
+  fsim_emit_info info;
+  char *text = emit_text(p, &info);
+  ck_assert_ptr_nonnull(strstr(text, "__builtin_amdgcn_ds_read_tr8_b64_v2i32((lds_i32x2 *)(lds + LDS_A"));
+  ck_assert_ptr_null(strstr(text, "__builtin_amdgcn_ds_read_tr8_b64_v2i32((lds_i32x2 *)(lds + LDS_B"));
+  ck_assert_ptr_nonnull(strstr(text, "// ds_read_b64_tr_b8: source lane s of a 16-lane group reads 8 consecutive mn"));
+  ck_assert_ptr_nonnull(strstr(text, "const int mn = idx % 32 + 8 * (s % 2), k = idx / 32 + s / 2;"));
+  ck_assert_ptr_nonnull(strstr(text, "__builtin_amdgcn_mfma_scale_f32_32x32x64_f8f6f4"));
+  free(text);
+  free(p);
+}
+END_TEST
+
 START_TEST(test_split_k_atomics) {
   fsim_arch *a = load_arch("mi355x");
   static const char cfg[] =
@@ -1426,6 +1453,7 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("emit");
   tcase_set_timeout(tc, 600);
   tcase_add_test(tc, test_header_round_trip);
+  tcase_add_test(tc, test_fp8_transposed_text);
   tcase_add_test(tc, test_header_errors);
   tcase_add_test(tc, test_split_k_atomics);
   tcase_add_test(tc, test_selftest_checker);

@@ -261,8 +261,9 @@ START_TEST(test_functional_fp8_transposed) {
       {FSIM_LAYOUT_TT, "16x16x128", 4, 4}, {FSIM_LAYOUT_NN, "32x32x64", 4, 4},
   };
   static fsim_gemm_plan p;
+  fsim_gemm_problem pr;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    fsim_gemm_problem pr = problem(192, 160, 384, FSIM_DT_FP8, cases[i].layout);
+    pr = problem(192, 160, 384, FSIM_DT_FP8, cases[i].layout);
     char cfg[200];
     snprintf(cfg, sizeof cfg, "tile=64x32x128,waves=2x1,stages=2,mfma=%s,splitk=1,path=direct,c=direct,kind=plain",
              cases[i].mfma);
@@ -285,8 +286,34 @@ START_TEST(test_functional_fp8_transposed) {
     ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "%s: A-layout fault: %lld wrong", cases[i].mfma,
                   (long long)bad.mismatches);
   }
+  /* By hand, from the rule (docs/atoms.md): source lane s of a 16-lane group reads 8 bytes at
+   * MN 8 (s % 2) and K s / 2 from the group's base, and lane i receives (MN i, K 0..7).  A of
+   * v_mfma_f32_16x16x32_fp8_fp8 holds row l % 16, K 8 (l / 16) + v; unswizzled, the M-major A
+   * tile's rows are K, 64 bytes each, and wave w's fragment i starts at MN 32 (w % 2) + 16 i. */
+  pr = problem(192, 160, 384, FSIM_DT_FP8, FSIM_LAYOUT_NN);
+  plan_of(&p, &a, &pr, "tile=64x32x128,waves=2x1,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain,"
+                       "swizzle=none");
+  ck_assert_int_eq(fsim_gemm_lane_read(&p, 0, 0, 0, 0, 0, 21), 10 * 64 + 8); /* group 1, s 5: MN 8, K 8 + 2 */
+  ck_assert_int_eq(fsim_gemm_lane_read(&p, 0, 0, 0, 0, 0, 17), 8 * 64 + 8);  /* s 1: MN 8, K 8 */
+  ck_assert_int_eq(fsim_gemm_lane_read(&p, 0, 0, 0, 0, 0, 2), 1 * 64 + 0);   /* s 2: MN 0, K 1 */
+  /* wave 1, fragment 1, K step 2, lane 35 (group 2, s 3): MN 32 + 16 + 8, K 64 + 16 + 1 */
+  ck_assert_int_eq(fsim_gemm_lane_read(&p, 0, 1, 1, 2, 0, 35), 81 * 64 + 56);
+  int mn, k;
+  fsim_gemm_read_delivers(&p, 0, 0, 9, 3, &mn, &k);
+  ck_assert(mn == 9 && k == 3);
+  fsim_gemm_read_delivers(&p, 0, 0, 25, 7, &mn, &k);
+  ck_assert(mn == 9 && k == 15);
+  fsim_gemm_read_delivers(&p, 0, 0, 63, 0, &mn, &k);
+  ck_assert(mn == 15 && k == 24);
+  /* the f8f6f4 16x16x128 atom: lane l holds K 16 (l / 16) + 0..15 and 64 + 16 (l / 16) + 0..15,
+   * four reads of 8; read 3 of lane 20 brings MN 4, K 64 + 16 + 8 + v */
+  plan_of(&p, &a, &pr, "tile=64x32x128,waves=2x1,stages=2,mfma=16x16x128,splitk=1,path=direct,c=direct,kind=plain,"
+                       "swizzle=none");
+  fsim_gemm_read_delivers(&p, 0, 3, 20, 5, &mn, &k);
+  ck_assert_msg(mn == 4 && k == 93, "(%d, %d)", mn, k);
+  fsim_gemm_read_delivers(&p, 0, 1, 20, 0, &mn, &k);
+  ck_assert_msg(mn == 4 && k == 24, "(%d, %d)", mn, k);
   /* the 16-bit transpose on 8-bit values, and the 8-bit one on 16-bit values: refused */
-  fsim_gemm_problem pr = problem(192, 160, 384, FSIM_DT_FP8, FSIM_LAYOUT_NN);
   fsim_gemm_config c;
   fsim_schedule s;
   fsim_err e;
@@ -388,6 +415,14 @@ START_TEST(test_functional_edges) {
   ck_assert(functional(&p, 0).ok);
   plan_of(&p, &a, &pr, "tile=256x32x128,waves=2x1,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain");
   ck_assert(functional(&p, 0).ok);
+  /* fp8 with an odd M, A M-contiguous (transposing 8-bit reads): A's columns are 201 bytes, so
+   * the copies of a column's last tile run into the next column's first bytes, which land in
+   * rows of C past M */
+  pr = problem(201, 136, 256, FSIM_DT_FP8, FSIM_LAYOUT_NN);
+  plan_of(&p, &a, &pr, "tile=64x64x128,waves=2x2,stages=2,mfma=16x16x128,splitk=1,path=direct,c=direct,kind=plain");
+  ck_assert_str_eq(p.op[0].lread->name, "ds_read_b64_tr_b8");
+  fsim_gemm_check odd = functional(&p, 0);
+  ck_assert_msg(odd.ok && odd.elements == 201 * 136, "fp8 NN, M = 201: %lld wrong", (long long)odd.mismatches);
   pr = problem(256, 256, 1000, FSIM_DT_BF16, FSIM_LAYOUT_TN);
   plan_of(&p, &a, &pr, "tile=64x64x64,waves=2x2,stages=2,mfma=16x16x32,splitk=4,path=registers,c=direct,kind=plain");
   fsim_gemm_check c = functional(&p, 0);

@@ -525,8 +525,8 @@ START_TEST(test_legality_errors) {
       {{{"layout = TN", "layout = NT"}},
        "[operand.A] lds_major: A is MN-contiguous in layout NT, and copies keep that order: use mn-major"},
       {{{"layout = TN", "layout = NN"}, {"lds_major = k-major", "lds_major = mn-major"}},
-       "[operand.A] lds_read: an mn-major tile needs a transposing read (ds_read_b64_tr_b16) or one element per read "
-       "(ds_read_u16); ds_read_b128 reads 8"},
+       "[operand.A] lds_read: an mn-major tile needs a transposing read (ds_read_b64_tr_b16, ds_read_b64_tr_b8) or "
+       "one element per read (ds_read_u16); ds_read_b128 reads 8"},
       {{{"lds_read = ds_read_b128", "lds_read = ds_read_b64_tr_b16"}},
        "[operand.A] lds_read: ds_read_b64_tr_b16 reads an mn-major tile; this one is k-major"},
       {{{"lds_read = ds_read_b128", "lds_read = ds_write_b128"}},
@@ -723,7 +723,7 @@ START_TEST(test_plan_flydsl_bf16) {
     ck_assert_int_eq(op->sw.m, 4);
     ck_assert_int_eq(op->sw.s, 4);
     ck_assert_ptr_null(op->lwrite);
-    ck_assert_int_eq(op->lread->transpose, 1);
+    ck_assert_int_eq(op->lread->transpose, 16);
   }
 
   /* What each read delivers is the atom's fragment (ISA4 11.4: lane i of a 16-lane group holds
