@@ -399,6 +399,26 @@ int fsim_gemm_nearest_supported(const fsim_gemm_problem *pr, const fsim_arch *a,
          fsim_gemm_problem_fits(out, a, &no) == FSIM_OK;
 }
 
+/* The cache-line bytes one K tile's copies of operand o touch.  Its tile is rows of S
+ * contiguous bytes (K-contiguous: BK values; M/N-contiguous: BM or BN), each row starting at a
+ * multiple of g = gcd(S, the row pitch, the line) bytes from a line's start; a row of S bytes
+ * at offset r into a line touches (r + S - 1) / line + 1 lines, averaged here over the offsets
+ * r = 0, g, 2g, ... below a line.  The caches serve whole lines (the simulator's L1 and L2
+ * queues take a line per request), so rows shorter than a line cost a line each. */
+static int64_t copy_line_bytes(const fsim_gemm_plan *p, int o) {
+  const fsim_gemm_operand *op = &p->op[o];
+  const int64_t line = p->a->memory.l2_line, eb = op->elem_bits / 8;
+  int64_t s = (op->k_contig ? p->s.bk / op->vals_per_elem : op->rows) * eb;
+  int64_t rows = op->k_contig ? op->rows : p->s.bk;
+  int64_t pitch = op->ld * eb, g = line;
+  for (int64_t x = s; x > 0;) { int64_t t = g % x; g = x; x = t; }     /* gcd(line, s) */
+  for (int64_t x = pitch; x > 0;) { int64_t t = g % x; g = x; x = t; } /* and the pitch */
+  if (g < 1) g = 1;
+  int64_t lines = 0, n = line / g;
+  for (int64_t r = 0; r < line; r += g) lines += (r + s - 1) / line + 1;
+  return rows * lines * line / n;
+}
+
 /* ---- schedules from configs ------------------------------------------------------------------ */
 
 static int k_contig(const fsim_gemm_problem *pr, int o) {
@@ -1061,9 +1081,13 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
   int64_t ea = fsim_dtype_bits(sc->a_type), eb = fsim_dtype_bits(sc->b_type), ec = p->c_bits;
   s->load_bytes_per_wg = ((int64_t)sc->bm * sc->bk * ea + (int64_t)sc->bn * sc->bk * eb) / 8;
   s->lds_write_bytes_per_wg = s->load_bytes_per_wg;
+  s->load_line_bytes_per_wg = copy_line_bytes(p, 0) + copy_line_bytes(p, 1);
   /* a scaled GEMM's scales of the tile go to registers (not LDS); waves that share rows load
    * the same bytes, which the L1 serves */
-  if (sc->op == FSIM_KOP_SCALED_GEMM) s->load_bytes_per_wg += ((int64_t)sc->bm + sc->bn) * (sc->bk / 32);
+  if (sc->op == FSIM_KOP_SCALED_GEMM) {
+    s->load_bytes_per_wg += ((int64_t)sc->bm + sc->bn) * (sc->bk / 32);
+    s->load_line_bytes_per_wg += ((int64_t)sc->bm + sc->bn) * (sc->bk / 32);
+  }
   s->store_bytes_per_wg = (int64_t)sc->bm * sc->bn * ec / 8;
   s->store_atomics = sc->split_k > 1;
   /* the lines the C stores touch: one store instruction's lines (the plan's

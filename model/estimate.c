@@ -65,8 +65,14 @@ static double iteration(const fsim_arch *a, const fsim_plan_summary *s, int c, f
     double gap = dmax(0, a->lds.latency + s->lds_bank_cycles_per_wave / ks - after * s->mfma_cycles);
     o->t_chain = (ks - 1) * dmax(waves_per_simd * step, step + gap) + waves_per_simd * step;
   }
-  double l1 = (double)c * s->load_bytes_per_wg / a->memory.l1_bytes_per_clk;
-  o->t_l2 = dmax(l1, xcd_resident(a, s, c) * s->load_bytes_per_wg /
+  /* the L1 takes every line a copy touches; the L2 only those the L1 has lost since the
+   * previous K tile, which used the rest of a line its rows share (a tile's rows shorter than a
+   * line): all of them when the CU's workgroups touch more lines in a K tile than the L1 holds */
+  double lines = (double)(s->load_line_bytes_per_wg > s->load_bytes_per_wg ? s->load_line_bytes_per_wg
+                                                                             : s->load_bytes_per_wg);
+  double l2_bytes = (double)c * lines > (double)a->memory.l1_bytes ? lines : (double)s->load_bytes_per_wg;
+  double l1 = (double)c * lines / a->memory.l1_bytes_per_clk;
+  o->t_l2 = dmax(l1, xcd_resident(a, s, c) * l2_bytes /
                          (a->memory.l2_channels * (double)a->memory.l2_bytes_per_clk * 0.9));
   double mall_bpc = a->memory.mall_tbps * 1e12 / clk_bytes;
   o->t_mall = a->memory.mall_bytes > 0 && mall_bpc > 0

@@ -44,6 +44,8 @@ typedef struct fsim_plan_summary {
                                 of a K step and waited for at its end) */
   /* per iteration and workgroup */
   int64_t load_bytes_per_wg; /* global bytes the copies move */
+  int64_t load_line_bytes_per_wg; /* cache-line bytes they touch: more where a tile's rows are
+                                     shorter than a line (the L1 and L2 serve whole lines) */
   int64_t lds_write_bytes_per_wg;
   /* once per workgroup */
   int64_t store_bytes_per_wg;

@@ -333,6 +333,46 @@ START_TEST(test_functional_fp8_transposed) {
 }
 END_TEST
 
+/* The line bytes the copies touch (the model's L1 and L2 terms): whole 128-byte lines, so a
+ * tile whose rows are shorter than a line costs a line a row, and rows that do not start on a
+ * line touch one more on average.  By hand: */
+START_TEST(test_summary_copy_lines) {
+  fsim_arch a = arch_of("mi355x");
+  static fsim_gemm_plan p;
+  static const struct {
+    long long k;
+    fsim_dtype t;
+    fsim_gemm_layout l;
+    const char *tile;
+    long long bytes, lines;
+  } cases[] = {
+      /* bf16 TN, BK 64: rows of 128 bytes on lines: as many line bytes as bytes */
+      {1024, FSIM_DT_BF16, FSIM_LAYOUT_TN, "128x128x64", 32768, 32768},
+      /* BK 32: 64-byte rows, a line each: twice */
+      {1024, FSIM_DT_BF16, FSIM_LAYOUT_TN, "128x128x32", 16384, 32768},
+      /* fp8 BK 64, the same 64-byte rows */
+      {1024, FSIM_DT_FP8, FSIM_LAYOUT_TN, "128x128x64", 16384, 32768},
+      /* fp8 NN: A's rows are 128 M values (whole lines), B's 64 K values (half lines) */
+      {1024, FSIM_DT_FP8, FSIM_LAYOUT_NN, "128x128x64", 16384, 8192 + 16384},
+      /* K = 1000 bf16: rows 2000 bytes apart, so a 128-byte row starts 16 bytes into a line
+       * or a multiple of that: 1 line at offset 0, 2 at the seven others, 15/8 a row */
+      {1000, FSIM_DT_BF16, FSIM_LAYOUT_TN, "128x128x64", 32768, 2 * 128 * 240},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fsim_gemm_problem pr = problem(1024, 1024, cases[i].k, cases[i].t, cases[i].l);
+    char cfg[200];
+    snprintf(cfg, sizeof cfg, "tile=%s,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=%s,c=direct,kind=plain",
+             cases[i].tile, cases[i].k == 1000 ? "registers" : "direct");
+    plan_of(&p, &a, &pr, cfg);
+    fsim_plan_summary s;
+    fsim_gemm_summary(&p, &s);
+    ck_assert_int_eq(s.load_bytes_per_wg, cases[i].bytes);
+    ck_assert_msg(s.load_line_bytes_per_wg == cases[i].lines, "case %zu: %lld line bytes", i,
+                  (long long)s.load_line_bytes_per_wg);
+  }
+}
+END_TEST
+
 /* K below the shallowest tile (32) on MI300X, whose bf16 and fp16 atoms are 8 or 16 deep: the
  * space is not empty (it was: BK was capped at the atom's depth) and its plans compute C. */
 START_TEST(test_functional_small_k_gfx942) {
@@ -1604,6 +1644,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_functional_padded_rows);
   tcase_add_test(tc, test_functional_random_configs);
   tcase_add_test(tc, test_functional_fp8_transposed);
+  tcase_add_test(tc, test_summary_copy_lines);
   tcase_add_test(tc, test_functional_small_k_gfx942);
   tcase_add_test(tc, test_functional_edges);
   tcase_add_test(tc, test_functional_scaled_fp8_fp4);
