@@ -60,6 +60,17 @@ static fsim_gemm_check functional(const fsim_gemm_plan *p, unsigned faults) {
   return c;
 }
 
+/* A read swizzle other than the written one, and A values from the wrong lanes: most of C is
+ * wrong (the plan's C has `elements` values). */
+static void expect_faults_seen(const fsim_gemm_plan *p, int64_t elements, const char *label) {
+  fsim_gemm_check bad = functional(p, FSIM_FAULT_READ_SWIZZLE);
+  ck_assert_msg(!bad.ok && bad.mismatches > elements / 2, "%s: read-swizzle fault: %lld wrong", label,
+                (long long)bad.mismatches);
+  bad = functional(p, FSIM_FAULT_A_LAYOUT);
+  ck_assert_msg(!bad.ok && bad.mismatches > elements / 2, "%s: A-layout fault: %lld wrong", label,
+                (long long)bad.mismatches);
+}
+
 /* ---- functional execution --------------------------------------------------------------------- */
 
 /* The GEMM examples of kernels/schedules/ on small problems: right, and wrong when a fault
@@ -87,14 +98,7 @@ START_TEST(test_functional_examples) {
                   c.first_got, c.first_want);
     ck_assert_int_eq(c.elements, ex[i].m * ex[i].n);
     ck_assert(c.max_rel_err <= c.tolerance_rel);
-    /* a read swizzle other than the written one, and A values from the wrong lanes: most of C
-     * is wrong */
-    fsim_gemm_check bad = functional(&p, FSIM_FAULT_READ_SWIZZLE);
-    ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "%s: read-swizzle fault: %lld wrong", ex[i].file,
-                  (long long)bad.mismatches);
-    bad = functional(&p, FSIM_FAULT_A_LAYOUT);
-    ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "%s: A-layout fault: %lld wrong", ex[i].file,
-                  (long long)bad.mismatches);
+    expect_faults_seen(&p, c.elements, ex[i].file);
   }
 }
 END_TEST
@@ -279,12 +283,7 @@ START_TEST(test_functional_fp8_transposed) {
     ck_assert_msg(c.ok, "%s %s: %lld of %lld wrong", fsim_layout_name(cases[i].layout), cases[i].mfma,
                   (long long)c.mismatches, (long long)c.elements);
     ck_assert_int_eq(c.elements, 192 * 160);
-    fsim_gemm_check bad = functional(&p, FSIM_FAULT_READ_SWIZZLE);
-    ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "%s: read-swizzle fault: %lld wrong", cases[i].mfma,
-                  (long long)bad.mismatches);
-    bad = functional(&p, FSIM_FAULT_A_LAYOUT);
-    ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "%s: A-layout fault: %lld wrong", cases[i].mfma,
-                  (long long)bad.mismatches);
+    expect_faults_seen(&p, c.elements, cases[i].mfma);
   }
   /* By hand, from the rule (docs/atoms.md): source lane s of a 16-lane group reads 8 bytes at
    * MN 8 (s % 2) and K s / 2 from the group's base, and lane i receives (MN i, K 0..7).  A of
