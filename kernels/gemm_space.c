@@ -405,14 +405,21 @@ int fsim_gemm_nearest_supported(const fsim_gemm_problem *pr, const fsim_arch *a,
  * at offset r into a line touches (r + S - 1) / line + 1 lines, averaged here over the offsets
  * r = 0, g, 2g, ... below a line.  The caches serve whole lines (the simulator's L1 and L2
  * queues take a line per request), so rows shorter than a line cost a line each. */
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b > 0) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
 static int64_t copy_line_bytes(const fsim_gemm_plan *p, int o) {
   const fsim_gemm_operand *op = &p->op[o];
   const int64_t line = p->a->memory.l2_line, eb = op->elem_bits / 8;
   int64_t s = (op->k_contig ? p->s.bk / op->vals_per_elem : op->rows) * eb;
   int64_t rows = op->k_contig ? op->rows : p->s.bk;
-  int64_t pitch = op->ld * eb, g = line;
-  for (int64_t x = s; x > 0;) { int64_t t = g % x; g = x; x = t; }     /* gcd(line, s) */
-  for (int64_t x = pitch; x > 0;) { int64_t t = g % x; g = x; x = t; } /* and the pitch */
+  int64_t g = gcd64(gcd64(line, s), op->ld * eb);
   if (g < 1) g = 1;
   int64_t lines = 0, n = line / g;
   for (int64_t r = 0; r < line; r += g) lines += (r + s - 1) / line + 1;

@@ -43,8 +43,8 @@ int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *w
 /* For a problem the FlyDSL path does not take, the nearest one it does, whose kernel stands in
  * for the fallback path's in an estimate (docs/gemm.md, What falls back): K rounded up to the
  * 4-byte copies (and to 128 for a scaled GEMM), operands the part cannot read M/N-contiguous
- * read K-contiguous (fp8 on gfx942, a scaled GEMM's, 4-bit ones), and A's and B's types swapped by computing C^T = B^T A^T where only that order has an MMA
- * atom.  Returns 1 with *out and `how` (e.g. "K 4098") set, or 0 when there is none (a scaled
+ * read K-contiguous (fp8 on gfx942, a scaled GEMM's), and A's and B's types swapped by
+ * computing C^T = B^T A^T where only that order has an MMA atom.  Returns 1 with *out and `how` (e.g. "K 4098") set, or 0 when there is none (a scaled
  * GEMM on a part without scaled MFMA, types without an atom in either order, a nearest
  * problem past the part's memory). */
 int fsim_gemm_nearest_supported(const fsim_gemm_problem *pr, const fsim_arch *a, fsim_gemm_problem *out, char *how,
