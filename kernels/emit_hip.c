@@ -800,14 +800,11 @@ static void emit_read(em *m, ctx *c, int o, int i, int kk, int r, int level, int
   int bytes = op->lread->bytes, frag_bytes = op->frag_regs * 4, buf = kk % m->nbuf;
   char addr[200];
   snprintf(addr, sizeof addr, "lds + LDS_%c + %s + %s", X, st, le);
-  if (op->lread->transpose == 8) {
-    out(m, "%s{ const u32x2 v = __builtin_bit_cast(u32x2, __builtin_amdgcn_ds_read_tr8_b64_v2i32((lds_i32x2 *)(%s)));",
-        c->ind, addr);
-    out(m, "%s  f%c[%d][%d][%d] = v.x; f%c[%d][%d][%d] = v.y; } // %s %c%d k%d.%d", c->ind, x, buf, i, 2 * r, x, buf, i,
-        2 * r + 1, op->lread->name, X, i, kk, r);
-  } else if (op->lread->transpose) {
-    out(m, "%s{ const u32x2 v = __builtin_bit_cast(u32x2, __builtin_amdgcn_ds_read_tr16_b64_v4i16((lds_i16x4 *)(%s)));",
-        c->ind, addr);
+  if (op->lread->transpose) {
+    /* clang's builtin for the read and the LDS pointer type it takes */
+    int b8 = op->lread->transpose == 8;
+    out(m, "%s{ const u32x2 v = __builtin_bit_cast(u32x2, __builtin_amdgcn_ds_read_%s((%s *)(%s)));", c->ind,
+        b8 ? "tr8_b64_v2i32" : "tr16_b64_v4i16", b8 ? "lds_i32x2" : "lds_i16x4", addr);
     out(m, "%s  f%c[%d][%d][%d] = v.x; f%c[%d][%d][%d] = v.y; } // %s %c%d k%d.%d", c->ind, x, buf, i, 2 * r, x, buf, i,
         2 * r + 1, op->lread->name, X, i, kk, r);
   } else if (bytes == frag_bytes) {
