@@ -235,7 +235,8 @@ END_TEST
 
 /* The assembly reader: a scaled MFMA is timed by both operands' formats (cbsz for A, blgp for
  * B; it once took A's alone, so fp4 x fp8 ran at fp4's rate), formats past 4 are refused, and
- * so is a register operand it cannot read (it was dropped, moving the others up a place). */
+ * so is a register operand it cannot read (it was dropped, moving the others up a place); its
+ * scale registers are dependences (they were dropped past the third source). */
 static char *asm_run(const char *body, int *status) {
   char text[2048];
   snprintf(text, sizeof text, "k:\n%s  s_endpgm\n", body);
@@ -298,6 +299,33 @@ START_TEST(test_asm_scaled_formats_and_registers) {
     char *out = asm_run(body, &st);
     ck_assert_msg(st == 0, "%s: %s", forms[i], out);
     ck_assert_msg(strstr(out, "\"cycles\": 48,") != NULL, "%s: %s", forms[i], out);
+    free(out);
+  }
+  /* a load feeds a scale (a VGPR from global memory, an SGPR from scalar memory) or a register
+   * the MFMA does not read: the MFMA waits for the load only in the first case, which ends the
+   * kernel its 48 cycles later (660 + 48, 152 + 48); a constant C keeps the scales in place */
+  static const struct {
+    const char *load, *operands;
+    long long cycles;
+  } scales[] = {
+      {"global_load_dword v16, v[20:21], off", "a[0:3], v16, v17", 708},
+      {"global_load_dword v16, v[20:21], off", "a[0:3], v18, v17", 660},
+      {"global_load_dword v16, v[20:21], off", "0, v16, v17", 708},
+      {"global_load_dword v16, v[20:21], off", "0, v18, s4", 660},
+      {"s_load_dword s4, s[0:1], 0x0", "a[0:3], v17, s4", 200},
+      {"s_load_dword s4, s[0:1], 0x0", "a[0:3], v17, s5", 152},
+      {"s_load_dword s4, s[0:1], 0x0", "0, v18, s4", 200},
+  };
+  for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
+    char body[400];
+    snprintf(body, sizeof body, "  %s\n  v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], %s op_sel_hi:[0,0,0]\n",
+             scales[i].load, scales[i].operands);
+    int st;
+    char *out = asm_run(body, &st);
+    ck_assert_msg(st == 0, "%s: %s", scales[i].operands, out);
+    char want[32];
+    snprintf(want, sizeof want, "\"cycles\": %lld,", scales[i].cycles);
+    ck_assert_msg(strstr(out, want) != NULL, "%s / %s: %s", scales[i].load, scales[i].operands, out);
     free(out);
   }
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -965,7 +993,8 @@ START_TEST(test_parse_errors) {
       {"kernel k\nprogram\n  loop 4\n", "t: program 0: a loop is not closed with 'end'"},
       {"kernel k\nprogram\n  end\n", "t:3: 'end' without an open loop"},
       {"kernel k\nprogram\n  mfma v_bogus a <- b c d\n", "t:3: mfma: 'v_bogus' is not an MFMA of MI355X"},
-      {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 a <- b c\n", "t:3: mfma: expected 'DST <- A B C'"},
+      {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 a <- b c\n", "t:3: mfma: expected 'DST <- A B C [SCALE_A [SCALE_B]]'"},
+      {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 a <- b c a d e f\n", "t:3: more than 5 sources"},
       {"kernel k\nprogram\n  load b128 v <- @nowhere\n", "t:3: no address named 'nowhere' (declare it with 'addr' first)"},
       {"kernel k\nprogram\n  load b24 v <- @x\n", "t:3: 'b24' is not an access width (b8 b16 b32 b64 b96 b128)"},
       {"kernel k\nlanes l = linear 4\naddr x lds lanes=l\nprogram\n  load b32 v <- @x\n",
@@ -1024,7 +1053,7 @@ START_TEST(test_parse_errors) {
        "t:3: addr x: iter stride 9223372036854775807 is out of range [-2^44, 2^44]"},
       {"kernel k\nwaves 2\nprogram waves=0\n  valu v\n", "t: wave 1 is in no program ('program waves=LIST')"},
       {"kernel k\nwaves 2\nprogram waves=0-1\nprogram waves=1\n", "t:4: program: wave 1 is already in program 0"},
-      {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 <- a b c\n", "t:3: mfma: expected 'DST <- A B C'"},
+      {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 <- a b c\n", "t:3: mfma: expected 'DST <- A B C [SCALE_A [SCALE_B]]'"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 tr v <- @x\n",
        "t:5: load: 'tr' (a transposing read) goes with lds_read only"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 atomic v <- @x\n",

@@ -109,6 +109,22 @@ static const char *bad_reg(const char *ops, char *buf, size_t n) {
   return NULL;
 }
 
+/* The register that operand k (from 0; operands are comma-separated, and what follows one
+ * after a space is a modifier) names, in *r; 0 when it is not a register or there is none. */
+static int operand_reg_at(const char *ops, int k, fsim_asm_reg *r) {
+  const char *s = ops;
+  for (int i = 0; i < k; i++) {
+    s = strchr(s, ',');
+    if (s == NULL) return 0;
+    s++;
+  }
+  while (isspace((unsigned char)*s)) s++;
+  size_t n = strcspn(s, ", \t");
+  char tok[64];
+  snprintf(tok, sizeof tok, "%.*s", (int)(n < sizeof tok - 1 ? n : sizeof tok - 1), s);
+  return tok[0] != '\0' && parse_reg(tok, r);
+}
+
 /* The registers among the operands, in order (at most max). */
 static int operand_regs(const char *ops, fsim_asm_reg *regs, int max) {
   int n = 0;
@@ -340,6 +356,22 @@ static int classify(fsim_asm_inst *in, const char *ops) {
   } else {
     in->op = FSIM_OP_VALU;
     known = 0;
+  }
+  if (in->op == FSIM_OP_MFMA) {
+    /* by position: D, A, B, C, and a scaled MFMA's scales of A and B (v_mfma_scale_*: VGPRs,
+     * SGPRs or constants), which it reads as it reads A and B.  C may be a constant (0 on the
+     * first K step): the wave-program form always has three sources, and reads D there.  (A
+     * constant A or B, which the ISA does not allow, drops out.) */
+    operand_reg_at(ops, 0, &in->dst);
+    for (int k = 1; k <= 5; k++) {
+      fsim_asm_reg r;
+      if (operand_reg_at(ops, k, &r))
+        in->src[in->nsrc++] = r;
+      else if (k == 3)
+        in->src[in->nsrc++] = in->dst;
+
+    }
+    return known;
   }
   int at = 0;
   if (has_dst && nr > 0) in->dst = regs[at++];
@@ -1695,9 +1727,8 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
           in.arg = (uint16_t)(m - a->mfma);
         }
         /* registers */
-        const fsim_asm_reg *regs[4] = {&ai->dst, &ai->src[0], &ai->src[1], &ai->src[2]};
         for (int r = 0; r < 1 + ai->nsrc; r++) {
-          const fsim_asm_reg *x = regs[r];
+          const fsim_asm_reg *x = r == 0 ? &ai->dst : &ai->src[r - 1];
           fsim_wp_reg w = {0, 0};
           switch (x->file) {
           case 'v': w = (fsim_wp_reg){(uint16_t)(vbase + x->first), (uint16_t)x->count}; break;
@@ -1711,9 +1742,6 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
           if (r == 0) in.dst = w;
           else if (w.count) in.src[in.nsrc++] = w;
         }
-        /* an MFMA with an immediate accumulator (0 on the first K step) reads its destination in
-         * the wave-program form, which always has three sources */
-        if (in.op == FSIM_OP_MFMA && in.nsrc == 2) in.src[in.nsrc++] = in.dst;
         /* addresses */
         int c = class_of(ai->op);
         const int lds_op = ai->op == FSIM_OP_LDS_READ || ai->op == FSIM_OP_LDS_WRITE;

@@ -29,7 +29,7 @@
 /* Executed wave instructions of a launch, all waves of all workgroups: a wave instruction moves
  * at most 2^14 bytes of cache lines, so bytes and accesses counted in 64 bits cannot wrap. */
 #define FSIM_WP_MAX_WAVE_INSTRUCTIONS (INT64_C(1) << 44)
-#define FSIM_WP_MAX_SRC 3
+#define FSIM_WP_MAX_SRC 5 /* an MFMA's A, B and C, and a scaled MFMA's two scale registers */
 #define FSIM_WP_NAME 48
 
 /* X(enum suffix, text name, counts as a wave instruction) */

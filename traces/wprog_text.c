@@ -290,7 +290,8 @@ static fsim_status parse_instruction(parser *p) {
     if (!need_addr && in.addr >= 0) return PERR(p, "%s: takes no address", p->tok[0]);
     if (op == FSIM_OP_LOAD_LDS && in.addr2 < 0) return PERR(p, "load_lds: expected '@GLOBAL @LDS'");
     if (op != FSIM_OP_LOAD_LDS && in.addr2 >= 0) return PERR(p, "%s: one address only", p->tok[0]);
-    if (op == FSIM_OP_MFMA && (in.nsrc != 3 || in.dst.count == 0)) return PERR(p, "mfma: expected 'DST <- A B C'");
+    if (op == FSIM_OP_MFMA && (in.nsrc < 3 || in.dst.count == 0))
+      return PERR(p, "mfma: expected 'DST <- A B C [SCALE_A [SCALE_B]]'");
     break;
   }
   }
