@@ -583,7 +583,7 @@ static int64_t defer_op(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, const fsim_wp
   o->shared = (uint8_t)shared;
   o->atomic = (in->flags & FSIM_IF_ATOMIC) != 0;
   o->reg_first = in->dst.first;
-  o->reg_count = op == FSIM_OP_LOAD ? in->dst.count : 0;
+  o->reg_count = op == FSIM_OP_LOAD || op == FSIM_OP_STORE ? in->dst.count : 0; /* a store's: an atomic's return */
   o->nlines = n;
   o->lines_at = g->nop_lines;
   o->age = (uint32_t)w->age;
@@ -675,7 +675,7 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
     }
     /* loads return their data in issue order: the registers too (the deferred drain agrees) */
     done = ring_push(w->vm_done, 63, w->vm_head, &w->vm_n, done);
-    if (op == FSIM_OP_LOAD) write_reg(w, &in->dst, done, done, FSIM__P_VMEM);
+    if (op == FSIM_OP_LOAD || (op == FSIM_OP_STORE && in->dst.count)) write_reg(w, &in->dst, done, done, FSIM__P_VMEM);
   } else if (op == FSIM_OP_BRANCH) {
     next = t + (a->issue.branch_cycles > g->period ? a->issue.branch_cycles : g->period);
   }

@@ -30,8 +30,8 @@ void fsim__vmem_free(fsim__vmem *v);
 /* A load of n lines at t from a CU of XCD x; returns when all data is back.  shared: as
  * fsim__memsys_read's (1 but in a sampled run). */
 double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int shared);
-/* A store of n lines; returns when the last write is acknowledged.  atomic: an atomic add
- * without return (FSIM_IF_ATOMIC), which bypasses the L1 as stores do and is performed where
+/* A store of n lines; returns when the last write is acknowledged.  atomic: an atomic
+ * read-modify-write (FSIM_IF_ATOMIC), which bypasses the L1 as stores do and is performed where
  * fsim__memsys_atomic says (shared: as a load's, for an atomic). */
 double fsim__vmem_store(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int atomic,
                         int shared);

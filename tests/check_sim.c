@@ -236,7 +236,8 @@ END_TEST
 /* The assembly reader: a scaled MFMA is timed by both operands' formats (cbsz for A, blgp for
  * B; it once took A's alone, so fp4 x fp8 ran at fp4's rate), formats past 4 are refused, and
  * so is a register operand it cannot read (it was dropped, moving the others up a place); its
- * scale registers are dependences (they were dropped past the third source). */
+ * scale registers are dependences (they were dropped past the third source), and so is what
+ * an atomic with return writes (it was read as a store's source). */
 static char *asm_run(const char *body, int *status) {
   char text[2048];
   snprintf(text, sizeof text, "k:\n%s  s_endpgm\n", body);
@@ -326,6 +327,33 @@ START_TEST(test_asm_scaled_formats_and_registers) {
     char want[32];
     snprintf(want, sizeof want, "\"cycles\": %lld,", scales[i].cycles);
     ck_assert_msg(strstr(out, want) != NULL, "%s / %s: %s", scales[i].load, scales[i].operands, out);
+    free(out);
+  }
+  /* an atomic with return (sc0 from gfx940 on, glc before; a buffer atomic returns into its
+   * data register; ds_*_rtn_*) writes its first operand, which the MFMA then waits for (its
+   * 32-cycle pass after the atomic: 660 + 32, 68 + 32); without return it writes nothing */
+  static const struct {
+    const char *atomic;
+    long long cycles;
+  } rtn[] = {
+      {"global_atomic_add_f32 v0, v[2:3], v4, off sc0", 692},
+      {"global_atomic_add_f32 v0, v[2:3], v4, off glc", 692},
+      {"global_atomic_add_f32 v[2:3], v4, off", 660},
+      {"global_atomic_add_f32 v6, v[2:3], v4, off sc0", 660},
+      {"buffer_atomic_add_f32 v0, v2, s[0:3], 0 offen sc0", 692},
+      {"buffer_atomic_add_f32 v0, v2, s[0:3], 0 offen", 660},
+      {"ds_add_rtn_u32 v0, v2, v4", 100},
+      {"ds_add_u32 v2, v4", 68},
+  };
+  for (size_t i = 0; i < sizeof rtn / sizeof rtn[0]; i++) {
+    char body[200];
+    snprintf(body, sizeof body, "  %s\n  v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[8:11], a[0:3]\n", rtn[i].atomic);
+    int st;
+    char *out = asm_run(body, &st);
+    ck_assert_msg(st == 0, "%s: %s", rtn[i].atomic, out);
+    char want[32];
+    snprintf(want, sizeof want, "\"cycles\": %lld,", rtn[i].cycles);
+    ck_assert_msg(strstr(out, want) != NULL, "%s: %s", rtn[i].atomic, out);
     free(out);
   }
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -796,8 +824,28 @@ START_TEST(test_atomics) {
     int stores = strstr(cases[i].body, "waitcnt") ? 2 : 1;
     ck_assert_int_eq(r.store_line_bytes, stores * 256); /* two lines each, counted as written */
   }
-  /* the flag prints and reads back */
+  /* an atomic with return writes its destination when it is performed: an MFMA reading it
+   * waits that long and ends its 32-cycle pass later (652 + 32), in both memory modes (the
+   * deferred drain writes the register too); without the destination the MFMA runs at once */
   fsim_arch a = arch_of("mi355x");
+  static const struct {
+    const char *body;
+    int64_t cycles;
+  } ret[] = {
+      {"  store b32 atomic r <- v @d\n  mfma v_mfma_f32_16x16x32_bf16 c <- r r c\n", 684},
+      {"  store b32 atomic <- v @d\n  mfma v_mfma_f32_16x16x32_bf16 c <- r r c\n", 652},
+  };
+  fsim_sim_opts imm = {.immediate_memory = 1};
+  for (size_t i = 0; i < sizeof ret / sizeof ret[0]; i++) {
+    snprintf(text, sizeof text, "%s%s", head, ret[i].body);
+    fsim_wprog rw;
+    fsim_err re;
+    ck_assert_msg(fsim_wprog_parse_string(&rw, text, "t", &a, &re) == FSIM_OK, "%s", re.msg);
+    ck_assert_int_eq(sim_ok(&a, &rw, NULL).cycles, ret[i].cycles);
+    ck_assert_int_eq(sim_ok(&a, &rw, &imm).cycles, ret[i].cycles);
+    fsim_wprog_free(&rw);
+  }
+  /* the flag prints and reads back */
   fsim_wprog wp;
   fsim_err e;
   snprintf(text, sizeof text, "%s%s", head, cases[1].body);
@@ -995,6 +1043,8 @@ START_TEST(test_parse_errors) {
       {"kernel k\nprogram\n  mfma v_bogus a <- b c d\n", "t:3: mfma: 'v_bogus' is not an MFMA of MI355X"},
       {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 a <- b c\n", "t:3: mfma: expected 'DST <- A B C [SCALE_A [SCALE_B]]'"},
       {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 a <- b c a d e f\n", "t:3: more than 5 sources"},
+      {"kernel k\nlanes l = linear 4\naddr d global lanes=l\nprogram\n  store b32 r <- v @d\n",
+       "t:5: store: only an atomic returns a value to a destination"},
       {"kernel k\nprogram\n  load b128 v <- @nowhere\n", "t:3: no address named 'nowhere' (declare it with 'addr' first)"},
       {"kernel k\nprogram\n  load b24 v <- @x\n", "t:3: 'b24' is not an access width (b8 b16 b32 b64 b96 b128)"},
       {"kernel k\nlanes l = linear 4\naddr x lds lanes=l\nprogram\n  load b32 v <- @x\n",
@@ -1057,7 +1107,7 @@ START_TEST(test_parse_errors) {
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 tr v <- @x\n",
        "t:5: load: 'tr' (a transposing read) goes with lds_read only"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 atomic v <- @x\n",
-       "t:5: load: 'atomic' (an atomic add without return) goes with store only"},
+       "t:5: load: 'atomic' (an atomic read-modify-write) goes with store only"},
       {"kernel k\nlanes l active=-1 = linear 4\nprogram\n", "t:2: active: '-1' is not a lane mask"},
       {"kernel k\nlanes l active=010 = linear 4\nprogram\n", "t:2: active: '010' is not a lane mask"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l iter=0:17592186044416:0:1073741824\nprogram\n  loop 2\n"

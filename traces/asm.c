@@ -125,6 +125,14 @@ static int operand_reg_at(const char *ops, int k, fsim_asm_reg *r) {
   return tok[0] != '\0' && parse_reg(tok, r);
 }
 
+/* Whether the modifiers (the words after the operands) include `word` whole. */
+static int has_word(const char *ops, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = strstr(ops, word); p; p = strstr(p + 1, word))
+    if ((p == ops || isspace((unsigned char)p[-1])) && (p[n] == '\0' || isspace((unsigned char)p[n]))) return 1;
+  return 0;
+}
+
 /* The registers among the operands, in order (at most max). */
 static int operand_regs(const char *ops, fsim_asm_reg *regs, int max) {
   int n = 0;
@@ -292,8 +300,9 @@ static int classify(fsim_asm_inst *in, const char *ops) {
     if (starts(mn, "v_cmp") && strstr(mn, "_e32")) has_dst = 0; /* writes vcc implicitly */
     if (starts(mn, "v_nop")) has_dst = 0;
   } else if (starts(mn, "ds_")) {
+    /* an LDS atomic with return (ds_add_rtn_u32) reads into its first operand as a read does */
     int rd = starts(mn, "ds_read") || starts(mn, "ds_load") || starts(mn, "ds_bpermute") || starts(mn, "ds_permute") ||
-             starts(mn, "ds_swizzle");
+             starts(mn, "ds_swizzle") || strstr(mn, "_rtn") != NULL;
     in->op = rd ? FSIM_OP_LDS_READ : FSIM_OP_LDS_WRITE;
     in->width = (uint8_t)lds_width(mn);
     if (strstr(mn, "_tr_")) in->flags |= FSIM_IF_TRANSPOSE;
@@ -316,6 +325,18 @@ static int classify(fsim_asm_inst *in, const char *ops) {
     if (strstr(mn, "atomic")) {
       in->width = strstr(mn, "_x2") || strstr(mn, "f64") ? 8 : 4;
       in->flags |= FSIM_IF_ATOMIC;
+      /* with return: LLVM's AMDGPU syntax gives a vdst "if and only if" glc is specified up to
+       * gfx90a, sc0 on gfx940 and later; gfx12 writes th:TH_ATOMIC_RETURN.  The returned value
+       * goes to the first operand (a buffer atomic's data register, which it also reads) */
+      if (has_word(ops, "glc") || has_word(ops, "sc0") || strstr(ops, "TH_ATOMIC_RETURN") != NULL) {
+        has_dst = 1;
+        if (starts(mn, "buffer_") && nr > 0) {
+          in->dst = regs[0];
+          in->src[in->nsrc++] = regs[0];
+          for (int at = 1; at < nr && in->nsrc < 3; at++) in->src[in->nsrc++] = regs[at];
+          return known;
+        }
+      }
     }
   } else if (starts(mn, "s_load") || starts(mn, "s_buffer_load") || starts(mn, "s_store") || starts(mn, "s_dcache") ||
              starts(mn, "s_memtime") || starts(mn, "s_memrealtime")) {

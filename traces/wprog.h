@@ -63,9 +63,10 @@ int fsim_op_parse(const char *s, fsim_op *out);
 
 /* Instruction flags. */
 #define FSIM_IF_TRANSPOSE 0x01 /* ds_read_b64_tr_b16 and relatives */
-#define FSIM_IF_ATOMIC 0x02    /* a STORE that is an atomic read-modify-write without return
+#define FSIM_IF_ATOMIC 0x02    /* a STORE that is an atomic read-modify-write
                                   (global_atomic_add_f32, ..._pk_add_bf16): timed where the
-                                  part performs atomics (arch memory.atomics_in_l2) */
+                                  part performs atomics (arch memory.atomics_in_l2); one with
+                                  a destination returns the old value there, when performed */
 
 /* A register operand: `count` consecutive registers from `first` (ids are per program). */
 typedef struct fsim_wp_reg {

@@ -260,7 +260,7 @@ static fsim_status parse_instruction(parser *p) {
       } else if (op == FSIM_OP_STORE && strcmp(p->tok[i], "atomic") == 0) {
         in.flags |= FSIM_IF_ATOMIC;
       } else if (strcmp(p->tok[i], "atomic") == 0) {
-        return PERR(p, "%s: 'atomic' (an atomic add without return) goes with store only", p->tok[0]);
+        return PERR(p, "%s: 'atomic' (an atomic read-modify-write) goes with store only", p->tok[0]);
       } else {
         break;
       }
@@ -290,6 +290,8 @@ static fsim_status parse_instruction(parser *p) {
     if (!need_addr && in.addr >= 0) return PERR(p, "%s: takes no address", p->tok[0]);
     if (op == FSIM_OP_LOAD_LDS && in.addr2 < 0) return PERR(p, "load_lds: expected '@GLOBAL @LDS'");
     if (op != FSIM_OP_LOAD_LDS && in.addr2 >= 0) return PERR(p, "%s: one address only", p->tok[0]);
+    if (op == FSIM_OP_STORE && in.dst.count && !(in.flags & FSIM_IF_ATOMIC))
+      return PERR(p, "store: only an atomic returns a value to a destination");
     if (op == FSIM_OP_MFMA && (in.nsrc < 3 || in.dst.count == 0))
       return PERR(p, "mfma: expected 'DST <- A B C [SCALE_A [SCALE_B]]'");
     break;
