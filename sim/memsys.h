@@ -63,12 +63,12 @@ double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, dou
 /* An atomic read-modify-write on a line from XCD x at t; returns when it is performed (and
  * the old value of one that returns it is back).  Where the part performs atomics in the L2
  * (atomics_in_l2), the L2 needs the line: a miss reads it as a load would, and the line is
- * then dirty there.  Otherwise (MI300,
- * MI350: every atomic is forwarded to the Infinity Fabric) it passes its L2 channel without a
- * lookup and the MALL slice fronting its DRAM channel performs it, reading the line from DRAM
- * where it misses and keeping it dirty (DRAM itself without a MALL).  Which unit of the
- * fabric performs it is not published; the MALL is flysim's estimate.  shared: as
- * fsim__memsys_read's (split-K's slices on other XCDs update the same lines). */
+ * then dirty there.  Otherwise (MI300, MI350: every atomic is forwarded to the Infinity
+ * Fabric) it passes its L2 channel without a lookup and the MALL slice fronting its DRAM
+ * channel performs it, reading the line from DRAM where it misses and keeping it dirty (DRAM
+ * itself without a MALL).  Which unit of the fabric performs it is not published; the MALL is
+ * flysim's estimate.  shared: as fsim__memsys_read's (split-K's slices on other XCDs update
+ * the same lines). */
 double fsim__memsys_atomic(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t, int shared);
 
 #endif

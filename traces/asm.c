@@ -390,7 +390,6 @@ static int classify(fsim_asm_inst *in, const char *ops) {
         in->src[in->nsrc++] = r;
       else if (k == 3)
         in->src[in->nsrc++] = in->dst;
-
     }
     return known;
   }
