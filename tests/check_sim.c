@@ -251,6 +251,17 @@ static char *asm_run(const char *body, int *status) {
   return out;
 }
 
+/* Runs an assembly body that must simulate to `cycles`. */
+static void expect_asm_cycles(const char *body, long long cycles) {
+  int st;
+  char *out = asm_run(body, &st);
+  ck_assert_msg(st == 0, "%s: %s", body, out);
+  char want[32];
+  snprintf(want, sizeof want, "\"cycles\": %lld,", cycles);
+  ck_assert_msg(strstr(out, want) != NULL, "%s: %s", body, out);
+  free(out);
+}
+
 START_TEST(test_asm_scaled_formats_and_registers) {
   static const struct {
     const char *fmt;
@@ -321,13 +332,7 @@ START_TEST(test_asm_scaled_formats_and_registers) {
     char body[400];
     snprintf(body, sizeof body, "  %s\n  v_mfma_scale_f32_16x16x128_f8f6f4 a[0:3], v[0:7], v[8:15], %s op_sel_hi:[0,0,0]\n",
              scales[i].load, scales[i].operands);
-    int st;
-    char *out = asm_run(body, &st);
-    ck_assert_msg(st == 0, "%s: %s", scales[i].operands, out);
-    char want[32];
-    snprintf(want, sizeof want, "\"cycles\": %lld,", scales[i].cycles);
-    ck_assert_msg(strstr(out, want) != NULL, "%s / %s: %s", scales[i].load, scales[i].operands, out);
-    free(out);
+    expect_asm_cycles(body, scales[i].cycles);
   }
   /* an atomic with return (sc0 from gfx940 on, glc before; a buffer atomic returns into its
    * data register; ds_*_rtn_*) writes its first operand, which the MFMA then waits for (its
@@ -348,13 +353,7 @@ START_TEST(test_asm_scaled_formats_and_registers) {
   for (size_t i = 0; i < sizeof rtn / sizeof rtn[0]; i++) {
     char body[200];
     snprintf(body, sizeof body, "  %s\n  v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3], v[8:11], a[0:3]\n", rtn[i].atomic);
-    int st;
-    char *out = asm_run(body, &st);
-    ck_assert_msg(st == 0, "%s: %s", rtn[i].atomic, out);
-    char want[32];
-    snprintf(want, sizeof want, "\"cycles\": %lld,", rtn[i].cycles);
-    ck_assert_msg(strstr(out, want) != NULL, "%s: %s", rtn[i].atomic, out);
-    free(out);
+    expect_asm_cycles(body, rtn[i].cycles);
   }
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     int st;
