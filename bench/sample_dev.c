@@ -1,6 +1,6 @@
 /* sample_dev: the sampled mode's deviation from the full simulation over a problem's space.
  *
- *   sample_dev --arch NAME --m M --n N --k K [--points P]
+ *   sample_dev --arch NAME --m M --n N --k K [--points P] [--trips S1 S2]
  *
  * Ranks every legal BF16 TN config of the problem with the model, takes P of them evenly over
  * the ranking, simulates each in full and sampled, and prints the deviation of the sampled
@@ -18,14 +18,19 @@ int main(int argc, char **argv) {
   const char *arch = "mi355x";
   long long m = 4096, n = 4096, k = 2048;
   int points = 16;
+  int trips[2] = {0, 0}; /* the sampled runs' short trip counts (0: the default) */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--arch") && i + 1 < argc) arch = argv[++i];
     else if (!strcmp(argv[i], "--m") && i + 1 < argc) m = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--k") && i + 1 < argc) k = atoll(argv[++i]);
     else if (!strcmp(argv[i], "--points") && i + 1 < argc) points = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--trips") && i + 2 < argc) {
+      trips[0] = atoi(argv[++i]);
+      trips[1] = atoi(argv[++i]);
+    }
     else {
-      fprintf(stderr, "usage: sample_dev [--arch NAME] [--m M --n N --k K] [--points P]\n");
+      fprintf(stderr, "usage: sample_dev [--arch NAME] [--m M --n N --k K] [--points P] [--trips S1 S2]\n");
       return 2;
     }
   }
@@ -51,7 +56,8 @@ int main(int argc, char **argv) {
     fsim_gemm_config c;
     fsim_sim_result rf, rs;
     if (fsim_gemm_config_parse(all[rank].config, &c, &e) != FSIM_OK || fsim_gemm_schedule_from(&pr, &c, &a, &s, &e) ||
-        fsim_tune_evaluate(&a, &s, 0, 0, fsim_host_threads(), NULL, &rf, NULL, &e) || fsim_tune_evaluate(&a, &s, 1, 0, 1, NULL, &rs, NULL, &e)) {
+        fsim_tune_evaluate(&a, &s, 0, 0, NULL, fsim_host_threads(), NULL, &rf, NULL, &e) ||
+        fsim_tune_evaluate(&a, &s, 1, 0, trips[0] ? trips : NULL, 1, NULL, &rs, NULL, &e)) {
       fprintf(stderr, "sample_dev: %s\n", e.msg);
       return 1;
     }

@@ -15,7 +15,8 @@ static const char *const CMD = "predict";
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim predict OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE]\n"
-          "                      [--mode sim|model] [--sampled | --full] [--warm] [--timeline OUT.json] [--json]\n"
+          "                      [--mode sim|model] [--sampled | --full] [--sample-trips S1,S2] [--warm]\n"
+          "                      [--timeline OUT.json] [--json]\n"
           "       flysim predict --schedule FILE --arch NAME [...]   (OP and shape from the file)\n"
           "\n"
           "Predicts the time of the FlyDSL kernel for one problem.  The schedule is the --schedule\n"
@@ -33,6 +34,11 @@ static void usage(FILE *f) {
           "  --sampled, --full  sim mode: simulate XCD 0's steady state and extrapolate, or the\n"
           "                     whole kernel (default: sampled above a million wave instructions);\n"
           "                     a config chosen now (none given or stored) is chosen as tune does\n"
+          "  --sample-trips S1,S2\n"
+          "                     a sampled prediction's short runs of the main loop (default 6,12);\n"
+          "                     longer ones cost more and come closer for small tiles\n"
+          "                     (docs/simulator.md, Sampled mode); a config chosen now is not\n"
+          "                     chosen with them\n"
           "  --warm             sim mode: time a launch that follows an identical one, its caches\n"
           "                     holding what that one left (a benchmark loop that reuses its\n"
           "                     buffers); default: the first launch, caches cold (a loop that\n"
@@ -109,6 +115,7 @@ int fsim_cmd_predict(int argc, char **argv) {
                                        {"mode", required_argument, NULL, 'M'},
                                        {"sampled", no_argument, NULL, 'S'},
                                        {"full", no_argument, NULL, 'F'},
+                                       {"sample-trips", required_argument, NULL, 'R'},
                                        {"warm", no_argument, NULL, 'w'},
                                        {"refine", required_argument, NULL, 'r'},
                                        {"timeline", required_argument, NULL, 't'},
@@ -139,6 +146,9 @@ int fsim_cmd_predict(int argc, char **argv) {
       if (fsim_cli_sampled_flag(CMD, c, &req.sampled)) return FSIM_EXIT_USAGE;
       break;
     case 'w': req.warm = 1; break;
+    case 'R':
+      if (fsim_cli_parse_sample_trips(CMD, optarg, req.sample_trips)) return FSIM_EXIT_USAGE;
+      break;
     case 'r':
       if (fsim_cli_parse_long(CMD, "--refine", optarg, 1, 64, &v)) return FSIM_EXIT_USAGE;
       req.refine = (int)v;
@@ -156,6 +166,9 @@ int fsim_cmd_predict(int argc, char **argv) {
   if (req.mode == FSIM_MODE_MODEL && req.sampled >= 0)
     return fsim_cli_usage_error(CMD, "--%s: a mode of the simulator; --mode model does not simulate",
                                 req.sampled ? "sampled" : "full");
+  if (req.sample_trips[0] && (req.mode == FSIM_MODE_MODEL || req.sampled == 0))
+    return fsim_cli_usage_error(CMD, "--sample-trips: the sampled simulation's; %s",
+                                req.sampled == 0 ? "--full runs every trip" : "--mode model does not simulate");
   if (req.mode == FSIM_MODE_MODEL && req.warm)
     return fsim_cli_usage_error(CMD, "--warm: the simulator's caches; --mode model does not simulate");
   if (req.mode == FSIM_MODE_MODEL && waves)

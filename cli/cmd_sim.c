@@ -19,7 +19,7 @@ static const char *const CMD = "sim";
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim sim FILE --arch NAME [--set S.K=V]... [--sampled] [--compare-full] [--warm]\n"
-          "                  [--trips N[,N...]] [--kernel NAME]\n"
+          "                  [--sample-trips S1,S2] [--trips N[,N...]] [--kernel NAME]\n"
           "                  [--timeline OUT.json] [--waves] [--print] [--json]\n"
           "\n"
           "Simulates the wave programs in FILE (the text format of docs/traces.md; examples in\n"
@@ -33,6 +33,10 @@ static void usage(FILE *f) {
           "  --arch NAME        the part (see 'flysim arch list')\n"
           "  --set S.K=V        override an arch key (what-if)\n"
           "  --sampled          simulate XCD 0 with shortened main loops and extrapolate\n"
+          "  --sample-trips S1,S2\n"
+          "                     with --sampled: the short runs' main-loop trip counts (default\n"
+          "                     6,12); longer ones cost more and come closer for small tiles\n"
+          "                     (docs/simulator.md, Sampled mode)\n"
           "  --compare-full     with --sampled: also run in full and report the deviation\n"
           "  --warm             time a launch that follows an identical one (its caches hold what\n"
           "                     that one left); default: the first launch, caches cold\n"
@@ -110,6 +114,7 @@ int fsim_cmd_sim(int argc, char **argv) {
                                        {"timeline", required_argument, NULL, 't'},
                                        {"sampled", no_argument, NULL, 'S'},
                                        {"compare-full", no_argument, NULL, 'C'},
+                                       {"sample-trips", required_argument, NULL, 'R'},
                                        {"warm", no_argument, NULL, 'w'},
                                        {"print", no_argument, NULL, 'p'},
                                        {"waves", no_argument, NULL, 'W'},
@@ -119,6 +124,7 @@ int fsim_cmd_sim(int argc, char **argv) {
                                        {NULL, 0, NULL, 0}};
   const char *arch = NULL, *timeline = NULL;
   int json = 0, sampled = 0, compare = 0, print = 0, waves = 0, warm = 0, c;
+  int sample_trips[2] = {0, 0};
   const char *kernel = NULL;
   int64_t trips[FSIM_ASM_MAX_LOOPS];
   int ntrips = 0;
@@ -135,6 +141,9 @@ int fsim_cmd_sim(int argc, char **argv) {
     case 't': timeline = optarg; break;
     case 'S': sampled = 1; break;
     case 'C': compare = 1; break;
+    case 'R':
+      if (fsim_cli_parse_sample_trips(CMD, optarg, sample_trips)) return FSIM_EXIT_USAGE;
+      break;
     case 'w': warm = 1; break;
     case 'p': print = 1; break;
     case 'W': waves = 1; break;
@@ -168,6 +177,7 @@ int fsim_cmd_sim(int argc, char **argv) {
     return fsim_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
   }
   if (compare && !sampled) return fsim_cli_usage_error(CMD, "--compare-full goes with --sampled");
+  if (sample_trips[0] && !sampled) return fsim_cli_usage_error(CMD, "--sample-trips goes with --sampled");
   const char *file = argv[optind];
   if (*file == '\0') return fsim_cli_usage_error(CMD, "FILE: an empty file name");
   fsim_arch a;
@@ -209,7 +219,8 @@ int fsim_cmd_sim(int argc, char **argv) {
   }
   /* the full run of --compare-full first: a fault only it meets (in an iteration the sampled
    * run skips) then stops the command before the sampled run writes the timeline */
-  fsim_sim_opts o = {.sampled = sampled, .warm = warm, .timeline_path = timeline, .threads = fsim_sim_threads_for(&wp)};
+  fsim_sim_opts o = {.sampled = sampled, .warm = warm, .sample_trips = {sample_trips[0], sample_trips[1]},
+                     .timeline_path = timeline, .threads = fsim_sim_threads_for(&wp)};
   fsim_sim_opts of = {.warm = warm, .threads = fsim_sim_threads_for(&wp)};
   fsim_sim_result r, full;
   if ((compare && fsim_sim_run(&a, &wp, &of, &full, &e) != FSIM_OK) || fsim_sim_run(&a, &wp, &o, &r, &e) != FSIM_OK) {

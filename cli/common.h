@@ -61,6 +61,11 @@ int fsim_cli_check_output(const char *cmd, const char *out_flag, const char *out
 
 /* Parses a positive integer argument; returns 0 or prints and returns 2. */
 int fsim_cli_parse_long(const char *cmd, const char *flag, const char *text, long lo, long hi, long *out);
+/* --sample-trips S1,S2: the main-loop trip counts of a sampled run's two short runs
+ * (fsim_sim_opts.sample_trips), 1 <= S1 < S2 <= FSIM_CLI_MAX_SAMPLE_TRIPS; returns 0 or
+ * prints and returns 2. */
+#define FSIM_CLI_MAX_SAMPLE_TRIPS 65536
+int fsim_cli_parse_sample_trips(const char *cmd, const char *text, int out[2]);
 int fsim_cli_parse_double(const char *cmd, const char *flag, const char *text, double lo, double hi,
                           double *out);
 

@@ -21,6 +21,14 @@ json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
     json_object_set_new(o, "sample_period_cycles", json_real(r->sample_period_cycles));
     json_object_set_new(o, "sample_unseen_writeback_us", json_real(r->sample_unseen_writeback_us));
     json_object_set_new(o, "sample_share_skipped", json_boolean(r->sample_share_skipped));
+    json_t *sp = json_object();
+    json_object_set_new(sp, "xcds", json_integer(r->sample_xcds));
+    json_object_set_new(sp, "loop_trips", json_integer(r->sample_loop_trips));
+    json_object_set_new(sp, "trips", json_pack("[II]", (json_int_t)r->sample_trips[0], (json_int_t)r->sample_trips[1]));
+    json_object_set_new(sp, "rounds", json_integer(r->sample_rounds));
+    json_object_set_new(sp, "rounds_run",
+                        json_pack("[II]", (json_int_t)r->sample_rounds_run[0], (json_int_t)r->sample_rounds_run[1]));
+    json_object_set_new(o, "sample", sp);
   }
   json_t *occ = json_object();
   json_object_set_new(occ, "workgroups_per_cu", json_integer(r->wgs_per_cu));
@@ -86,6 +94,18 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
   fprintf(f, "time         %.3f us = %lld cycles at %.4g GHz (%.3f us) + %.3g us launch%s%s\n", r->time_us,
           (long long)r->cycles, r->clock_ghz, r->kernel_us, r->time_us - r->kernel_us,
           r->sampled ? "  [sampled: extrapolated]" : "", r->warm ? "  [warm: after an identical launch]" : "");
+  if (r->sampled) {
+    /* what the extrapolation stands on, so that a reader can judge it (docs/simulator.md) */
+    char xcd[48] = "the whole grid", loop[96] = "main loop not shortened", rounds[96] = "";
+    if (r->sample_xcds > 1) snprintf(xcd, sizeof xcd, "XCD 0's share, times %d XCDs", r->sample_xcds);
+    if (r->sample_loop_trips > 0)
+      snprintf(loop, sizeof loop, "main loop run %d and %d of its %lld trips", r->sample_trips[0], r->sample_trips[1],
+               (long long)r->sample_loop_trips);
+    if (r->sample_rounds > 0)
+      snprintf(rounds, sizeof rounds, "; %lld and %lld of %lld rounds of workgroups", (long long)r->sample_rounds_run[0],
+               (long long)r->sample_rounds_run[1], (long long)r->sample_rounds);
+    fprintf(f, "sample       %s; %s%s\n", xcd, loop, rounds);
+  }
   fprintf(f, "occupancy    %d workgroups/CU, %d waves/SIMD (limited by %s); %lld workgroup%s\n", r->wgs_per_cu,
           r->waves_per_simd, r->occupancy_limit, (long long)r->workgroups, r->workgroups == 1 ? "" : "s");
   fprintf(f, "utilisation  MFMA %s  VALU %s  LDS %s  L1 %s  L2 %s  MALL %s  HBM %s\n", pct(r->util_mfma, a, sizeof a),

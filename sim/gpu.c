@@ -1211,6 +1211,7 @@ static fsim_status job_finish(const fsim_arch *a, sim_job *j, fsim_status st, in
   if (!o->sampled) return st;
   fsim_sim_result *r = j->r;
   sample_points_done(j, st);
+  int64_t rounds_run[2] = {0, 0}; /* stays 0 unless the rounds are extrapolated */
   if (st == FSIM_OK && j->npts == 2) {
     /* A rounds add about A workgroup lifetimes: pt[0] (A rounds and the partial last) spans at
      * most A + 1, so an increment far above that share means the short trip counts did not
@@ -1237,6 +1238,7 @@ static fsim_status job_finish(const fsim_arch *a, sim_job *j, fsim_status st, in
     } else {
       *r = j->pt[1];
       extrapolate(r, r1, (double)(j->sp.rounds - 2 * ra) / (double)ra);
+      rounds_run[0] = ra, rounds_run[1] = 2 * ra;
     }
   } else if (st == FSIM_OK) {
     *r = j->pt[0];
@@ -1262,6 +1264,15 @@ static fsim_status job_finish(const fsim_arch *a, sim_job *j, fsim_status st, in
      * held to that */
     if (r->dram_write_bytes > r->store_line_bytes) r->dram_write_bytes = r->store_line_bytes;
     r->sample_unseen_writeback_us = unseen_writeback_us(a, r);
+    r->sample_xcds = j->sp.one_xcd ? a->device.xcds : 1;
+    if (j->sp.trip >= 0) {
+      r->sample_loop_trips = j->sp.trip;
+      r->sample_trips[0] = j->sp.s1, r->sample_trips[1] = j->sp.s2;
+    }
+    if (rounds_run[0] > 0) {
+      r->sample_rounds = j->sp.rounds;
+      r->sample_rounds_run[0] = rounds_run[0], r->sample_rounds_run[1] = rounds_run[1];
+    }
   }
   return st;
 }
@@ -1282,6 +1293,14 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
   if (opts->timeline_path != NULL && (st = fsim_file_out_check(opts->timeline_path, e)) != FSIM_OK) {
     fsim_err_prefix(e, "--timeline");
     return st;
+  }
+  if (opts->sampled) {
+    /* 0 stands for the default (6, and twice the first) */
+    const int *tr = opts->sample_trips;
+    if (tr[0] < 0 || tr[1] < 0 || (tr[1] > 0 && tr[1] <= (tr[0] > 0 ? tr[0] : 6)))
+      return FSIM_ERR(e, FSIM_EINVAL,
+                      "sample trips %d and %d: the first must be at least 1 and the second larger (0: the default)",
+                      tr[0], tr[1]);
   }
   const int record = opts->timeline_path != NULL;
   json_t *tl = NULL;

@@ -98,6 +98,14 @@ typedef struct fsim_sim_result {
   int sampled;               /* 1: the numbers above are extrapolated from a sampled run */
   int warm;                  /* 1: the launch timed followed an identical one (fsim_sim_opts.warm) */
   double sample_period_cycles; /* sampled: cycles per main-loop iteration (all of XCD 0) */
+  /* sampled: what was simulated and extrapolated (docs/simulator.md, Sampled mode) */
+  int sample_xcds;             /* XCDs the simulated share stands for (1: the whole grid was run) */
+  int64_t sample_loop_trips;   /* the main loop's trip count, run at sample_trips and extrapolated
+                                  (0: no main loop was shortened) */
+  int sample_trips[2];         /* the short runs' trip counts (0 when none was shortened) */
+  int64_t sample_rounds;       /* XCD 0's complete rounds of workgroups, extrapolated from
+                                  sample_rounds_run[0] and [1] of them (0: all simulated) */
+  int64_t sample_rounds_run[2];
 
   /* occupancy */
   int wgs_per_cu;            /* resident workgroups per CU the resources allow */

@@ -377,9 +377,71 @@ START_TEST(test_sampled_unsteady_rounds) {
                        "groupm=0,kind=plain --sampled --json");
   ck_assert_msg(r.status == 0, "%s", r.err);
   json_t *j = tu_json(&r);
-  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "simulation"), "cycles")), 260552);
+  json_t *sim = json_object_get(j, "simulation");
+  ck_assert_int_eq(json_integer_value(json_object_get(sim, "cycles")), 260552);
+  /* what it stands on: XCD 0's share at 6 and 12 trips of the main loop, all its rounds (the
+   * fallback) */
+  json_t *sp = json_object_get(sim, "sample");
+  ck_assert_int_eq(json_integer_value(json_object_get(sp, "xcds")), 8);
+  ck_assert_int_eq(json_integer_value(json_object_get(sp, "loop_trips")), 32);
+  ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(sp, "trips"), 0)), 6);
+  ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(sp, "trips"), 1)), 12);
+  ck_assert_int_eq(json_integer_value(json_object_get(sp, "rounds")), 0);
   json_decref(j);
   tu_run_free(&r);
+}
+END_TEST
+
+/* The short runs' trip counts (--sample-trips).  This small tile (128x32x32 through registers
+ * on 2x1 waves, eight workgroups a CU, two rounds) is L2-bound, and its cost per trip still
+ * falls past the default 6 and 12 trips: sampled at those it takes 270,014 cycles, at 24 and
+ * 48 240,314, against 244,959 in full (+10.2% and -1.9%; the full run takes 2-3 s, too long
+ * here: `bench/sim_speed --arch mi355x --gemm 4096 4096 2048 CFG`).  The report says what it
+ * stands on.  Rounds: 8192^3 on 256x256x64 tiles puts 128 workgroups on XCD 0's 32 CUs, 4
+ * rounds, extrapolated from 1 and 2.  A library caller's bad pair is refused. */
+START_TEST(test_sampled_trips_and_plan) {
+  const char *cfg = "--config tile=128x32x32,waves=2x1,stages=2,mfma=16x16x16,splitk=1,path=registers,c=lds,remap=1,"
+                    "groupm=0,kind=plain";
+  const int64_t want[2] = {270014, 240314};
+  const char *line[2] = {"sample       XCD 0's share, times 8 XCDs; main loop run 6 and 12 of its 63 trips\n",
+                         "sample       XCD 0's share, times 8 XCDs; main loop run 24 and 48 of its 63 trips\n"};
+  for (int k = 0; k < 2; k++) {
+    char args[600];
+    snprintf(args, sizeof args, "predict gemm 4096x4096x2048 --arch mi355x %s%s", cfg, k ? " --sample-trips 24,48" : "");
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    char cyc[64];
+    snprintf(cyc, sizeof cyc, "= %lld cycles", (long long)want[k]);
+    ck_assert_msg(strstr(r.out, cyc) != NULL, "%s", r.out);
+    ck_assert_msg(strstr(r.out, line[k]) != NULL, "%s", r.out);
+    tu_run_free(&r);
+  }
+  tu_run r = tu_flysim("predict gemm 8192x8192x8192 --arch mi355x --config tile=256x256x64,waves=2x2,stages=2,"
+                       "mfma=32x32x16,splitk=1,path=direct,c=lds,remap=1,groupm=0,kind=plain --sampled --json");
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  json_t *sp = json_object_get(json_object_get(j, "simulation"), "sample");
+  ck_assert_int_eq(json_integer_value(json_object_get(sp, "rounds")), 4);
+  ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(sp, "rounds_run"), 0)), 1);
+  ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(sp, "rounds_run"), 1)), 2);
+  ck_assert_int_eq(json_integer_value(json_object_get(sp, "loop_trips")), 127);
+  json_decref(j);
+  tu_run_free(&r);
+  /* the library refuses a pair the CLI cannot give */
+  fsim_arch a = arch_of("mi355x");
+  fsim_wprog wp;
+  fsim_err e;
+  ck_assert(fsim_wprog_parse_string(&wp, "kernel k\nprogram\nloop 40\n valu\nend\n", "k", &a, &e) == FSIM_OK);
+  fsim_sim_result res;
+  fsim_sim_opts bad = {.sampled = 1, .sample_trips = {12, 6}};
+  ck_assert_int_eq(fsim_sim_run(&a, &wp, &bad, &res, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "sample trips 12 and 6: the first must be at least 1 and the second larger (0: the default)");
+  fsim_sim_opts good = {.sampled = 1, .sample_trips = {3, 5}};
+  res = sim_ok(&a, &wp, &good);
+  ck_assert_int_eq(res.sample_loop_trips, 40);
+  ck_assert_int_eq(res.sample_trips[0], 3);
+  ck_assert_int_eq(res.sample_xcds, 1); /* one workgroup: the whole grid */
+  fsim_wprog_free(&wp);
 }
 END_TEST
 
@@ -2040,6 +2102,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_host_cpus);
   tcase_add_test(tc, test_asm_scaled_formats_and_registers);
   tcase_add_test(tc, test_sampled_unsteady_rounds);
+  tcase_add_test(tc, test_sampled_trips_and_plan);
   tcase_add_test(tc, test_sampled_issue_bound);
   suite_add_tcase(s, tc);
   return s;

@@ -36,7 +36,7 @@ fsim_status fsim_tune_agreement(const fsim_arch *a, const fsim_gemm_problem *pr,
     st = fsim_gemm_config_parse(p->config, &c, e);
     if (st == FSIM_OK) st = fsim_gemm_schedule_from(pr, &c, a, s, e);
     fsim_estimate est;
-    if (st == FSIM_OK) st = fsim_tune_evaluate(a, s, -1, 0, fsim_host_threads(), NULL, &sim, &est, e);
+    if (st == FSIM_OK) st = fsim_tune_evaluate(a, s, -1, 0, NULL, fsim_host_threads(), NULL, &sim, &est, e);
     if (st == FSIM_OK) {
       p->sim_us = sim.time_us;
       p->sim_bound = fsim_tune_bound(&sim, &est);

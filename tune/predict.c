@@ -227,8 +227,8 @@ fsim_status fsim_predict_gemm(const fsim_arch *a, const fsim_predict_req *req, f
       out->time_us = out->est.time_us;
       out->bound = out->est.bound;
     } else {
-      st = fsim_tune_evaluate(a, &out->schedule, req->sampled, req->warm, fsim_host_threads(), req->timeline, &out->sim,
-                              &out->est, e);
+      st = fsim_tune_evaluate(a, &out->schedule, req->sampled, req->warm, req->sample_trips[0] ? req->sample_trips : NULL,
+                              fsim_host_threads(), req->timeline, &out->sim, &out->est, e);
       if (st != FSIM_OK) return st;
       out->simulated = 1;
       out->time_us = out->sim.time_us;

@@ -21,6 +21,7 @@ typedef struct fsim_predict_req {
   int sampled;                   /* -1 auto, 0 full, 1 sampled */
   int refine;                    /* when tuning: configurations simulated (0: default) */
   int warm;                      /* sim mode: time a launch that follows an identical one */
+  int sample_trips[2];           /* sim mode, sampled: the short runs' main-loop trip counts (0: 6 and 12) */
   const char *timeline;          /* sim mode: Chrome trace of CU 0 */
 } fsim_predict_req;
 

@@ -165,12 +165,14 @@ static fsim_status evaluate_prepare(const fsim_arch *a, const fsim_schedule *s, 
   return FSIM_OK;
 }
 
-fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm, int threads,
-                               const char *timeline, fsim_sim_result *sim, fsim_estimate *est, fsim_err *e) {
+fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm,
+                               const int *sample_trips, int threads, const char *timeline, fsim_sim_result *sim,
+                               fsim_estimate *est, fsim_err *e) {
   fsim_wprog wp;
   fsim_sim_opts o;
   fsim_status st = evaluate_prepare(a, s, sampled, warm, threads, timeline, &wp, &o, est, e);
   if (st != FSIM_OK) return st;
+  if (sample_trips) o.sample_trips[0] = sample_trips[0], o.sample_trips[1] = sample_trips[1];
   st = fsim_sim_run(a, &wp, &o, sim, e);
   fsim_wprog_free(&wp);
   return st;

@@ -62,10 +62,12 @@ fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, cons
 fsim_status fsim_tune_gemm(const fsim_arch *a, const fsim_gemm_problem *pr, const fsim_tune_opts *o, fsim_tune_result *r,
                            fsim_err *e);
 
-/* Simulates one schedule (full or sampled, see fsim_tune_opts.sampled) on `threads` host
- * threads (fsim_sim_opts.threads: the result does not depend on it) and estimates it. */
-fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm, int threads,
-                               const char *timeline, fsim_sim_result *sim, fsim_estimate *est, fsim_err *e);
+/* Simulates one schedule (full or sampled, see fsim_tune_opts.sampled; sample_trips as
+ * fsim_sim_opts', NULL for the default) on `threads` host threads (fsim_sim_opts.threads: the
+ * result does not depend on it) and estimates it. */
+fsim_status fsim_tune_evaluate(const fsim_arch *a, const fsim_schedule *s, int sampled, int warm,
+                               const int *sample_trips, int threads, const char *timeline, fsim_sim_result *sim,
+                               fsim_estimate *est, fsim_err *e);
 
 /* The bound a simulation shows: the busiest unit ("mfma", "lds", "l1", "l2", "mall", "hbm"),
  * or "latency" when none is busy more than 60% of the time. */
