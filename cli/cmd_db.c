@@ -17,8 +17,8 @@ static const char *const CMD = "db";
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim db list [--db FILE] [--arch NAME [--set S.K=V]...] [--json]\n"
-          "       flysim db show OP (MxNxK | --m M --n N --k K) --arch NAME [--set S.K=V]... [shape flags] [--db FILE]\n"
-          "                      [--json]\n"
+          "       flysim db show OP (MxNxK | --m M --n N --k K) --arch NAME [--set S.K=V]... [shape flags]\n"
+          "                      [--db FILE] [--json]\n"
           "       flysim db export [--db FILE] [-o/--output OUT.json] [--json]   (JSON either way)\n"
           "\n"
           "Reads the tuning database that 'flysim tune' writes (default $FLYSIM_DB, else\n"

@@ -18,7 +18,8 @@ static const char *const CMD = "emit";
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: flysim emit OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE] -o OUT.hip [--json]\n"
+          "usage: flysim emit OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE]\n"
+          "                   -o OUT.hip [--json]\n"
           "       flysim emit --schedule FILE --arch NAME -o OUT.hip [--json]   (OP and shape from the file)\n"
           "\n"
           "Writes one self-contained HIP file for the schedule: the kernel (tile loops, LDS with the\n"

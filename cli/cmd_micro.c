@@ -14,7 +14,8 @@ static const char *const CMD = "micro";
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: flysim micro mfma --inst NAME [--waves-per-simd N] [--dependent] --arch NAME [--set S.K=V]... [--json]\n"
+          "usage: flysim micro mfma --inst NAME [--waves-per-simd N] [--dependent] --arch NAME\n"
+          "                         [--set S.K=V]... [--json]\n"
           "       flysim micro lds --stride BYTES --width (32|64|128) --arch NAME [--set S.K=V]... [--json]\n"
           "       flysim micro latency --level (l1|l2|mall|hbm) --arch NAME [--set S.K=V]... [--json]\n"
           "       flysim micro bandwidth --level (lds|l1|l2|mall|hbm) --arch NAME [--set S.K=V]... [--json]\n"

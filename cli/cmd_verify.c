@@ -20,9 +20,10 @@ static const char *const CMD = "verify";
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: flysim verify OUT.hip --arch NAME [--set S.K=V]... [--sampled | --full] [--warm] [--with-hip] [--keep]\n"
+          "usage: flysim verify OUT.hip --arch NAME [--set S.K=V]... [--sampled | --full] [--warm] [--with-hip]\n"
+          "                     [--keep] [--json]\n"
+          "       flysim verify OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE]\n"
           "                     [--json]\n"
-          "       flysim verify OP (MxNxK | --m M --n N --k K) --arch NAME [--config CFG | --schedule FILE] [--json]\n"
           "       flysim verify --schedule FILE --arch NAME [--json]   (OP and shape from the file)\n"
           "\n"
           "Checks an emitted kernel (flysim emit) against the plan it came from, or emits the kernel of\n"

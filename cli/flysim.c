@@ -35,8 +35,9 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim COMMAND [ARGS]\n"
           "\n"
-          "flysim models AMD MI350-series GPUs (gfx950) and predicts, tunes and emits\n"
-          "FlyDSL-style kernel schedules.  'flysim COMMAND --help' describes a command.\n"
+          "flysim models AMD MI350-series GPUs (gfx950; also MI300X, gfx942, and RX 9070 XT,\n"
+          "gfx1201) and predicts, tunes and emits FlyDSL-style kernel schedules.\n"
+          "'flysim COMMAND --help' describes a command.\n"
           "\n"
           "commands:\n");
   for (size_t i = 0; i < N_COMMANDS; i++) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);

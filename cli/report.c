@@ -121,9 +121,9 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
   if (r->store_bytes > r->dram_write_bytes)
     fprintf(f, " (evictions only; the kernel stores %.3g MB)", r->store_bytes / 1e6);
   fputc('\n', f);
-  if (r->sampled && !r->sample_share_skipped)
-    fprintf(f, "             [sampled: XCD 0's counts times the XCDs; the lines other XCDs also read are fetched "
-               "from HBM by one XCD each, by hash]\n");
+  if (r->sampled && r->sample_xcds > 1 && !r->sample_share_skipped) /* not where one XCD ran the whole grid */
+    fprintf(f, "             [sampled: XCD 0's MALL misses of lines the other XCDs also read are fetched from HBM "
+               "by one XCD each, by hash]\n");
   if (r->sampled && r->sample_share_skipped)
     fprintf(f, "warning      [sampled: the grid is too large to find the lines other XCDs also read, so XCD 0 fetches "
                "all its MALL misses from HBM; where XCDs share operands through the MALL the time is too long: "

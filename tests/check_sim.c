@@ -398,7 +398,8 @@ END_TEST
  * 48 240,314, against 244,959 in full (+10.2% and -1.9%; the full run takes 2-3 s, too long
  * here: `bench/sim_speed --arch mi355x --gemm 4096 4096 2048 CFG`).  The report says what it
  * stands on.  Rounds: 8192^3 on 256x256x64 tiles puts 128 workgroups on XCD 0's 32 CUs, 4
- * rounds, extrapolated from 1 and 2.  A library caller's bad pair is refused. */
+ * rounds, extrapolated from 1 and 2.  The RX 9070 XT's one XCD runs the whole grid.  A
+ * library caller's bad pair is refused. */
 START_TEST(test_sampled_trips_and_plan) {
   const char *cfg = "--config tile=128x32x32,waves=2x1,stages=2,mfma=16x16x16,splitk=1,path=registers,c=lds,remap=1,"
                     "groupm=0,kind=plain";
@@ -426,6 +427,13 @@ START_TEST(test_sampled_trips_and_plan) {
   ck_assert_int_eq(json_integer_value(json_array_get(json_object_get(sp, "rounds_run"), 1)), 2);
   ck_assert_int_eq(json_integer_value(json_object_get(sp, "loop_trips")), 127);
   json_decref(j);
+  tu_run_free(&r);
+  /* a part of one XCD runs the whole grid: no note on the lines other XCDs read (it had one) */
+  r = tu_flysim("predict gemm 2048x2048x2048 --arch rx9070xt --config tile=128x128x64,waves=4x4,stages=2,"
+                "mfma=16x16x16,splitk=1,path=registers,c=lds,remap=1,groupm=0,kind=plain --sampled");
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  ck_assert_msg(strstr(r.out, "sample       the whole grid; main loop run 6 and 12 of its 31 trips\n") != NULL, "%s", r.out);
+  ck_assert_msg(strstr(r.out, "by one XCD each") == NULL, "%s", r.out);
   tu_run_free(&r);
   /* the library refuses a pair the CLI cannot give */
   fsim_arch a = arch_of("mi355x");

@@ -2586,6 +2586,20 @@ START_TEST(test_cli_help) {
     ck_assert_msg(strncmp(r.out, lines[i][1], strlen(lines[i][1])) == 0, "%s: %s", lines[i][0], r.out);
     tu_run_free(&r);
   }
+  /* every help fits a 100-column terminal (an audit found five usage lines of 105-114) */
+  static const char *const cmds[] = {"--help", "arch --help",  "layout --help", "sim --help",  "micro --help",
+                                     "schedule --help", "predict --help", "tune --help", "db --help", "emit --help",
+                                     "verify --help"};
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    r = tu_flysim(cmds[i]);
+    ck_assert_msg(r.status == 0, "%s: %s", cmds[i], r.err);
+    for (const char *line = r.out; *line;) {
+      size_t n = strcspn(line, "\n");
+      ck_assert_msg(n <= 100, "flysim %s: a line of %zu columns: %.*s", cmds[i], n, (int)n, line);
+      line += n + (line[n] == '\n');
+    }
+    tu_run_free(&r);
+  }
 }
 END_TEST
 
