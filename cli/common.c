@@ -208,15 +208,13 @@ int fsim_cli_parse_sample_trips(const char *cmd, const char *text, int out[2]) {
   const char *comma = strchr(text, ',');
   if (comma == NULL || strchr(comma + 1, ',') != NULL)
     return fsim_cli_usage_error(cmd, "--sample-trips: '%s': expected S1,S2 (two main-loop trip counts)", text);
-  char first[32];
-  size_t n = (size_t)(comma - text);
-  if (n >= sizeof first) return fsim_cli_usage_error(cmd, "--sample-trips: '%.*s' is not an integer", (int)n, text);
-  memcpy(first, text, n);
-  first[n] = '\0';
+  char *first = strndup(text, (size_t)(comma - text));
+  if (first == NULL) return fsim_cli_usage_error(cmd, "--sample-trips: out of memory");
   long v[2];
-  if (fsim_cli_parse_long(cmd, "--sample-trips", first, 1, FSIM_CLI_MAX_SAMPLE_TRIPS, &v[0]) ||
-      fsim_cli_parse_long(cmd, "--sample-trips", comma + 1, 1, FSIM_CLI_MAX_SAMPLE_TRIPS, &v[1]))
-    return FSIM_EXIT_USAGE;
+  int bad = fsim_cli_parse_long(cmd, "--sample-trips", first, 1, FSIM_CLI_MAX_SAMPLE_TRIPS, &v[0]) ||
+            fsim_cli_parse_long(cmd, "--sample-trips", comma + 1, 1, FSIM_CLI_MAX_SAMPLE_TRIPS, &v[1]);
+  free(first);
+  if (bad) return FSIM_EXIT_USAGE;
   if (v[1] <= v[0])
     return fsim_cli_usage_error(cmd, "--sample-trips: %ld,%ld: the second trip count must be larger than the first",
                                 v[0], v[1]);

@@ -1657,6 +1657,8 @@ START_TEST(test_cli_errors) {
       {"predict gemm 64x64x64 --arch mi355x --sample-trips 0,6",
        "flysim predict: --sample-trips: 0 is out of range [1, 65536]\n"},
       {"predict gemm 64x64x64 --arch mi355x --sample-trips ,6", "flysim predict: --sample-trips: '' is not an integer\n"},
+      {"predict gemm 64x64x64 --arch mi355x --sample-trips 123456789012345678901234567890123456,5",
+       "flysim predict: --sample-trips: 123456789012345678901234567890123456 is out of range [1, 65536]\n"},
       {"predict gemm 64x64x64 --arch mi355x --sample-trips 6,x", "flysim predict: --sample-trips: 'x' is not an integer\n"},
       {"predict gemm 64x64x64 --arch mi355x --full --sample-trips 6,12",
        "flysim predict: --sample-trips: the sampled simulation's; --full runs every trip\n"},
