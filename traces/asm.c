@@ -287,6 +287,7 @@ static int classify(fsim_asm_inst *in, const char *ops) {
   fsim_asm_reg regs[8];
   int nr = operand_regs(ops, regs, 8);
   int has_dst = 1, known = 1;
+  int reads_dst = 0; /* the destination is a source too (a buffer atomic's returned data) */
   in->vmcnt = in->lgkmcnt = -1;
   in->target = -1;
   if (starts(mn, "v_mfma") || starts(mn, "v_smfmac") || starts(mn, "v_wmma") || starts(mn, "v_swmmac")) {
@@ -330,12 +331,7 @@ static int classify(fsim_asm_inst *in, const char *ops) {
        * goes to the first operand (a buffer atomic's data register, which it also reads) */
       if (has_word(ops, "glc") || has_word(ops, "sc0") || strstr(ops, "TH_ATOMIC_RETURN") != NULL) {
         has_dst = 1;
-        if (starts(mn, "buffer_") && nr > 0) {
-          in->dst = regs[0];
-          in->src[in->nsrc++] = regs[0];
-          for (int at = 1; at < nr && in->nsrc < 3; at++) in->src[in->nsrc++] = regs[at];
-          return known;
-        }
+        reads_dst = starts(mn, "buffer_");
       }
     }
   } else if (starts(mn, "s_load") || starts(mn, "s_buffer_load") || starts(mn, "s_store") || starts(mn, "s_dcache") ||
@@ -394,7 +390,10 @@ static int classify(fsim_asm_inst *in, const char *ops) {
     return known;
   }
   int at = 0;
-  if (has_dst && nr > 0) in->dst = regs[at++];
+  if (has_dst && nr > 0) {
+    in->dst = regs[at++];
+    if (reads_dst) in->src[in->nsrc++] = in->dst;
+  }
   for (; at < nr && in->nsrc < 3; at++) in->src[in->nsrc++] = regs[at];
   return known;
 }
