@@ -160,13 +160,24 @@ int64_t fsim_gemm_lane_c_chunk(const fsim_gemm_plan *p, int c, int pitch, int gl
 /* Functional execution on random data (seeded) against a GSL BLAS reference; the problem
  * must be small (m*n*k <= 2^30).  faults plants a mistake on purpose, to show it is caught:
  * FSIM_FAULT_READ_SWIZZLE reads LDS with another swizzle than the copies wrote with,
- * FSIM_FAULT_A_LAYOUT makes the MMA take A values from the wrong lane group. */
+ * FSIM_FAULT_A_LAYOUT makes the MMA take A values from the wrong lane group,
+ * FSIM_FAULT_A_READ_LAYOUT and FSIM_FAULT_B_READ_LAYOUT compute the operand's fragment reads
+ * from a thread-value layout whose lanes are transposed (its 16 x W/16 lanes taken as
+ * W/16 x 16, a lane order mistake: the layout composed with ((16,W/16),V):((W/16,1),W)),
+ * FSIM_FAULT_C_LAYOUT places the accumulators in C through the C layout transposed so,
+ * FSIM_FAULT_C_PITCH (C through LDS) reads the staged C tile with a column pitch 8 elements
+ * shorter than the one it was written with.  A fault that does not apply to the plan (a
+ * pitch fault with C stored directly) is an FSIM_EINVAL error. */
 /* The wave programs' global address ranges: A at 0, B and C one and two of these further
  * (the simulated caches tell lines apart below 2^39 bytes, sim/cache.h). */
 #define FSIM_GEMM_REGION (INT64_C(1) << 37)
 
 #define FSIM_FAULT_READ_SWIZZLE 1u
 #define FSIM_FAULT_A_LAYOUT 2u
+#define FSIM_FAULT_A_READ_LAYOUT 4u
+#define FSIM_FAULT_B_READ_LAYOUT 8u
+#define FSIM_FAULT_C_LAYOUT 16u
+#define FSIM_FAULT_C_PITCH 32u
 typedef struct fsim_gemm_check {
   int ok;
   int64_t elements, mismatches;

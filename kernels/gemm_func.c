@@ -23,6 +23,8 @@
 typedef struct fexec {
   const fsim_gemm_plan *p;   /* copies and the epilogue */
   const fsim_gemm_plan *rd;  /* fragment reads (the same plan unless a fault is planted) */
+  const fsim_gemm_plan *ep;  /* the epilogue's accumulator placement (likewise) */
+  int c_read_pitch;          /* the pitch the staged C tile is read back with (likewise) */
   int swap_lane_groups;      /* fault: the MMA takes A values from lane l ^ 16 */
   fsim_dtype at, bt, ct;
   int64_t m, n, k;
@@ -194,7 +196,7 @@ static void run_workgroup(fexec *x, int64_t tm, int64_t tn, int z) {
           for (int r = 0; r < runs; r++)
             for (int l = 0; l < ws; l++) {
               int row, col; /* in the C tile: the store is masked at the edges of C */
-              fsim_gemm_c_run_coord(p, i, j, r, w, l, &row, &col);
+              fsim_gemm_c_run_coord(x->ep, i, j, r, w, l, &row, &col);
               const float *acc = x->acc + acc_per_wave * w + ((size_t)i * p->rn + j) * ws * nc + (size_t)l * nc;
               for (int q = 0; q < 4; q++) {
                 int64_t gr = c_row0 + row + q, gc = c_col0 + col;
@@ -212,7 +214,7 @@ static void run_workgroup(fexec *x, int64_t tm, int64_t tn, int z) {
       for (int j = 0; j < p->rn; j++)
         for (int r = 0; r < runs; r++)
           for (int l = 0; l < ws; l++) {
-            int64_t off = p->lds_c + fsim_gemm_lane_c_lds(p, i, j, r, pitch, w, l);
+            int64_t off = p->lds_c + fsim_gemm_lane_c_lds(x->ep, i, j, r, pitch, w, l);
             const float *acc = x->acc + acc_per_wave * w + ((size_t)i * p->rn + j) * ws * nc + (size_t)l * nc;
             for (int q = 0; q < 4; q++) fsim_store_elem(x->ct, lds, off / cbytes + q, acc[4 * r + q]);
           }
@@ -222,7 +224,7 @@ static void run_workgroup(fexec *x, int64_t tm, int64_t tn, int z) {
   for (int c = 0; c < chunks; c++)
     for (int w = 0; w < p->waves; w++)
       for (int l = 0; l < ws; l++) {
-        int64_t lo = p->lds_c + fsim_gemm_lane_c_chunk(p, c, pitch, 0, 0, w, l);
+        int64_t lo = p->lds_c + fsim_gemm_lane_c_chunk(p, c, x->c_read_pitch, 0, 0, w, l);
         int row, col;
         fsim_gemm_c_chunk_coord(p, c, w, l, &row, &col);
         for (int q = 0; q < per; q++) {
@@ -230,6 +232,25 @@ static void run_workgroup(fexec *x, int64_t tm, int64_t tn, int z) {
           if (gr < x->m && gc < x->n) x->c[gc * x->m + gr] += fsim_load_elem(x->ct, lds, lo / cbytes + q);
         }
       }
+}
+
+/* The fault layouts: tv with its lanes transposed, out(l, v) = tv(l', v) where lane
+ * l = a + 16 b (a < 16) becomes l' = a (W/16) + b, composed through the layout algebra and
+ * checked against that rule value by value. */
+static fsim_status lanes_transposed(fsim_layout *out, const fsim_layout *tv, int ws, int vals, fsim_err *e) {
+  char text[96];
+  snprintf(text, sizeof text, "((16,%d),%d):((%d,1),%d)", ws / 16, vals, ws / 16, ws);
+  fsim_layout perm;
+  if (ws % 16 != 0 || fsim_layout_parse(&perm, text, e) != FSIM_OK || fsim_layout_compose(out, tv, &perm, e) != FSIM_OK)
+    return FSIM_ERR(e, FSIM_EINVAL, "functional check: cannot plant a layout fault on a %d-lane layout", ws);
+  for (int l = 0; l < ws; l++)
+    for (int v = 0; v < vals; v++) {
+      int64_t got[2] = {l, v}, want[2] = {l % 16 * (ws / 16) + l / 16, v};
+      if (fsim_layout_eval_modes(out, got) != fsim_layout_eval_modes(tv, want))
+        return FSIM_ERR(e, FSIM_EFAIL, "functional check: the transposed layout of lane %d value %d is wrong", l,
+                        v);
+    }
+  return FSIM_OK;
 }
 
 static float random_value(gsl_rng *rng, fsim_dtype t) {
@@ -270,14 +291,32 @@ fsim_status fsim_gemm_functional(const fsim_gemm_plan *p, uint64_t seed, unsigne
   if (macs > (double)(1 << 30))
     return FSIM_ERR(e, FSIM_EINVAL, "functional check of %lldx%lldx%lld (%.3g MACs) is too large; use m*n*k <= 2^30",
                     s->m, s->n, s->k, macs);
-  fexec x = {.p = p, .rd = p, .at = s->a_type, .bt = s->b_type, .ct = s->c_type,
-             .m = s->m, .n = s->n, .k = s->k};
-  fsim_gemm_plan faulty = *p;
+  fexec x = {.p = p, .rd = p, .ep = p, .c_read_pitch = p->c_pitch, .at = s->a_type, .bt = s->b_type,
+             .ct = s->c_type, .m = s->m, .n = s->n, .k = s->k};
+  static const unsigned known = FSIM_FAULT_READ_SWIZZLE | FSIM_FAULT_A_LAYOUT | FSIM_FAULT_A_READ_LAYOUT |
+                                FSIM_FAULT_B_READ_LAYOUT | FSIM_FAULT_C_LAYOUT | FSIM_FAULT_C_PITCH;
+  if (faults & ~known) return FSIM_ERR(e, FSIM_EINVAL, "functional check: unknown fault 0x%x", faults & ~known);
+  fsim_gemm_plan faulty = *p, faulty_ep = *p;
   if (faults & FSIM_FAULT_READ_SWIZZLE) {
     /* reads use another swizzle than the copies wrote with */
     for (int o = 0; o < 2; o++)
       fsim_swizzle_make(&faulty.op[o].sw, p->op[o].sw.b ? 0 : 2, p->op[o].sw.b ? 0 : 3, p->op[o].sw.b ? 0 : 3, NULL);
     x.rd = &faulty;
+  }
+  fsim_status fst = FSIM_OK;
+  if (faults & FSIM_FAULT_A_READ_LAYOUT)
+    fst = lanes_transposed(&faulty.a_tv, &p->a_tv, p->wave_size, fsim_mma_atom_values(p->atom, 'A'), e);
+  if (fst == FSIM_OK && (faults & FSIM_FAULT_B_READ_LAYOUT))
+    fst = lanes_transposed(&faulty.b_tv, &p->b_tv, p->wave_size, fsim_mma_atom_values(p->atom, 'B'), e);
+  if (fst == FSIM_OK && (faults & FSIM_FAULT_C_LAYOUT))
+    fst = lanes_transposed(&faulty_ep.c_tv, &p->c_tv, p->wave_size, fsim_mma_atom_values(p->atom, 'C'), e);
+  if (fst != FSIM_OK) return fst;
+  if (faults & (FSIM_FAULT_A_READ_LAYOUT | FSIM_FAULT_B_READ_LAYOUT)) x.rd = &faulty;
+  if (faults & FSIM_FAULT_C_LAYOUT) x.ep = &faulty_ep;
+  if (faults & FSIM_FAULT_C_PITCH) {
+    if (s->c_path != FSIM_EPI_LDS)
+      return FSIM_ERR(e, FSIM_EINVAL, "functional check: a C pitch fault needs C staged through LDS");
+    x.c_read_pitch = p->c_pitch - 8;
   }
   x.swap_lane_groups = (faults & FSIM_FAULT_A_LAYOUT) != 0;
   int64_t asz = (x.m * x.k * fsim_dtype_bits(x.at) + 7) / 8, bsz = (x.n * x.k * fsim_dtype_bits(x.bt) + 7) / 8;

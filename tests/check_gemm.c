@@ -60,15 +60,29 @@ static fsim_gemm_check functional(const fsim_gemm_plan *p, unsigned faults) {
   return c;
 }
 
-/* A read swizzle other than the written one, and A values from the wrong lanes: most of C is
- * wrong (the plan's C has `elements` values). */
+/* Each fault planted in the plan's index maps (gemm.h): a read swizzle other than the
+ * written one, A values from the wrong lanes in the MMA, A's or B's fragment reads through a
+ * lane-transposed thread-value layout, the accumulators placed through a lane-transposed C
+ * layout, and (C through LDS) the staged tile read back with a shorter pitch than it was
+ * written with: each makes most of C wrong (the plan's C has `elements` values). */
 static void expect_faults_seen(const fsim_gemm_plan *p, int64_t elements, const char *label) {
-  fsim_gemm_check bad = functional(p, FSIM_FAULT_READ_SWIZZLE);
-  ck_assert_msg(!bad.ok && bad.mismatches > elements / 2, "%s: read-swizzle fault: %lld wrong", label,
-                (long long)bad.mismatches);
-  bad = functional(p, FSIM_FAULT_A_LAYOUT);
-  ck_assert_msg(!bad.ok && bad.mismatches > elements / 2, "%s: A-layout fault: %lld wrong", label,
-                (long long)bad.mismatches);
+  static const struct {
+    unsigned fault;
+    const char *name;
+  } faults[] = {
+      {FSIM_FAULT_READ_SWIZZLE, "read swizzle"}, {FSIM_FAULT_A_LAYOUT, "MMA A lanes"},
+      {FSIM_FAULT_A_READ_LAYOUT, "A read layout"}, {FSIM_FAULT_B_READ_LAYOUT, "B read layout"},
+      {FSIM_FAULT_C_LAYOUT, "C layout"}, {FSIM_FAULT_C_PITCH, "C pitch"},
+  };
+  int planted = 0;
+  for (size_t f = 0; f < sizeof faults / sizeof faults[0]; f++) {
+    if (faults[f].fault == FSIM_FAULT_C_PITCH && p->s.c_path != FSIM_EPI_LDS) continue;
+    fsim_gemm_check bad = functional(p, faults[f].fault);
+    ck_assert_msg(!bad.ok && bad.mismatches > elements / 2, "%s: %s fault: %lld of %lld wrong", label, faults[f].name,
+                  (long long)bad.mismatches, (long long)elements);
+    planted++;
+  }
+  ck_assert_int_ge(planted, 5);
 }
 
 /* ---- functional execution --------------------------------------------------------------------- */
@@ -139,7 +153,7 @@ END_TEST
 
 /* Scaled GEMM with fp8 A and fp4 B (the f8f6f4 MFMA with A and B in different formats, each
  * in its own K order; A a byte an element, B two elements a byte): right on a small problem,
- * wrong when A comes from the wrong lanes. */
+ * wrong with each fault of expect_faults_seen planted. */
 START_TEST(test_functional_scaled_fp8_fp4) {
   fsim_arch a = arch_of("mi355x");
   static fsim_gemm_plan p;
@@ -153,8 +167,7 @@ START_TEST(test_functional_scaled_fp8_fp4) {
   fsim_gemm_check c = functional(&p, 0);
   ck_assert_msg(c.ok, "%lld of %lld wrong, first (%lld,%lld) got %g want %g", (long long)c.mismatches,
                 (long long)c.elements, (long long)c.first_row, (long long)c.first_col, c.first_got, c.first_want);
-  fsim_gemm_check bad = functional(&p, FSIM_FAULT_A_LAYOUT);
-  ck_assert_msg(!bad.ok && bad.mismatches > c.elements / 2, "A-layout fault: %lld wrong", (long long)bad.mismatches);
+  expect_faults_seen(&p, c.elements, "fp8 x fp4");
   /* copies through registers of packed fp4 (B here; A too below): their order in memory runs
    * along BK / 2 bytes a row, not BK (a sweep of 240 random scaled configs found about half of
    * the fp4 ones through registers wrong until the copy's coordinates counted storage bytes) */
@@ -183,6 +196,7 @@ typedef struct sample_ctx {
   double keep;      /* probability of checking a visited plan (the first is always checked) */
   int visited, checked, failed;
   char first_bad[256];
+  const char *label;  /* the case: its first plan also shows every fault caught */
 } sample_ctx;
 
 static int check_some(void *vctx, const fsim_gemm_plan *p) {
@@ -195,6 +209,12 @@ static int check_some(void *vctx, const fsim_gemm_plan *p) {
   ck_assert_msg(fsim_gemm_functional(p, 7 + (uint64_t)c->checked, 0, &r, &e) == FSIM_OK, "%s", e.msg);
   c->checked++;
   if (!r.ok && c->failed++ == 0) fsim_gemm_config_format(&p->s, c->first_bad, sizeof c->first_bad);
+  if (r.ok && first && c->label) {
+    char cfg[256], label[400];
+    fsim_gemm_config_format(&p->s, cfg, sizeof cfg);
+    snprintf(label, sizeof label, "%s %s", c->label, cfg);
+    expect_faults_seen(p, r.elements, label);
+  }
   return 0;
 }
 
@@ -214,7 +234,7 @@ static void check_random_configs(const fsim_gemm_problem *pr, const fsim_arch *a
   fsim_err e;
   ck_assert(fsim_gemm_enumerate(pr, &free_all, a, count_only, NULL, &tried, &legal, &e) == FSIM_OK);
   ck_assert_msg(legal > 0, "%s: no legal config", label);
-  sample_ctx c = {.rng = rng, .keep = per_case / (double)legal};
+  sample_ctx c = {.rng = rng, .keep = per_case / (double)legal, .label = label};
   ck_assert(fsim_gemm_enumerate(pr, &free_all, a, check_some, &c, &tried, &legal, &e) == FSIM_OK);
   ck_assert(c.checked > 0);
   ck_assert_msg(c.failed == 0, "%s: %d of %d configs wrong, e.g. %s", label, c.failed, c.checked, c.first_bad);
@@ -418,7 +438,7 @@ END_TEST
 
 /* Outputs other than bf16: f32 and fp16 C, through LDS and direct, with and without split-K
  * (partial sums rounded per slice to the output type), right on a ragged problem; wrong with
- * a read-swizzle fault. */
+ * each fault of expect_faults_seen (the C pitch one through LDS). */
 START_TEST(test_functional_c_types) {
   fsim_arch a = arch_of("mi355x");
   static fsim_gemm_plan p;
@@ -437,8 +457,9 @@ START_TEST(test_functional_c_types) {
                     cfgs[k], (long long)c.mismatches, (long long)c.elements, (long long)c.first_row,
                     (long long)c.first_col, c.first_got, c.first_want);
       ck_assert_int_eq(c.elements, 200 * 136);
-      fsim_gemm_check bad = functional(&p, FSIM_FAULT_READ_SWIZZLE);
-      ck_assert_msg(!bad.ok, "C %s, %s: the read-swizzle fault went unseen", fsim_dtype_name(cs[ci]), cfgs[k]);
+      char label[300];
+      snprintf(label, sizeof label, "C %s, %s", fsim_dtype_name(cs[ci]), cfgs[k]);
+      expect_faults_seen(&p, c.elements, label);
     }
 }
 END_TEST
