@@ -35,10 +35,10 @@ static void usage(FILE *f) {
           "                     whole kernel (default: sampled above a million wave instructions);\n"
           "                     a config chosen now (none given or stored) is chosen as tune does\n"
           "  --sample-trips S1,S2\n"
-          "                     a sampled prediction's short runs of the main loop (default 6,12);\n"
-          "                     longer ones cost more and come closer for small tiles\n"
-          "                     (docs/simulator.md, Sampled mode); a config chosen now is not\n"
-          "                     chosen with them\n"
+          "                     a sampled prediction's short runs of the main loop (default 6,12;\n"
+          "                     implies --sampled); longer ones cost more and come closer for\n"
+          "                     small tiles (docs/simulator.md, Sampled mode); a config chosen\n"
+          "                     now is not chosen with them\n"
           "  --warm             sim mode: time a launch that follows an identical one, its caches\n"
           "                     holding what that one left (a benchmark loop that reuses its\n"
           "                     buffers); default: the first launch, caches cold (a loop that\n"
@@ -169,6 +169,7 @@ int fsim_cmd_predict(int argc, char **argv) {
   if (req.sample_trips[0] && (req.mode == FSIM_MODE_MODEL || req.sampled == 0))
     return fsim_cli_usage_error(CMD, "--sample-trips: the sampled simulation's; %s",
                                 req.sampled == 0 ? "--full runs every trip" : "--mode model does not simulate");
+  if (req.sample_trips[0] && req.sampled < 0) req.sampled = 1; /* short runs ask for the sampled mode */
   if (req.mode == FSIM_MODE_MODEL && req.warm)
     return fsim_cli_usage_error(CMD, "--warm: the simulator's caches; --mode model does not simulate");
   if (req.mode == FSIM_MODE_MODEL && waves)
@@ -293,11 +294,7 @@ int fsim_cmd_predict(int argc, char **argv) {
     if (p->simulated) fsim_cli_sim_print(stdout, &p->sim);
     if (p->simulated && waves) fsim_cli_sim_print_waves(stdout, &p->sim);
     estimate_print(stdout, &p->est);
-    if (req.timeline)
-      printf("timeline     %s%s\n", req.timeline,
-             p->simulated && p->sim.sampled ? " (CU 0 of the sampled run: XCD 0's share with shortened main loops, "
-                                              "not the whole kernel)"
-                                            : "");
+    if (req.timeline && p->simulated) fsim_cli_timeline_print(stdout, req.timeline, &p->sim);
   }
   printf("host total   %.3f s\n", p->host_seconds);
   free(p);

@@ -280,9 +280,7 @@ int fsim_cmd_sim(int argc, char **argv) {
     printf("full run     %lld cycles in %.3f s; sampled deviation %s, %.1fx faster\n", (long long)full.cycles,
            full.host_seconds, dev, r.host_seconds > 0 ? full.host_seconds / r.host_seconds : 0);
   }
-  if (timeline)
-    printf("timeline     %s%s\n", timeline,
-           r.sampled ? " (CU 0 of the sampled run: XCD 0's share with shortened main loops, not the whole kernel)" : "");
+  if (timeline) fsim_cli_timeline_print(stdout, timeline, &r);
   fsim_wprog_free(&wp);
   return FSIM_EXIT_OK;
 }

@@ -80,8 +80,36 @@ json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
     json_array_append_new(waves, jw);
   }
   json_object_set_new(o, "waves_cu0", waves);
+  if (r->timeline_events > 0 || r->timeline_dropped > 0) {
+    json_t *tl = json_object();
+    json_object_set_new(tl, "spans", json_integer(r->timeline_events));
+    json_object_set_new(tl, "spans_left_out", json_integer(r->timeline_dropped));
+    if (r->timeline_dropped > 0) json_object_set_new(tl, "complete_until_cycle", json_integer(r->timeline_cut_cycle));
+    json_object_set_new(o, "timeline", tl);
+  }
   json_object_set_new(o, "host_seconds", json_real(r->host_seconds));
   return o;
+}
+
+void fsim_cli_timeline_print(FILE *f, const char *path, const fsim_sim_result *r) {
+  char what[256] = "", cut[160] = "";
+  if (r->sampled && (r->sample_xcds > 1 || r->sample_loop_trips > 0 || r->sample_rounds > 0)) {
+    /* the run that records is the one with the most trips and rounds (sim/gpu.c, sample_runs) */
+    char xcd[48] = "", loop[80] = "", rounds[80] = "";
+    if (r->sample_xcds > 1) snprintf(xcd, sizeof xcd, "XCD 0's share, ");
+    if (r->sample_loop_trips > 0)
+      snprintf(loop, sizeof loop, "the main loop at %d of its %lld trips, ", r->sample_trips[1],
+               (long long)r->sample_loop_trips);
+    if (r->sample_rounds > 0)
+      snprintf(rounds, sizeof rounds, "the last %lld of %lld rounds of workgroups, ", (long long)r->sample_rounds_run[1],
+               (long long)r->sample_rounds);
+    snprintf(what, sizeof what, " (CU 0 of a sampled run: %s%s%snot the whole kernel)", xcd, loop, rounds);
+  }
+  if (r->timeline_dropped > 0)
+    snprintf(cut, sizeof cut, "; %lld spans, cut at the event limit: complete until cycle %lld (%.3f us), %lld left out",
+             (long long)r->timeline_events, (long long)r->timeline_cut_cycle,
+             (double)r->timeline_cut_cycle / (r->clock_ghz * 1e3), (long long)r->timeline_dropped);
+  fprintf(f, "timeline     %s%s%s\n", path, what, cut);
 }
 
 static const char *pct(double x, char *buf, size_t n) {

@@ -9,6 +9,10 @@
 
 json_t *fsim_cli_sim_json(const fsim_sim_result *r);
 void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r);
+/* The report's `timeline` line for a timeline written to path: what part of the kernel it
+ * shows (a sampled run's CU 0: which share, trips and rounds) and, past the event limit, up to
+ * when it is complete. */
+void fsim_cli_timeline_print(FILE *f, const char *path, const fsim_sim_result *r);
 /* The per-wave stall breakdown of CU 0's first waves, as a table. */
 void fsim_cli_sim_print_waves(FILE *f, const fsim_sim_result *r);
 

@@ -294,7 +294,8 @@ static inline void block(fsim__gpu *g, fsim__cu *cu, fsim__wave *w, int64_t t, i
   w->ready_at = until;
   w->stall[reason] += (double)(until - t);
   if (g->timeline && cu->index == 0 && until > t)
-    fsim__timeline_span(g, cu, (int)(w - cu->waves), fsim_stall_name((fsim_stall)reason), "stall", t, until);
+    fsim__timeline_span(g, cu, (int)(w - cu->waves), FSIM__TL_STALL, fsim_stall_name((fsim_stall)reason), "stall", t,
+                        until);
 }
 
 static void sort_simd(fsim__cu *cu, fsim__simd *sd) {
@@ -322,7 +323,7 @@ static void release_barrier(fsim__gpu *g, fsim__cu *cu, fsim__wg *wg, int64_t t)
     int64_t at = slot_align(g, w->simd, when);
     w->stall[FSIM_STALL_BARRIER] += (double)(at - w->ready_at);
     if (g->timeline && cu->index == 0 && at > w->ready_at)
-      fsim__timeline_span(g, cu, (int)(w - cu->waves), "barrier", "stall", w->ready_at, at);
+      fsim__timeline_span(g, cu, (int)(w - cu->waves), FSIM__TL_STALL, "barrier", "stall", w->ready_at, at);
     w->ready_at = at;
     fsim__gpu_schedule_simd(g, cu, w->simd, at);
   }
@@ -425,7 +426,8 @@ static inline void mfma_commit(fsim__gpu *g, fsim__cu *cu, fsim__simd *sd, fsim_
   fsim__mfma_issue(&sd->mfma, at, mk->cycles, mk->flops);
   write_reg(w, &in->dst, at + mk->latency, at + mk->acc, FSIM__P_MFMA);
   if (g->timeline && cu->index == 0)
-    fsim__timeline_span(g, cu, (int)(w - cu->waves), g->a->mfma[in->arg].inst, "issue", at, at + mk->cycles);
+    fsim__timeline_span(g, cu, (int)(w - cu->waves), FSIM__TL_MFMA, g->a->mfma[in->arg].inst, "issue", at,
+                        at + mk->cycles);
   w->issued++;
   consume(g, w);
 }
@@ -680,7 +682,7 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
     next = t + (a->issue.branch_cycles > g->period ? a->issue.branch_cycles : g->period);
   }
   if (g->timeline && cu->index == 0)
-    fsim__timeline_span(g, cu, (int)(w - cu->waves), fsim_op_name((fsim_op)op), "issue", t, t + dur);
+    fsim__timeline_span(g, cu, (int)(w - cu->waves), FSIM__TL_ISSUE, fsim_op_name((fsim_op)op), "issue", t, t + dur);
   w->issued++;
   consume(g, w);
   if (next > t + g->period) w->stall[FSIM_STALL_FIXED] += (double)(next - t - g->period);

@@ -532,6 +532,7 @@ static void reset_stats(fsim__gpu *g) {
   r->nwave_records = 0;
   g->wave_instructions = 0;
   g->timeline_n = 0;
+  g->timeline_dropped = g->timeline_cut = 0;
   if (g->timeline) json_array_clear((json_t *)g->timeline);
 }
 
@@ -816,6 +817,9 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   if (g.timeline && timeline) {
     *timeline = g.timeline; /* handed to the caller */
     g.timeline = NULL;
+    r->timeline_events = g.timeline_n;
+    r->timeline_dropped = g.timeline_dropped;
+    r->timeline_cut_cycle = g.timeline_dropped ? g.timeline_cut : 0;
   }
   goto done;
 oom:
@@ -864,7 +868,22 @@ static void clone_free(fsim_wprog *c) {
 }
 
 static fsim_status write_timeline(const char *path, json_t *events, const fsim_arch *a, const fsim_wprog *wp,
-                                  fsim_err *e) {
+                                  const fsim_sim_result *r, fsim_err *e) {
+  /* names for the threads the spans use (timeline.c: 3 w + track for wave slot w) */
+  int64_t max_tid = -1;
+  for (size_t i = 0; i < json_array_size(events); i++) {
+    json_int_t tid = json_integer_value(json_object_get(json_array_get(events, i), "tid"));
+    if (tid > max_tid) max_tid = tid;
+  }
+  json_array_append_new(events, json_pack("{s:s,s:s,s:i,s:{s:s}}", "name", "process_name", "ph", "M", "pid", 0, "args",
+                                          "name", "CU 0"));
+  for (int64_t t = 0; t <= max_tid; t++) {
+    char name[64];
+    static const char *const track[FSIM__TL_TRACKS] = {"instructions", "MFMA pipe", "stalls"};
+    snprintf(name, sizeof name, "wave slot %lld: %s", (long long)(t / FSIM__TL_TRACKS), track[t % FSIM__TL_TRACKS]);
+    json_array_append_new(events, json_pack("{s:s,s:s,s:i,s:I,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 0,
+                                            "tid", (json_int_t)t, "args", "name", name));
+  }
   json_t *root = json_object();
   json_object_set_new(root, "traceEvents", events);
   json_object_set_new(root, "displayTimeUnit", json_string("ns"));
@@ -873,7 +892,18 @@ static fsim_status write_timeline(const char *path, json_t *events, const fsim_a
   json_object_set_new(meta, "arch", fsim_json_text(a->device.name));
   json_object_set_new(meta, "kernel", fsim_json_text(wp->name));
   json_object_set_new(meta, "clock_ghz", json_real(a->device.sustained_clock_ghz));
-  json_object_set_new(meta, "note", json_string("CU 0 only; one thread per wave slot; ts in microseconds"));
+  json_object_set_new(meta, "note",
+                      json_string("CU 0 only; per wave slot w, thread 3w holds its instructions but MFMAs, thread "
+                                  "3w+1 its MFMAs (each as long as its matrix-pipe cycles), thread 3w+2 its stalls; ts "
+                                  "in microseconds"));
+  json_object_set_new(meta, "spans", json_integer(r->timeline_events));
+  json_object_set_new(meta, "spans_left_out", json_integer(r->timeline_dropped));
+  if (r->timeline_dropped > 0) {
+    json_object_set_new(meta, "complete_until_cycle", json_integer(r->timeline_cut_cycle));
+    json_object_set_new(meta, "complete_until_us",
+                        json_real((double)r->timeline_cut_cycle / (a->device.sustained_clock_ghz * 1e3)));
+  }
+  json_object_set_new(meta, "sampled", json_boolean(r->sampled));
   json_object_set_new(root, "metadata", meta);
   /* written next to the target and renamed, so a failure leaves no partial file */
   fsim_file_out o;
@@ -1316,7 +1346,7 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
   job_free(j);
   free(j);
   if (st == FSIM_OK && record && tl != NULL) {
-    st = write_timeline(opts->timeline_path, tl, a, wp, e);
+    st = write_timeline(opts->timeline_path, tl, a, wp, r, e);
     tl = NULL;
   }
   if (tl) json_decref(tl);

@@ -226,6 +226,8 @@ typedef struct fsim__gpu {
   /* timeline (CU 0) */
   void *timeline;          /* json_t array, or NULL */
   int timeline_max, timeline_n;
+  int64_t timeline_dropped; /* spans past timeline_max, left out */
+  int64_t timeline_cut;     /* the earliest start among them */
 } fsim__gpu;
 
 /* cu.c */
@@ -247,8 +249,10 @@ static inline void fsim__gpu_schedule_simd(fsim__gpu *g, fsim__cu *cu, int s, in
   (void)g;
   if (t < cu->simd_next[s]) cu->simd_next[s] = t;
 }
-/* timeline.c */
-void fsim__timeline_span(fsim__gpu *g, const fsim__cu *cu, int wave_slot, const char *name, const char *cat,
+/* timeline.c: a span on one of wave slot w's threads, 3 w + track (spans of one thread never
+ * overlap: an MFMA's matrix-pipe cycles run on while the wave issues or waits) */
+enum { FSIM__TL_ISSUE, FSIM__TL_MFMA, FSIM__TL_STALL, FSIM__TL_TRACKS };
+void fsim__timeline_span(fsim__gpu *g, const fsim__cu *cu, int wave_slot, int track, const char *name, const char *cat,
                          int64_t t0, int64_t t1);
 
 #endif

@@ -133,6 +133,10 @@ typedef struct fsim_sim_result {
    * from HBM itself; the time of a kernel whose XCDs share operands through the MALL then
    * comes out too long (docs/simulator.md) */
   int sample_share_skipped;
+  /* the timeline (fsim_sim_opts.timeline_path; all 0 without one): the spans it holds, the
+   * spans past the event limit left out, and the earliest cycle among those (the record is
+   * complete before it) */
+  int64_t timeline_events, timeline_dropped, timeline_cut_cycle;
   int64_t lds_bank_cycles, lds_accesses;
 
   /* stalls: cycles summed over all waves, by reason, plus issue cycles and lifetimes */

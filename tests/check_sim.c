@@ -428,6 +428,23 @@ START_TEST(test_sampled_trips_and_plan) {
   ck_assert_int_eq(json_integer_value(json_object_get(sp, "loop_trips")), 127);
   json_decref(j);
   tu_run_free(&r);
+  /* a problem predict would simulate in full (17,274 cycles) is sampled when given trip counts
+   * (they were ignored), and the timeline line says what its run is */
+  const char *tl_path = tu_write_temp("", ".json");
+  char tl_args[600];
+  snprintf(tl_args, sizeof tl_args,
+           "predict gemm 1024x1024x1024 --arch mi355x --db /nonexistent --config tile=128x128x64,waves=2x2,stages=2,"
+           "mfma=16x16x32,splitk=1,path=direct,c=lds,remap=1,groupm=0,kind=plain --sample-trips 2,4 --timeline '%s'",
+           tl_path);
+  r = tu_flysim(tl_args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  ck_assert_msg(strstr(r.out, "= 17216 cycles at 1.65 GHz (10.434 us) + 2 us launch  [sampled: extrapolated]\n") &&
+                    strstr(r.out, "sample       XCD 0's share, times 8 XCDs; main loop run 2 and 4 of its 15 trips\n") &&
+                    strstr(r.out, " (CU 0 of a sampled run: XCD 0's share, the main loop at 4 of its 15 trips, not the "
+                                  "whole kernel)\n"),
+                "%s", r.out);
+  tu_run_free(&r);
+  remove(tl_path);
   /* a part of one XCD runs the whole grid: no note on the lines other XCDs read (it had one) */
   r = tu_flysim("predict gemm 2048x2048x2048 --arch rx9070xt --config tile=128x128x64,waves=4x4,stages=2,"
                 "mfma=16x16x16,splitk=1,path=registers,c=lds,remap=1,groupm=0,kind=plain --sampled");
@@ -995,11 +1012,27 @@ START_TEST(test_physics_of_examples) {
   ck_assert_msg(tbps > 0.75 * 8.192 * a.memory.dram_efficiency && tbps <= 8.192 * a.memory.dram_efficiency, "%.2f TB/s",
                 tbps);
   fsim_wprog_free(&wp);
-  /* LDS sweep: the conflicting second loop costs 4x the first on gfx950 (64 vs 16 cycles) */
+  /* LDS sweep: the second loop's 256-byte lane stride puts every lane's 16 bytes on banks 0-3,
+   * so its reads serialize, 64 cycles each (one lane a cycle); the first loop's are
+   * conflict-free.  Its 256 workgroups of 4 waves go one to a CU (two would fit its LDS), 4 x
+   * 1000 reads a loop; both loops of the strided kind then take 8000 x 64 cycles, and the
+   * example takes half that plus half both loops of the conflict-free kind */
   parse_ok(&wp, "traces/examples/lds_sweep.wp", &a);
   r = sim_ok(&a, &wp, NULL);
   ck_assert_str_eq(r.occupancy_limit, "lds");
+  ck_assert_int_eq(r.wgs_per_cu, 2);
+  ck_assert_int_eq(a.device.cus, 256);
   fsim_wprog_free(&wp);
+  char *text = tu_read_file(tu_src_path("traces/examples/lds_sweep.wp")), *t1, *t2, *t3, *t4;
+  t1 = tu_replace(text, "<- @a", "<- @b"), t2 = tu_replace(t1, "<- @a", "<- @b"); /* strided only */
+  t3 = tu_replace(text, "<- @b", "<- @a"), t4 = tu_replace(t3, "<- @b", "<- @a"); /* linear only */
+  fsim_sim_result strided, linear;
+  fsim_err e;
+  ck_assert(run_on(&a, t2, &strided, &e) == FSIM_OK && run_on(&a, t4, &linear, &e) == FSIM_OK);
+  ck_assert_msg(strided.cycles >= 8000 * 64 && strided.cycles <= 8000 * 64 + 1000, "%lld", (long long)strided.cycles);
+  ck_assert_msg(linear.cycles >= 8000 * 4 && linear.cycles * 4 < strided.cycles, "%lld", (long long)linear.cycles);
+  ck_assert(2 * r.cycles > strided.cycles + linear.cycles - 100 && 2 * r.cycles < strided.cycles + linear.cycles + 100);
+  free(text), free(t1), free(t2), free(t3), free(t4);
 }
 END_TEST
 
@@ -1311,9 +1344,12 @@ END_TEST
 
 /* Deferred vector memory (the default when memory latencies are at least the window) and the
  * XCDs on several host threads give exactly the results of answering every op at issue on
- * one thread: every field, bit for bit; and a fault is reported as one thread finds it. */
+ * one thread: every field, bit for bit (but the host time, and what a timeline recorded); and
+ * a fault is reported as one thread finds it. */
 static int same_result(fsim_sim_result a, fsim_sim_result b) {
   a.host_seconds = b.host_seconds = 0;
+  a.timeline_events = b.timeline_events = a.timeline_dropped = b.timeline_dropped = 0;
+  a.timeline_cut_cycle = b.timeline_cut_cycle = 0;
   return memcmp(&a, &b, sizeof a) == 0;
 }
 
@@ -1979,15 +2015,73 @@ START_TEST(test_timeline_and_cli) {
   ck_assert_msg(tl != NULL, "timeline is not JSON: %s", je.text);
   json_t *ev = json_object_get(tl, "traceEvents");
   ck_assert(json_array_size(ev) > 100);
-  int saw_mfma = 0, saw_stall = 0;
+  /* a wave slot w's instructions on thread 3w, its MFMAs on 3w+1, its stalls on 3w+2, named by
+   * "M" events; on each thread the spans follow one another without overlapping (the trace
+   * format's rule for "X" spans: an MFMA's pipe cycles once overlapped the stall after it) */
+  int saw_mfma = 0, saw_stall = 0, spans = 0, names = 0;
+  int64_t end[64] = {0}, *starts = malloc(json_array_size(ev) * sizeof *starts);
   for (size_t i = 0; i < json_array_size(ev); i++) {
-    const char *name = json_string_value(json_object_get(json_array_get(ev, i), "name"));
+    json_t *x = json_array_get(ev, i);
+    const char *name = json_string_value(json_object_get(x, "name")), *ph = json_string_value(json_object_get(x, "ph"));
+    json_int_t tid = json_integer_value(json_object_get(x, "tid"));
+    ck_assert(tid >= 0 && tid < 64);
+    if (strcmp(ph, "M") == 0) {
+      names += strcmp(name, "thread_name") == 0;
+      continue;
+    }
+    ck_assert_str_eq(ph, "X");
+    spans++;
+    int mfma = strncmp(name, "v_mfma", 6) == 0, stall = strcmp(json_string_value(json_object_get(x, "cat")), "stall") == 0;
+    ck_assert_int_eq(tid % 3, mfma ? 1 : stall ? 2 : 0);
     saw_mfma |= strcmp(name, "v_mfma_f32_16x16x32_bf16") == 0;
     saw_stall |= strcmp(name, "waitcnt_vm") == 0;
+    json_t *xa = json_object_get(x, "args");
+    int64_t t0 = json_integer_value(json_object_get(xa, "cycle")), n = json_integer_value(json_object_get(xa, "cycles"));
+    ck_assert_msg(t0 >= end[tid], "thread %lld: a span at cycle %lld overlaps one ending at %lld", (long long)tid,
+                  (long long)t0, (long long)end[tid]);
+    end[tid] = t0 + n;
+    starts[spans - 1] = t0;
   }
   ck_assert(saw_mfma && saw_stall);
+  json_t *meta = json_object_get(tl, "metadata");
+  ck_assert_int_eq(json_integer_value(json_object_get(meta, "spans")), spans);
+  ck_assert_int_eq(json_integer_value(json_object_get(meta, "spans_left_out")), 0);
+  ck_assert_int_gt(names, 0);
   json_decref(tl);
   remove(out);
+
+  /* past the event limit the record stops, and says where: every span that starts before the
+   * cycle it gives is in it (the spans of the full record, cut there) */
+  fsim_arch a = arch_of("mi355x");
+  fsim_wprog wp;
+  parse_ok(&wp, "traces/examples/gemm_small.wp", &a);
+  const char *cut_path = tu_write_temp("", ".json");
+  fsim_sim_opts so = {.timeline_path = cut_path, .timeline_max_events = 300};
+  fsim_sim_result rc;
+  fsim_err e;
+  ck_assert_msg(fsim_sim_run(&a, &wp, &so, &rc, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(rc.timeline_events, 300);
+  ck_assert_int_eq(rc.timeline_events + rc.timeline_dropped, spans);
+  ck_assert(rc.timeline_cut_cycle > 0 && rc.timeline_cut_cycle < rc.cycles);
+  json_t *cut = json_load_file(cut_path, 0, &je);
+  ck_assert_ptr_nonnull(cut);
+  meta = json_object_get(cut, "metadata");
+  ck_assert_int_eq(json_integer_value(json_object_get(meta, "spans_left_out")), rc.timeline_dropped);
+  ck_assert_int_eq(json_integer_value(json_object_get(meta, "complete_until_cycle")), rc.timeline_cut_cycle);
+  int before_full = 0, before_cut = 0;
+  for (int i = 0; i < spans; i++) before_full += starts[i] < rc.timeline_cut_cycle;
+  json_t *cev = json_object_get(cut, "traceEvents");
+  for (size_t i = 0; i < json_array_size(cev); i++) {
+    json_t *x = json_array_get(cev, i);
+    if (strcmp(json_string_value(json_object_get(x, "ph")), "X") == 0)
+      before_cut += json_integer_value(json_object_get(json_object_get(x, "args"), "cycle")) < rc.timeline_cut_cycle;
+  }
+  ck_assert_int_eq(before_cut, before_full);
+  ck_assert_int_gt(before_cut, 200);
+  free(starts);
+  json_decref(cut);
+  fsim_wprog_free(&wp);
+  remove(cut_path);
 
   /* the text report says that HBM's written bytes leave out the stores still in the caches at
    * the end (the kernel stores 64 KiB, all of it left dirty in the L2s) */
