@@ -167,6 +167,7 @@ int fsim_cmd_db(int argc, char **argv) {
   fsim_db *db = NULL;
   int rc;
   if (strcmp(verb, "export") != 0 && out_path) return fsim_cli_usage_error(CMD, "-o goes with export");
+  if (out_path && strcmp(out_path, "-") == 0) out_path = NULL; /* "-": standard output, as without -o */
   if (strcmp(verb, "show") == 0) {
     if (fsim_cli_gemm_positional(&g, argc, argv, optind)) return FSIM_EXIT_USAGE;
     if (g.config || g.schedule_path) return fsim_cli_usage_error(CMD, "show: --config and --schedule do not apply");

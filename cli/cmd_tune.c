@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -497,6 +498,8 @@ int fsim_cmd_tune(int argc, char **argv) {
   if (suite) {
     if (optind < argc && strcmp(argv[optind], "gemm") != 0)
       return fsim_cli_usage_error(CMD, "--suite %s: the suite is of gemm problems, not '%s'", suite, argv[optind]);
+    if (optind + 2 == argc && isdigit((unsigned char)argv[optind + 1][0])) /* a SHAPE, as without --suite */
+      return fsim_cli_usage_error(CMD, "--suite: the suite gives the shapes; drop the shape '%s'", argv[optind + 1]);
     if (optind + 1 < argc) return fsim_cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
     entries = fsim_suite_find(suite, &nentries);
     if (entries == NULL) return fsim_cli_usage_error(CMD, "--suite '%s': no such suite (default)", suite);

@@ -188,11 +188,13 @@ int fsim_cli_parse_long(const char *cmd, const char *flag, const char *text, lon
   char *end = NULL;
   errno = 0;
   long v = strtol(text, &end, 10);
-  /* strtol skips leading white space; a number here has none (nor trailing: *end) */
-  if (*text == '\0' || isspace((unsigned char)*text) || *end != '\0' || errno == ERANGE) {
+  /* strtol skips leading white space and takes a '+'; a number here has neither (nor trailing
+   * text: *end), as SHAPE's parts and --config's numbers have not */
+  if (*text == '\0' || isspace((unsigned char)*text) || *text == '+' || *end != '\0' || errno == ERANGE) {
     if (text[0] == '-' && text[1] == '-') /* `--k --arch mi355x`: the value was left out */
       return fsim_cli_usage_error(cmd, "%s: missing its value (the next argument is the flag %s)", flag, text);
-    if (errno == ERANGE && *end == '\0' && *text != '\0' && !isspace((unsigned char)*text)) { /* a whole number, too large */
+    if (errno == ERANGE && *end == '\0' && *text != '\0' && !isspace((unsigned char)*text) && *text != '+') {
+      /* a whole number, too large */
       if (lo == LONG_MIN && hi == LONG_MAX) /* the caller checks the range: it has none to give here */
         return fsim_cli_usage_error(cmd, "%s: %s does not fit in 64 bits", flag, text);
       return fsim_cli_usage_error(cmd, "%s: %s is out of range [%ld, %ld]", flag, text, lo, hi);
@@ -257,6 +259,8 @@ int fsim_cli_same_file(const char *a, const char *b) {
 
 int fsim_cli_check_output(const char *cmd, const char *out_flag, const char *out, const char *in_flag,
                           const char *in) {
+  if (out != NULL && strcmp(out, "-") == 0) /* not a file named "-": that is standard output's name */
+    return fsim_cli_usage_error(cmd, "%s -: give a file name (standard output holds the report)", out_flag);
   if (out == NULL || in == NULL || !fsim_cli_same_file(out, in)) return 0;
   return fsim_cli_usage_error(cmd, "%s %s: the same file as %s %s; refusing to overwrite an input", out_flag, out,
                               in_flag, in);

@@ -54,8 +54,10 @@ void fsim_cli_print_provenance(FILE *f, const fsim_arch *a);
 /* 1 when paths a and b name one file: by device and inode when both exist, else by the real
  * path of the folder plus the name. */
 int fsim_cli_same_file(const char *a, const char *b);
-/* Refuses an output path that is one of the inputs (in NULL: nothing to compare): 0, or prints
- * "OUT_FLAG OUT: the same file as IN_FLAG IN; refusing to overwrite an input" and returns 2. */
+/* Refuses an output path that is one of the inputs (in NULL: nothing to compare), or "-" (the
+ * name of standard output, which holds the report; db export takes it as no -o): 0, or prints
+ * "OUT_FLAG OUT: the same file as IN_FLAG IN; refusing to overwrite an input" (or "OUT_FLAG -:
+ * give a file name ...") and returns 2. */
 int fsim_cli_check_output(const char *cmd, const char *out_flag, const char *out, const char *in_flag,
                           const char *in);
 

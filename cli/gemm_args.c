@@ -71,6 +71,10 @@ static int shape_arg(fsim_cli_gemm *g, const char *text) {
   const char *p = text;
   if (!isdigit((unsigned char)text[0])) /* a word, not a shape with a typo ('extra' is not M = 'e') */
     return fsim_cli_usage_error(g->cmd, "SHAPE '%s': expected MxNxK, e.g. 4096x4096x4096", text);
+  int xs = 0;
+  for (const char *q = text; *q; q++) xs += *q == 'x';
+  if (xs == 3 && g->op == FSIM_KOP_GROUPED_GEMM) /* db list prints a grouped problem's shape so */
+    return fsim_cli_usage_error(g->cmd, "SHAPE '%s': expected MxNxK; give GxMxNxK's G as --groups G", text);
   for (int i = 0; i < 3; i++) {
     char part[32];
     size_t len = strcspn(p, "x");
@@ -105,7 +109,6 @@ int fsim_cli_gemm_positional(fsim_cli_gemm *g, int argc, char **argv, int optind
     return fsim_cli_usage_error(g->cmd, "expected OP (gemm, grouped-gemm or scaled-gemm; see --help)");
   }
   if (optind_ + 2 < argc) return fsim_cli_usage_error(g->cmd, "unexpected argument '%s'", argv[optind_ + 2]);
-  if (optind_ + 1 < argc && shape_arg(g, argv[optind_ + 1])) return FSIM_EXIT_USAGE;
   const char *op = argv[optind_];
   fsim_kop k;
   if (fsim_kop_parse(op, &k) != 0)
@@ -116,6 +119,7 @@ int fsim_cli_gemm_positional(fsim_cli_gemm *g, int argc, char **argv, int optind
                                 "end so far; its schedules can be checked with 'flysim schedule'",
                                 op);
   g->op = k;
+  if (optind_ + 1 < argc && shape_arg(g, argv[optind_ + 1])) return FSIM_EXIT_USAGE;
   return 0;
 }
 

@@ -142,6 +142,11 @@ int64_t fsim_gemm_lane_scale(const fsim_gemm_plan *p, int o, int j, int w, int l
   return block * kt * chunk + at;
 }
 
+int fsim_gemm_used_stages(const fsim_gemm_plan *p) {
+  const int64_t cap = p->k_tiles > 2 ? p->k_tiles : 2;
+  return p->s.stages < cap ? p->s.stages : (int)cap;
+}
+
 int fsim_gemm_loads_per_tile(const fsim_gemm_plan *p) {
   int n = p->op[0].copies + p->op[1].copies, width;
   int64_t chunk;

@@ -31,9 +31,13 @@ static fsim_status bad_value(fsim_err *e, const char *key, const char *val, cons
   return FSIM_ERR(e, FSIM_EINVAL, "--config %s=%s: expected %s", key, val, want);
 }
 
+/* Digits first: strtol would also take leading blanks and a sign ("tile= +128x..."). */
+static int starts_number(const char *s) { return isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1])); }
+
 static int parse_dims(const char *s, int n, int *out) {
   char *end;
   for (int i = 0; i < n; i++) {
+    if (!starts_number(s)) return -1;
     long v = strtol(s, &end, 10);
     if (end == s || v < 1 || v > 4096) return -1;
     out[i] = (int)v;
@@ -47,8 +51,26 @@ static int parse_dims(const char *s, int n, int *out) {
   return 0;
 }
 
+/* 1 when s starts with MxNxK (three whole numbers), copied into out. */
+static int parse_dims_prefix(const char *s, char *out, size_t n) {
+  const char *p = s;
+  for (int i = 0; i < 3; i++) {
+    size_t d = strspn(p, "0123456789");
+    if (d == 0) return 0;
+    p += d;
+    if (i < 2) {
+      if (*p != 'x') return 0;
+      p++;
+    }
+  }
+  if ((size_t)(p - s) >= n) return 0;
+  snprintf(out, n, "%.*s", (int)(p - s), s);
+  return 1;
+}
+
 static int parse_int(const char *s, int lo, int hi, int *out) {
   char *end;
+  if (!starts_number(s)) return -1;
   long v = strtol(s, &end, 10);
   if (end == s || *end != '\0' || v < lo || v > hi) return -1;
   *out = (int)v;
@@ -120,7 +142,22 @@ fsim_status fsim_gemm_config_parse(const char *text, fsim_gemm_config *c, fsim_e
           if (used > 0)
             return FSIM_ERR(e, FSIM_EINVAL, "--config %s=%s: the atoms of %s are named by their operand types: %s", k,
                             v, v, names);
-          return bad_value(e, k, v, "MxNxK (16x16x32) or an atom name");
+          /* a name with a shape in it (v_mfma_f32_16x16x128_f8f6f4): the atoms of that shape */
+          char shape[32];
+          int found = 0;
+          for (const char *sh = v; *sh && !found; sh++)
+            found = (sh == v || !isdigit((unsigned char)sh[-1])) && parse_dims_prefix(sh, shape, sizeof shape);
+          if (found) {
+            for (int i = 0; i < n; i++)
+              if (strstr(all[i].name, shape) && strstr(all[i].name, shape)[strlen(shape)] == '_' &&
+                  used < (int)sizeof names - 1)
+                used += snprintf(names + used, sizeof names - (size_t)used, "%s%s", used ? ", " : "", all[i].name);
+            if (used > 0)
+              return FSIM_ERR(e, FSIM_EINVAL,
+                              "--config %s=%s: no such atom; those of %s are %s (or give the shape: mfma=%s)", k, v,
+                              shape, names, shape);
+          }
+          return bad_value(e, k, v, "MxNxK (16x16x32) or an atom name (docs/atoms.md lists them)");
         }
         snprintf(c->atom, sizeof c->atom, "%s", v);
       }
@@ -1046,22 +1083,26 @@ void fsim_gemm_summary(const fsim_gemm_plan *p, fsim_plan_summary *s) {
    * copies waits for all of them (vmcnt(0), as clang compiles it): in the plain K step at
    * once, the copies going first; in ping-pong at the first phase after 0 that reads a
    * transposed operand (B's half 1 in phase 1, A's half 1 in phase 2, with four phases), or
-   * the next tile's phase 0 with two. */
+   * the next tile's phase 0 with two.  A K slice of T tiles has no more than T tiles to keep
+   * in flight: stages past max(T, 2) hold nothing, and lead no further (the two-stage lead
+   * stands for the prologue, which issues the first tile; 64x64x64 on one 64-deep tile once
+   * ranked stages 3 to 8 ahead of 2, which simulate the same and hold more LDS). */
   {
     int regs = p->op[0].lwrite != NULL || p->op[1].lwrite != NULL;
     int direct = p->op[0].gcopy->op == FSIM_OP_LOAD_LDS || p->op[1].gcopy->op == FSIM_OP_LOAD_LDS;
     int tr_a = p->op[0].lread->transpose, tr_b = p->op[1].lread->transpose;
     double lead, whole; /* whole: the part of lead that spans whole iterations */
+    const int stages = fsim_gemm_used_stages(p);
     if (sc->kind == FSIM_PIPE_PINGPONG) {
       int P = s->phases;
-      whole = regs ? 0.0 : sc->stages - 2.0;
+      whole = regs ? 0.0 : stages - 2.0;
       lead = whole + (P - 2.0) / P;
       if (direct && (tr_a || tr_b)) {
         double tr = P == 4 ? (tr_b ? 1.0 : 2.0) / P : 1.0;
         if (tr < lead) lead = tr, whole = tr >= 1 ? 1 : 0;
       }
     } else {
-      lead = regs ? 1.0 : sc->stages - 1.0;
+      lead = regs ? 1.0 : stages - 1.0;
       whole = regs ? 0.0 : lead;
       if (direct && (tr_a || tr_b)) lead = whole = 0;
     }

@@ -107,13 +107,67 @@ START_TEST(test_model_one_stage) {
   ck_assert(est.t_iter >= fmax(compute, memory));
   ck_assert(est.t_iter <= compute + memory + 4 * a.issue.barrier_latency + a.lds.latency + est.t_lds +
                                a.memory.dram_latency);
-  /* the simulator puts this kernel at 376.5 us (L2 76.7% busy, waves 45% in vmcnt waits); the
-   * earlier rule, max(compute, memory) plus a quarter of the latency, said 231 */
-  ck_assert_msg(est.cycles > 1.25 * 231.065e-6 * a.device.sustained_clock_ghz * 1e9, "%.0f cycles", est.cycles);
+  /* the simulator puts this kernel at 398.2 us (--full; 376.5 on 2026-11-29, L2 76.7% busy,
+   * waves 45% in vmcnt waits); the earlier rule, max(compute, memory) plus a quarter of the
+   * latency, said 231.  The model (477.2 us) is within the stated agreement threshold, 35% */
+  const double clock = a.device.sustained_clock_ghz * 1e9;
+  ck_assert_msg(est.cycles > 1.25 * 231.065e-6 * clock, "%.0f cycles", est.cycles);
+  ck_assert_msg(fabs(est.cycles / clock - 396.159e-6) <= 0.35 * 396.159e-6, "%.0f cycles", est.cycles);
 }
 END_TEST
 
 /* ---- tuning ------------------------------------------------------------------------------------ */
+
+/* A K slice of one tile keeps two stages busy at most: the model times stage counts past that
+ * as two (they ranked ahead of it, simulate alike and hold more LDS), the winner has two, and
+ * the refinement spends no simulation on a config that differs from a simulated one in its
+ * idle stages alone.  Where the slice has the tiles (K = 512, 8 of 64), a third stage leads
+ * further and the model times it shorter (3.407 us against 3.685; a fourth hides no more). */
+START_TEST(test_tune_short_k) {
+  fsim_arch a = arch_of("mi355x");
+  fsim_gemm_problem pr = bf16(64, 64, 64);
+  static fsim_tune_result r;
+  fsim_err e;
+  fsim_tune_opts o = {.refine = 4, .sampled = -1};
+  ck_assert_msg(fsim_tune_gemm(&a, &pr, &o, &r, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_ptr_nonnull(strstr(r.cand[r.best].config, ",stages=2,"));
+  int simulated = 0;
+  for (int i = 0; i < r.ncand; i++) {
+    if (r.cand[i].sim_us <= 0) continue;
+    simulated++;
+    ck_assert_int_le(r.cand[i].stages_used, 2);
+    for (int j = 0; j < i; j++) {
+      if (r.cand[j].sim_us <= 0) continue;
+      /* their configs but for the stages */
+      char ci[200], cj[200];
+      snprintf(ci, sizeof ci, "%s", r.cand[i].config);
+      snprintf(cj, sizeof cj, "%s", r.cand[j].config);
+      char *si = strstr(ci, ",stages="), *sj = strstr(cj, ",stages=");
+      ck_assert(si && sj);
+      si[8] = sj[8] = '*';
+      ck_assert_msg(strcmp(ci, cj) != 0, "%s and %s both simulated", r.cand[i].config, r.cand[j].config);
+    }
+  }
+  ck_assert_int_eq(simulated, 4);
+  const char *cfg = "tile=16x16x64,waves=1x1,stages=%d,mfma=16x16x32,splitk=1,path=direct,c=direct,remap=1,groupm=0,"
+                    "kind=plain";
+  for (int k = 64; k <= 512; k *= 8) {
+    double t[3];
+    for (int s = 2; s <= 4; s++) {
+      char c[200], args[400];
+      snprintf(c, sizeof c, cfg, s);
+      snprintf(args, sizeof args, "predict gemm 64x64x%d --arch mi355x --mode model --db /nonexistent --json --config %s",
+               k, c);
+      t[s - 2] = tu_json_number(args, "time_us");
+    }
+    if (k == 64) {
+      ck_assert(t[0] == t[1] && t[1] == t[2]);
+    } else {
+      ck_assert_msg(t[1] < t[0] && t[2] <= t[1], "K %d: %g %g %g", k, t[0], t[1], t[2]); /* 3.685, 3.407, 3.407 */
+    }
+  }
+}
+END_TEST
 
 START_TEST(test_tune_deterministic) {
   fsim_arch a = arch_of("mi355x");
@@ -127,7 +181,11 @@ START_TEST(test_tune_deterministic) {
   setenv("FLYSIM_THREADS", "3", 1);
   ck_assert_msg(fsim_tune_gemm(&a, &pr, &o, &r2, &e) == FSIM_OK, "%s", e.msg);
   unsetenv("FLYSIM_THREADS");
-  for (int i = 0; i < r1.ncand; i++) ck_assert(r1.cand[i].sim_us == r2.cand[i].sim_us);
+  ck_assert_int_eq(r1.ncand, r2.ncand);
+  for (int i = 0; i < r1.ncand; i++) {
+    ck_assert_str_eq(r1.cand[i].config, r2.cand[i].config);
+    ck_assert(r1.cand[i].sim_us == r2.cand[i].sim_us);
+  }
   ck_assert_int_eq(r1.legal, r2.legal);
   ck_assert_int_eq(r1.best, r2.best);
   ck_assert_str_eq(r1.cand[r1.best].config, r2.cand[r2.best].config);
@@ -985,6 +1043,15 @@ START_TEST(test_db_killed_writer) {
   }
   free(all);
   fsim_db_close(db);
+  /* the next writer rolls back what the killed one left half done: its hot journal goes (the
+   * tests left such journals in TMPDIR) */
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_entry en = entry("mi355x", 1, "tile=256x256x64,waves=2x4,stages=2", 0);
+  ck_assert(fsim_db_put(db, &en, 0, NULL, &e) == FSIM_OK);
+  fsim_db_close(db);
+  char journal[600];
+  snprintf(journal, sizeof journal, "%s-journal", path);
+  ck_assert_int_ne(access(journal, F_OK), 0);
 }
 END_TEST
 
@@ -1058,6 +1125,7 @@ START_TEST(test_db_killed_creator) {
   fclose(f);
   ck_assert_int_eq(fsim_db_open(&db, zeroed, 1, &e), FSIM_EINVAL);
   ck_assert_ptr_nonnull(strstr(e.msg, "not an SQLite file"));
+  unlink(to);
   /* a file that is not one, with a journal beside it, is refused before SQLite sees it (it
    * would delete a journal it cannot read: a reviewer's notes.db-journal went) */
   const char *notes = tu_write_temp("some notes, not a database\n", ".db");
@@ -1185,7 +1253,7 @@ START_TEST(test_cli_predict) {
                    "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,remap=1,groupm=0,"
                    "kind=plain");
   double t = json_real_value(json_object_get(j, "time_us")), tf = json_real_value(json_object_get(j, "tflops"));
-  ck_assert(t > 0);
+  ck_assert_msg(fabs(t - 12.4690909091) < 1e-9, "%.10f us", t); /* 17274 cycles at 1.65 GHz + 2 us launch */
   ck_assert(fabs(tf - 2.0 * 1024 * 1024 * 1024 / (t * 1e-6) / 1e12) < 1e-6 * tf);
   ck_assert(json_real_value(json_object_get(j, "clock_ghz")) == 1.65);
   /* the same again: byte-identical but for the host time */
@@ -1213,8 +1281,9 @@ START_TEST(test_cli_predict) {
   json_t *sim = json_object_get(j, "simulation");
   ck_assert_str_eq(json_string_value(json_object_get(sim, "caches")), "warm");
   ck_assert(json_integer_value(json_object_get(json_object_get(sim, "memory"), "hbm_read_bytes")) == 0);
-  ck_assert_msg(json_real_value(json_object_get(j, "time_us")) < cold_us - 0.5, "warm %.3f us, cold %.3f",
-                json_real_value(json_object_get(j, "time_us")), cold_us);
+  ck_assert_msg(fabs(json_real_value(json_object_get(j, "time_us")) - 11.3424242424) < 1e-9 &&
+                    json_real_value(json_object_get(j, "time_us")) < cold_us - 0.5,
+                "warm %.10f us, cold %.3f", json_real_value(json_object_get(j, "time_us")), cold_us);
   json_decref(j);
   tu_run_free(&r);
   /* a warm launch is sampled only while A, B and C fit the MALL (2048^3: 24 MiB; a 16 MiB
@@ -1629,6 +1698,22 @@ START_TEST(test_cli_errors) {
        "flysim tune: option '-1': not an option; a negative SHAPE or value? (they are whole numbers from 1)\n"},
       {"tune --suite --arch mi355x", "flysim tune: --suite: expected a suite name (default), not '--arch'\n"},
       {"predict gemm --m ' 1024' --n 64 --k 64 --arch mi355x", "flysim predict: --m: ' 1024' is not an integer\n"},
+      /* no sign either (strtol takes one: '+64' passed where ' 64' did not) */
+      {"predict gemm --m +1024 --n 64 --k 64 --arch mi355x", "flysim predict: --m: '+1024' is not an integer\n"},
+      {"predict gemm 64x+64x64 --arch mi355x", "flysim predict: SHAPE's N: '+64' is not an integer\n"},
+      {"predict gemm 64x64x64 --arch mi355x --config 'tile=+64x64x64'",
+       "flysim predict: --config tile=+64x64x64: expected BMxBNxBK or BMxBN, e.g. 256x256x64\n"},
+      {"predict gemm 64x64x64 --arch mi355x --config 'stages= 2'",
+       "flysim predict: --config stages= 2: expected an integer from 1 to 8\n"},
+      /* "-" is standard output's name, not a file to write (a file named '-' was written) */
+      {"emit gemm 64x64x64 --arch mi355x -o -", "flysim emit: -o -: give a file name (standard output holds the report)\n"},
+      {"predict gemm 64x64x64 --arch mi355x --timeline -",
+       "flysim predict: --timeline -: give a file name (standard output holds the report)\n"},
+      /* the shape db list prints for a grouped problem, and a shape with --suite */
+      {"db show grouped-gemm 3x256x256x512 --arch mi355x",
+       "flysim db: SHAPE '3x256x256x512': expected MxNxK; give GxMxNxK's G as --groups G\n"},
+      {"tune gemm 256x256x256 --suite default --arch mi355x",
+       "flysim tune: --suite: the suite gives the shapes; drop the shape '256x256x256'\n"},
       {"sim nofile.wp --arch mi355x --print --json",
        "flysim sim: --print writes the program back and exits: it takes none of --json, --timeline, --sampled, "
        "--compare-full, --waves, --warm\n"},
@@ -1896,6 +1981,12 @@ START_TEST(test_cli_tune_db) {
   ck_assert_str_eq(json_string_value(json_object_get(j, "format")), "flysim-tuning");
   ck_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(j, "entries"), 0), "config")), best);
   json_decref(j);
+  tu_run_free(&r);
+  /* -o - is standard output, as no -o: the same text */
+  snprintf(args, sizeof args, "db export --db %s -o -", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  ck_assert_str_eq(r.out, text);
   free(text);
   tu_run_free(&r);
   /* an output path that cannot be written: one line naming it and why, exit 2, no file */
@@ -2067,6 +2158,65 @@ static void timeline_link_refused(const char *link, const char *target, const ch
 }
 
 /* Invalid input creates no database; outputs never overwrite inputs; other databases are refused. */
+/* An output file its user may not write (mode 0444) is refused, not replaced by the rename
+ * that writes outputs whole: a user other than root runs flysim (here as nobody, through
+ * setpriv, when the tests run as root, whom no mode stops). */
+START_TEST(test_cli_write_protected) {
+  const char *prefix = "";
+  if (geteuid() == 0) {
+    if (system("setpriv --version > /dev/null 2>&1") != 0) return; /* util-linux: on every Debian */
+    prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+    tu_run probe = tu_flysim_via(prefix, "arch show mi355x");
+    int can = probe.status == 0;
+    tu_run_free(&probe);
+    if (!can) { /* the build or the arch files lie where nobody may not read them */
+      fprintf(stderr, "check_tune: write-protected outputs not checked: flysim cannot run as nobody here\n");
+      return;
+    }
+  }
+  char dir[256];
+  const char *tmp = getenv("TMPDIR");
+  snprintf(dir, sizeof dir, "%s/flysim-test-roXXXXXX", tmp && *tmp ? tmp : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  ck_assert_int_eq(chmod(dir, 0777), 0);
+  char path[300], args[600];
+  snprintf(path, sizeof path, "%s/kept.hip", dir);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("mine\n", f);
+  fclose(f);
+  ck_assert_int_eq(chmod(path, 0444), 0);
+  static const char *const cmds[] = {"emit gemm 256x256x256 --arch mi355x --db /nonexistent -o '%s'",
+                                     "predict gemm 256x256x256 --arch mi355x --db /nonexistent --timeline '%s'"};
+  static const char *const what[] = {"flysim emit: -o: %s: cannot write: Permission denied\n",
+                                     "flysim predict: --timeline: %s: cannot write: Permission denied\n"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(args, sizeof args, cmds[i], path);
+    tu_run r = tu_flysim_via(prefix, args);
+    char want[400];
+    snprintf(want, sizeof want, what[i], path);
+    ck_assert_int_eq(r.status, 2);
+    ck_assert_str_eq(r.err, want);
+    ck_assert_str_eq(r.out, "");
+    tu_run_free(&r);
+    char *kept = tu_read_file(path);
+    ck_assert_str_eq(kept, "mine\n");
+    free(kept);
+  }
+  /* writable, the same file is written */
+  ck_assert_int_eq(chmod(path, 0666), 0);
+  snprintf(args, sizeof args, cmds[0], path);
+  tu_run r = tu_flysim_via(prefix, args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  char *made = tu_read_file(path);
+  ck_assert_ptr_nonnull(strstr(made, "__global__"));
+  free(made);
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(test_cli_db_safety) {
   char args[1500];
   const char *db = db_path();
@@ -2275,7 +2425,7 @@ START_TEST(test_cli_simulated_rows_and_dram) {
   ck_assert_msg(r.status == 0, "%s", r.err);
   j = tu_json(&r);
   json_t *m = json_object_get(j, "model");
-  if (m == NULL) m = j;
+  ck_assert_ptr_nonnull(m);
   json_t *it = json_object_get(m, "iteration_cycles");
   ck_assert_ptr_nonnull(it);
   ck_assert_int_eq((int)(json_real_value(json_object_get(it, "dram")) + 0.5), 3292);
@@ -2612,6 +2762,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_model_agrees_with_simulator);
   tcase_add_test(tc, test_model_one_stage);
   tcase_add_test(tc, test_tune_deterministic);
+  tcase_add_test(tc, test_tune_short_k);
   tcase_add_test(tc, test_tune_agprs_full_last);
   tcase_add_test(tc, test_tune_picks_two_tiles);
   tcase_add_test(tc, test_tune_picks_split_k);
@@ -2642,6 +2793,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_cli_tune_db);
   tcase_add_test(tc, test_cli_config_errors);
   tcase_add_test(tc, test_cli_db_safety);
+  tcase_add_test(tc, test_cli_write_protected);
   tcase_add_test(tc, test_cli_help);
   suite_add_tcase(s, tc);
   return s;

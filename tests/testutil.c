@@ -88,7 +88,9 @@ static char *slurp_fd(int fd) {
   return buf;
 }
 
-tu_run tu_flysim(const char *args) {
+tu_run tu_flysim(const char *args) { return tu_flysim_via("", args); }
+
+tu_run tu_flysim_via(const char *prefix, const char *args) {
   tu_run r = {-1, NULL, NULL};
   const char *bin = getenv("FLYSIM");
   char errpath[256];
@@ -96,9 +98,9 @@ tu_run tu_flysim(const char *args) {
   snprintf(errpath, sizeof errpath, "%s/flysim-test-err-XXXXXX", dir && *dir ? dir : "/tmp");
   int efd = mkstemp(errpath);
   ck_assert(efd >= 0);
-  size_t n = strlen(args) + 1024;
+  size_t n = strlen(prefix) + strlen(args) + 1024;
   char *cmd = malloc(n);
-  snprintf(cmd, n, "'%s' %s 2>'%s'", bin && *bin ? bin : TU_FLYSIM, args, errpath);
+  snprintf(cmd, n, "%s '%s' %s 2>'%s'", prefix, bin && *bin ? bin : TU_FLYSIM, args, errpath);
   FILE *p = popen(cmd, "r");
   ck_assert_msg(p != NULL, "popen failed");
   r.out = slurp_fd(fileno(p));

@@ -24,6 +24,8 @@ typedef struct tu_run {
 } tu_run;
 /* Runs the built flysim with the given arguments (a shell-quoted string). */
 tu_run tu_flysim(const char *args);
+/* The same, the command run through a prefix (a shell word list, such as a setpriv call). */
+tu_run tu_flysim_via(const char *prefix, const char *args);
 void tu_run_free(tu_run *r);
 /* Runs flysim with args and checks that it exits with status and prints exactly the message
  * fmt formats on stderr. */

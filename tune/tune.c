@@ -59,6 +59,7 @@ static int visit(void *vctx, const fsim_gemm_plan *p) {
   c->model_bound = est.bound;
   c->sim_us = 0;
   c->agprs_full = ctx->a->cu.max_agprs > 0 && p->agprs >= ctx->a->cu.max_agprs;
+  c->stages_used = fsim_gemm_used_stages(p);
   return 0;
 }
 
@@ -242,11 +243,20 @@ fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, cons
 }
 
 /* The part of a config that shapes the kernel most: the text up to ",path=" (tile, waves,
- * stages, MMA atom, split-K) plus the pipeline kind. */
-static void core_of(const char *config, char *out, size_t n) {
+ * stages, MMA atom, split-K) plus the pipeline kind; its stages as many as its K slice keeps
+ * busy (stage counts past that simulate alike: they only hold LDS). */
+static void core_of(const fsim_tune_candidate *c, char *out, size_t n) {
+  const char *config = c->config;
   const char *cut = strstr(config, ",path=");
   const char *kind = strstr(config, ",kind=");
-  snprintf(out, n, "%.*s%s", cut ? (int)(cut - config) : (int)strlen(config), config, kind ? kind : "");
+  const char *st = strstr(config, ",stages=");
+  if (st == NULL || (cut != NULL && st > cut)) {
+    snprintf(out, n, "%.*s%s", cut ? (int)(cut - config) : (int)strlen(config), config, kind ? kind : "");
+    return;
+  }
+  const char *after = st + strcspn(st + 1, ",") + 1;
+  snprintf(out, n, "%.*s,stages=%d%.*s%s", (int)(st - config), config, c->stages_used,
+           cut ? (int)(cut - after) : (int)strlen(after), after, kind ? kind : "");
 }
 
 static int picked(const int *pick, int n, int i) {
@@ -257,11 +267,11 @@ static int picked(const int *pick, int n, int i) {
 
 /* 1 when one of the n picks has candidate i's key (key_of: the config's tile, core or split-K). */
 static int key_picked(const fsim_tune_result *r, const int *pick, int n, int i,
-                      void (*key_of)(const char *, char *, size_t)) {
+                      void (*key_of)(const fsim_tune_candidate *, char *, size_t)) {
   char key[200], other[200];
-  key_of(r->cand[i].config, key, sizeof key);
+  key_of(&r->cand[i], key, sizeof key);
   for (int j = 0; j < n; j++) {
-    key_of(r->cand[pick[j]].config, other, sizeof other);
+    key_of(&r->cand[pick[j]], other, sizeof other);
     if (strcmp(other, key) == 0) return 1;
   }
   return 0;
@@ -270,20 +280,20 @@ static int key_picked(const fsim_tune_result *r, const int *pick, int n, int i,
 /* Adds to pick (n so far, up to want) the candidates in model order whose key (key_of: the
  * config's tile, or its core) no earlier pick has; returns the new count. */
 static int pick_distinct(const fsim_tune_result *r, int want, int *pick, int n,
-                         void (*key_of)(const char *, char *, size_t)) {
+                         void (*key_of)(const fsim_tune_candidate *, char *, size_t)) {
   for (int i = 0; i < r->ncand && n < want; i++)
     if (!picked(pick, n, i) && !key_picked(r, pick, n, i, key_of)) pick[n++] = i;
   return n;
 }
 
 /* The block tile: the text up to the first ','. */
-static void tile_of(const char *config, char *out, size_t n) {
-  snprintf(out, n, "%.*s", (int)strcspn(config, ","), config);
+static void tile_of(const fsim_tune_candidate *c, char *out, size_t n) {
+  snprintf(out, n, "%.*s", (int)strcspn(c->config, ","), c->config);
 }
 
 /* split_k=N of a config ("" when it has none). */
-static void split_k_of(const char *config, char *out, size_t n) {
-  const char *at = strstr(config, "splitk=");
+static void split_k_of(const fsim_tune_candidate *c, char *out, size_t n) {
+  const char *at = strstr(c->config, "splitk=");
   snprintf(out, n, "%.*s", at ? (int)strcspn(at, ",") : 0, at ? at : "");
 }
 

@@ -26,6 +26,7 @@ typedef struct fsim_tune_candidate {
   const char *model_bound;
   double sim_us;                 /* 0 when not simulated */
   int agprs_full;                /* its accumulators fill the part's AGPR file (fsim_tune_gemm) */
+  int stages_used;               /* the stages its K slice keeps busy (fsim_gemm_used_stages) */
 } fsim_tune_candidate;
 
 typedef struct fsim_tune_result {

@@ -180,6 +180,9 @@ static fsim_status check_target(const char *path, const char *target, fsim_err *
   if (stat(target, &sb) == 0 && !S_ISREG(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
   if (is_std_stream(target))
     return FSIM_ERR(e, FSIM_EINVAL, "%s: the file standard output or standard error goes to", path);
+  /* the rename would replace a file its user may not write (a write-protected one) */
+  if (stat(target, &sb) == 0 && access(target, W_OK) != 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", path, strerror(errno));
   char d[4096];
   dir_of(target, d, sizeof d);
   int err = 0;
