@@ -703,8 +703,11 @@ START_TEST(test_micro_lds) {
         fsim_micro_result r;
         fsim_err e;
         ck_assert_msg(fsim_micro_lds(&a, stride, widths[wi], &r, &e) == FSIM_OK, "%s", e.msg);
-        /* one wave: each read costs the larger of its bank cycles and its port cycles */
-        ck_assert_msg(fabs(r.cycles_per_instr - r.expected) <= 0.15 * r.expected + 0.6,
+        /* one wave: each read costs the larger of its bank cycles (test_lds_conflict_degrees
+         * holds them to the closed form) and its port cycles, exactly from 8 cycles on; a
+         * 4-cycle read takes 4.53 (the issue of 256 reads and their waits) */
+        ck_assert_msg(r.cycles_per_instr >= r.expected - 1e-9 &&
+                          r.cycles_per_instr <= r.expected + (r.expected >= 8 ? 1e-9 : 0.6),
                       "%s b%d stride %d: %.2f cycles per read, expected %.0f", parts[pi], widths[wi], stride,
                       r.cycles_per_instr, r.expected);
       }
@@ -760,7 +763,10 @@ START_TEST(test_micro_bandwidth) {
       fsim_micro_result r;
       fsim_err e;
       ck_assert_msg(fsim_micro_bandwidth(&a, levels[li], &r, &e) == FSIM_OK, "%s", e.msg);
-      ck_assert_msg(r.value <= r.expected * 1.03 && r.value >= r.expected * 0.84, "%s %s: %.2f TB/s, arch %.2f",
+      /* the LDS and the L1 have no hash or queue between the waves and their peak: they reach
+       * it (0.9999 to 1.0000 of it); the MALL and HBM within 3% (0.975-0.995); the L2 as above */
+      const double floor = li <= 1 ? 0.999 : li == 2 ? 0.84 : 0.97;
+      ck_assert_msg(r.value <= r.expected * 1.001 && r.value >= r.expected * floor, "%s %s: %.2f TB/s, arch %.2f",
                     parts[pi], levels[li], r.value, r.expected);
       ck_assert_int_eq(r.whole_run, 0);
     }
@@ -1094,7 +1100,9 @@ START_TEST(test_deterministic_and_roundtrip) {
   c0 = tu_json_number(args, "cycles");
   snprintf(args, sizeof args, "sim '%s' --arch mi355x --json", wp_file);
   c1 = tu_json_number(args, "cycles");
-  ck_assert(c0 == c1 && c0 > 1280);
+  /* s_sleep 20 (1280), s_nop's 16, and an issue cycle each for the two s_setprio and the
+   * s_sleep 0 that is a nop 0 (s_endpgm alone: 0 cycles, s_sleep 1 alone: 64) */
+  ck_assert_msg(c0 == c1 && c0 == 1300, "%g and %g cycles", c0, c1);
 }
 END_TEST
 
