@@ -279,7 +279,9 @@ static int cmd_diff(const fsim_arch *a, const fsim_arch *b, int json) {
     snprintf(vb, sizeof vb, "%.6g", figs[i].y);
     if (strcmp(va, vb) == 0) continue;
     snprintf(where, sizeof where, "derived %s", figs[i].name);
-    diff_row(rows, where, va, vb);
+    /* a part without a data type has no peak for it (arch show leaves it out), not a zero */
+    const int peak = i < FSIM_PEAK_CLASS_COUNT;
+    diff_row(rows, where, peak && figs[i].x <= 0 ? NULL : va, peak && figs[i].y <= 0 ? NULL : vb);
     ndiff++;
   }
   if (json) {

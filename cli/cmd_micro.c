@@ -141,7 +141,7 @@ int fsim_cmd_micro(int argc, char **argv) {
            wps, dependent ? "dependent" : "independent", m.value, m.cycles_per_instr, m.expected);
     break;
   case 1:
-    printf("lds b%ld, lane stride %ld B: conflict degree %d, %.0f bank cycles, %.2f cycles per read (expected %.0f)\n",
+    printf("lds b%ld, lane stride %ld B: conflict degree %d, %.0f bank cycles, %.2f cycles per read (expected %.2f)\n",
            width, stride, m.degree, m.value, m.cycles_per_instr, m.expected);
     break;
   case 2: printf("latency %s: %.1f cycles (arch: %.0f)\n", level, m.value, m.expected); break;

@@ -152,6 +152,11 @@ fsim_status fsim_micro_lds(const fsim_arch *a, long stride_arg, long width_bits,
   out->cycles_per_instr = (double)(r.cycles - a->lds.latency) / n;
   int port = (a->cu.wave_size * width + a->lds.port_bytes_per_clk - 1) / a->lds.port_bytes_per_clk;
   out->expected = out->value > port ? out->value : port;
+  /* one wave keeps at most 15 LDS operations in flight (the lgkm counter, sim/cu.c), each for
+   * its issue and the LDS latency: where the banks and the port are faster, that paces it
+   * (MI355X: 68 / 15 = 4.53 cycles a read against 4; a what-if LDS latency shows here) */
+  double inflight = (double)(a->lds.latency + a->issue.issue_period) / 15.0;
+  if (inflight > out->expected) out->expected = inflight;
   return FSIM_OK;
 }
 

@@ -348,6 +348,7 @@ START_TEST(test_format_errors) {
       {{{"m = 4096", "m = 0"}}, FSIM_EINVAL, "t.sched:6: [problem] m: 0 is out of range [1, 16777216]"},
       {{{"stages = 2", "stages = 9"}}, FSIM_EINVAL, "t.sched:24: [pipeline] stages: 9 is out of range [1, 8]"},
       {{{"bm = 256", "bm = 25x"}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '25x' is not an integer"},
+      {{{"bm = 256", "bm = +256"}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '+256' is not an integer"},
       {{{"bm = 256", "bm = "}}, FSIM_EINVAL, "t.sched:14: [tile] bm: '' is not an integer"},
       /* a whole number past 64 bits is out of range, as on the command line, not "not an integer" */
       {{{"bm = 256", "bm = 99999999999999999999"}}, FSIM_EINVAL,

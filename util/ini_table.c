@@ -172,7 +172,8 @@ static int parse_value(void *obj, const fsim_ini_key *k, const char *text, char 
   case FSIM_KEY_INT:
   case FSIM_KEY_LLONG: {
     long long v = strtoll(text, &end, 10);
-    if (*text == '\0' || *end != '\0') {
+    /* digits alone, as the command line's integers (strtoll would take blanks and a '+') */
+    if (*text == '\0' || *end != '\0' || *text == '+' || isspace((unsigned char)*text)) {
       snprintf(why, wn, "'%s' is not an integer", text);
       return -1;
     }
