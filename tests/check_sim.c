@@ -1274,11 +1274,25 @@ START_TEST(test_parse_errors) {
        "t:3: addr x: iter stride 9223372036854775807 is out of range [-2^44, 2^44]"},
       {"kernel k\nwaves 2\nprogram waves=0\n  valu v\n", "t: wave 1 is in no program ('program waves=LIST')"},
       {"kernel k\nwaves 2\nprogram waves=0-1\nprogram waves=1\n", "t:4: program: wave 1 is already in program 0"},
+      /* an empty list or field was passed over, and a wave listed twice blamed on its own program */
+      {"kernel k\nwaves 2\nprogram waves=\n", "t:3: program: waves='' is not a list like 0-3,6"},
+      {"kernel k\nwaves 2\nprogram waves=0-1,\n", "t:3: program: waves='0-1,' is not a list like 0-3,6"},
+      {"kernel k\nwaves 2\nprogram waves=0,0,1\n", "t:3: program: wave 0 is listed twice in waves='0,0,1'"},
       {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 <- a b c\n", "t:3: mfma: expected 'DST <- A B C [SCALE_A [SCALE_B]]'"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 tr v <- @x\n",
        "t:5: load: 'tr' (a transposing read) goes with lds_read only"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 atomic v <- @x\n",
        "t:5: load: 'atomic' (an atomic read-modify-write) goes with store only"},
+      /* a read without a destination (a register named 'tr' was taken for the modifier, and the
+       * dependence on the read went), and modifiers given twice */
+      {"kernel k\nresources lds=4096\nlanes l = linear 8\naddr x lds lanes=l\nprogram\n  lds_read b64 tr @x\n",
+       "t:6: lds_read: expected a destination, 'DST @ADDR' ('tr' is the transposing modifier: name the register "
+       "otherwise)"},
+      {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 @x\n",
+       "t:5: load: expected a destination, 'DST @ADDR'"},
+      {"kernel k\nresources lds=4096\nlanes l = linear 8\naddr x lds lanes=l\nprogram\n  lds_read b64 tr tr v @x\n",
+       "t:6: lds_read: 'tr' twice"},
+      {"kernel k\nprogram\n  valu cycles=3 cycles=4 v\n", "t:3: valu: 'cycles=' twice"},
       {"kernel k\nlanes l active=-1 = linear 4\nprogram\n", "t:2: active: '-1' is not a lane mask"},
       {"kernel k\nlanes l active=010 = linear 4\nprogram\n", "t:2: active: '010' is not a lane mask"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l iter=0:17592186044416:0:1073741824\nprogram\n  loop 2\n"

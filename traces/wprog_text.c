@@ -251,13 +251,16 @@ static fsim_status parse_instruction(parser *p) {
     for (; i < p->ntok; i++) {
       const char *val;
       if (op == FSIM_OP_VALU && (val = kv(p->tok[i], "cycles")) != NULL) {
+        if (in.arg != 0) return PERR(p, "valu: 'cycles=' twice");
         if ((st = want_int(p, "cycles", val, 1, 1000, &v)) != FSIM_OK) return st;
         in.arg = (uint16_t)v;
       } else if (op == FSIM_OP_LDS_READ && strcmp(p->tok[i], "tr") == 0) {
+        if (in.flags & FSIM_IF_TRANSPOSE) return PERR(p, "lds_read: 'tr' twice");
         in.flags |= FSIM_IF_TRANSPOSE;
       } else if (strcmp(p->tok[i], "tr") == 0) {
         return PERR(p, "%s: 'tr' (a transposing read) goes with lds_read only", p->tok[0]);
       } else if (op == FSIM_OP_STORE && strcmp(p->tok[i], "atomic") == 0) {
+        if (in.flags & FSIM_IF_ATOMIC) return PERR(p, "store: 'atomic' twice");
         in.flags |= FSIM_IF_ATOMIC;
       } else if (strcmp(p->tok[i], "atomic") == 0) {
         return PERR(p, "%s: 'atomic' (an atomic read-modify-write) goes with store only", p->tok[0]);
@@ -290,6 +293,11 @@ static fsim_status parse_instruction(parser *p) {
     if (!need_addr && in.addr >= 0) return PERR(p, "%s: takes no address", p->tok[0]);
     if (op == FSIM_OP_LOAD_LDS && in.addr2 < 0) return PERR(p, "load_lds: expected '@GLOBAL @LDS'");
     if (op != FSIM_OP_LOAD_LDS && in.addr2 >= 0) return PERR(p, "%s: one address only", p->tok[0]);
+    /* a read's destination is what it is for (a register named 'tr' was taken for the
+     * modifier, and the read lost its destination, and with it the dependence) */
+    if ((op == FSIM_OP_LDS_READ || op == FSIM_OP_LOAD) && in.dst.count == 0)
+      return PERR(p, "%s: expected a destination, 'DST @ADDR'%s", p->tok[0],
+                  in.flags & FSIM_IF_TRANSPOSE ? " ('tr' is the transposing modifier: name the register otherwise)" : "");
     if (op == FSIM_OP_STORE && in.dst.count && !(in.flags & FSIM_IF_ATOMIC))
       return PERR(p, "store: only an atomic returns a value to a destination");
     if (op == FSIM_OP_MFMA && (in.nsrc < 3 || in.dst.count == 0))
@@ -433,6 +441,10 @@ static fsim_status parse_addr(parser *p) {
 static fsim_status assign_waves(parser *p, const char *list, int pi) {
   char buf[256];
   snprintf(buf, sizeof buf, "%s", list);
+  size_t n = strlen(list);
+  /* strtok_r passes over empty fields: 'waves=' and 'waves=0-3,' were taken */
+  if (n == 0 || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,") != NULL)
+    return PERR(p, "program: waves='%s' is not a list like 0-3,6", list);
   char *save = NULL;
   for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     int64_t lo, hi;
@@ -445,6 +457,8 @@ static fsim_status assign_waves(parser *p, const char *list, int pi) {
     if (lo < 0 || hi >= p->wp->waves_per_wg)
       return PERR(p, "program: waves %" PRId64 "-%" PRId64 " outside the %d waves", lo, hi, p->wp->waves_per_wg);
     for (int64_t w = lo; w <= hi; w++) {
+      if (p->assigned[w] && p->wp->wave_program[w] == pi)
+        return PERR(p, "program: wave %" PRId64 " is listed twice in waves='%s'", w, list);
       if (p->assigned[w]) return PERR(p, "program: wave %" PRId64 " is already in program %d", w, p->wp->wave_program[w]);
       p->assigned[w] = 1;
       p->wp->wave_program[w] = pi;
