@@ -486,6 +486,9 @@ START_TEST(test_asm_reader) {
   fsim_err_clear(&e);
   ck_assert_int_eq(fsim_asm_parse(&k, "k:\n\ts_nop 0\n", "u.s", NULL, &e), FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "u.s:2: the kernel has no s_endpgm");
+  fsim_err_clear(&e); /* an empty file has no line to name (it said "e.s:0:") */
+  ck_assert_int_eq(fsim_asm_parse(&k, "", "e.s", NULL, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "e.s: an empty file: no kernel found in the assembly");
   /* a wait count that is not one (atoi read 999 as a wait that never waits, -1 as none) */
   const char *bad_waits[] = {"vmcnt(999)", "lgkmcnt(-1)", "vmcnt(x)", "vmcnt(1"};
   for (int i = 0; i < 4; i++) {

@@ -727,7 +727,9 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
     }
     st = add_inst(&p, buf, line);
   }
-  if (st == FSIM_OK && !in_kernel)
+  if (st == FSIM_OK && !in_kernel && line == 0) /* no line to name ("FILE:0:") */
+    st = fsim__err_set(e, FSIM_EINVAL, __FILE__, __LINE__, "%s: an empty file: no kernel found in the assembly", p.source);
+  else if (st == FSIM_OK && !in_kernel)
     st = kernel ? perr(&p, line, "no kernel named ", kernel) : perr(&p, line, "no kernel found in the assembly", NULL);
   if (st == FSIM_OK) {
     /* drop what follows the last s_endpgm (padding) */
