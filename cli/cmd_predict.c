@@ -169,7 +169,12 @@ int fsim_cmd_predict(int argc, char **argv) {
   if (req.sample_trips[0] && (req.mode == FSIM_MODE_MODEL || req.sampled == 0))
     return fsim_cli_usage_error(CMD, "--sample-trips: the sampled simulation's; %s",
                                 req.sampled == 0 ? "--full runs every trip" : "--mode model does not simulate");
-  if (req.sample_trips[0] && req.sampled < 0) req.sampled = 1; /* short runs ask for the sampled mode */
+  /* short runs ask for the sampled mode; a warm launch is sampled only where its data fit the
+   * last cache level, so there it takes --sampled said (else the refusal names a flag not given) */
+  if (req.sample_trips[0] && req.sampled < 0 && req.warm)
+    return fsim_cli_usage_error(CMD, "--sample-trips and --warm: add --sampled (a warm launch is simulated in full "
+                                     "unless asked, where A, B and C pass the MALL)");
+  if (req.sample_trips[0] && req.sampled < 0) req.sampled = 1;
   if (req.mode == FSIM_MODE_MODEL && req.warm)
     return fsim_cli_usage_error(CMD, "--warm: the simulator's caches; --mode model does not simulate");
   if (req.mode == FSIM_MODE_MODEL && waves)

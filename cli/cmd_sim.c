@@ -41,7 +41,7 @@ static void usage(FILE *f) {
           "  --warm             time a launch that follows an identical one (its caches hold what\n"
           "                     that one left); default: the first launch, caches cold\n"
           "  --timeline OUT     write a Chrome/Perfetto trace of CU 0 (a wave slot's instructions,\n"
-          "                     MFMAs and stalls as threads)\n"
+          "                     MFMAs, VALU and stalls as threads)\n"
           "  --waves            also print the stall breakdown of each of CU 0's first waves (the\n"
           "                     JSON always has it, as waves_cu0)\n"
           "  --print            print the parsed program back in the text format and exit\n"

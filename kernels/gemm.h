@@ -118,8 +118,8 @@ int fsim_gemm_scale_loads(const fsim_gemm_plan *p, int o, int *width, int64_t *c
 int64_t fsim_gemm_lane_scale(const fsim_gemm_plan *p, int o, int j, int w, int l);
 /* The vector-memory loads a wave issues per K tile: the copies of A and B and the scales. */
 int fsim_gemm_loads_per_tile(const fsim_gemm_plan *p);
-/* The stages a workgroup's K slice can keep busy: its stages, but no more than max(2, its K
- * tiles) (the rest hold LDS and nothing else). */
+/* The stages a workgroup's K slice can keep busy: its stages, but no more than its K tiles
+ * plus one, with which the prologue issues every tile (the rest hold LDS and nothing else). */
 int fsim_gemm_used_stages(const fsim_gemm_plan *p);
 /* LDS read r (0..reads_per_frag-1) of fragment (i along M or N, kk along K) of operand o by
  * lane l of wave w: byte offset in the stage. */

@@ -143,7 +143,7 @@ int64_t fsim_gemm_lane_scale(const fsim_gemm_plan *p, int o, int j, int w, int l
 }
 
 int fsim_gemm_used_stages(const fsim_gemm_plan *p) {
-  const int64_t cap = p->k_tiles > 2 ? p->k_tiles : 2;
+  const int64_t cap = (int64_t)p->k_tiles + 1; /* the prologue issues all T tiles with T + 1 */
   return p->s.stages < cap ? p->s.stages : (int)cap;
 }
 

@@ -682,7 +682,8 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
     next = t + (a->issue.branch_cycles > g->period ? a->issue.branch_cycles : g->period);
   }
   if (g->timeline && cu->index == 0)
-    fsim__timeline_span(g, cu, (int)(w - cu->waves), FSIM__TL_ISSUE, fsim_op_name((fsim_op)op), "issue", t, t + dur);
+    fsim__timeline_span(g, cu, (int)(w - cu->waves), op == FSIM_OP_VALU ? FSIM__TL_VALU : FSIM__TL_ISSUE,
+                        fsim_op_name((fsim_op)op), "issue", t, t + dur);
   w->issued++;
   consume(g, w);
   if (next > t + g->period) w->stall[FSIM_STALL_FIXED] += (double)(next - t - g->period);

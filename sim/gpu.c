@@ -869,7 +869,7 @@ static void clone_free(fsim_wprog *c) {
 
 static fsim_status write_timeline(const char *path, json_t *events, const fsim_arch *a, const fsim_wprog *wp,
                                   const fsim_sim_result *r, fsim_err *e) {
-  /* names for the threads the spans use (timeline.c: 3 w + track for wave slot w) */
+  /* names for the threads the spans use (timeline.c: 4 w + track for wave slot w) */
   int64_t max_tid = -1;
   for (size_t i = 0; i < json_array_size(events); i++) {
     json_int_t tid = json_integer_value(json_object_get(json_array_get(events, i), "tid"));
@@ -879,7 +879,7 @@ static fsim_status write_timeline(const char *path, json_t *events, const fsim_a
                                           "name", "CU 0"));
   for (int64_t t = 0; t <= max_tid; t++) {
     char name[64];
-    static const char *const track[FSIM__TL_TRACKS] = {"instructions", "MFMA pipe", "stalls"};
+    static const char *const track[FSIM__TL_TRACKS] = {"instructions", "MFMA pipe", "VALU", "stalls"};
     snprintf(name, sizeof name, "wave slot %lld: %s", (long long)(t / FSIM__TL_TRACKS), track[t % FSIM__TL_TRACKS]);
     json_array_append_new(events, json_pack("{s:s,s:s,s:i,s:I,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 0,
                                             "tid", (json_int_t)t, "args", "name", name));
@@ -893,9 +893,10 @@ static fsim_status write_timeline(const char *path, json_t *events, const fsim_a
   json_object_set_new(meta, "kernel", fsim_json_text(wp->name));
   json_object_set_new(meta, "clock_ghz", json_real(a->device.sustained_clock_ghz));
   json_object_set_new(meta, "note",
-                      json_string("CU 0 only; per wave slot w, thread 3w holds its instructions but MFMAs, thread "
-                                  "3w+1 its MFMAs (each as long as its matrix-pipe cycles), thread 3w+2 its stalls; ts "
-                                  "in microseconds"));
+                      json_string("CU 0 only; per wave slot w, thread 4w holds its instructions but MFMAs and VALU, "
+                                  "thread 4w+1 its MFMAs (each as long as its matrix-pipe cycles), thread 4w+2 its VALU "
+                                  "instructions (each as long as its passes), thread 4w+3 its stalls; ts in "
+                                  "microseconds"));
   json_object_set_new(meta, "spans", json_integer(r->timeline_events));
   json_object_set_new(meta, "spans_left_out", json_integer(r->timeline_dropped));
   if (r->timeline_dropped > 0) {

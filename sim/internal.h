@@ -249,9 +249,10 @@ static inline void fsim__gpu_schedule_simd(fsim__gpu *g, fsim__cu *cu, int s, in
   (void)g;
   if (t < cu->simd_next[s]) cu->simd_next[s] = t;
 }
-/* timeline.c: a span on one of wave slot w's threads, 3 w + track (spans of one thread never
- * overlap: an MFMA's matrix-pipe cycles run on while the wave issues or waits) */
-enum { FSIM__TL_ISSUE, FSIM__TL_MFMA, FSIM__TL_STALL, FSIM__TL_TRACKS };
+/* timeline.c: a span on one of wave slot w's threads, 4 w + track (spans of one thread never
+ * overlap: an MFMA's matrix-pipe cycles and a multi-pass VALU's run on while the wave issues
+ * other instructions or waits) */
+enum { FSIM__TL_ISSUE, FSIM__TL_MFMA, FSIM__TL_VALU, FSIM__TL_STALL, FSIM__TL_TRACKS };
 void fsim__timeline_span(fsim__gpu *g, const fsim__cu *cu, int wave_slot, int track, const char *name, const char *cat,
                          int64_t t0, int64_t t1);
 

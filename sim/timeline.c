@@ -1,9 +1,11 @@
 /* The timeline: Chrome trace events ("X" spans) for the waves of CU 0, which Perfetto and
- * chrome://tracing open.  Each wave slot w has three threads: 3 w for its instructions but
- * MFMAs (spans named by their class), 3 w + 1 for its MFMAs (named by the instruction, each
- * as long as its matrix-pipe cycles) and 3 w + 2 for its stalls (named by their reason), so
- * that the spans of one thread never overlap, as the trace format asks: an MFMA's pipe
- * cycles run on while the wave issues other instructions or waits.  Recording stops after the
+ * chrome://tracing open.  Each wave slot w has four threads: 4 w for its instructions but
+ * MFMAs and VALU (spans named by their class, an issue period each), 4 w + 1 for its MFMAs
+ * (named by the instruction, each as long as its matrix-pipe cycles), 4 w + 2 for its VALU
+ * instructions (each as long as its passes) and 4 w + 3 for its stalls (named by their
+ * reason), so that the spans of one thread never overlap, as the trace format asks: an MFMA's
+ * pipe cycles, or a VALU's (`valu cycles=N`), run on while the wave issues other instructions
+ * or waits.  Recording stops after the
  * event limit so that a long run stays loadable; the spans left out are counted, with the
  * cycle of the first (the record is complete before it). */
 #include "config.h"

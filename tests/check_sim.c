@@ -2080,9 +2080,10 @@ START_TEST(test_timeline_and_cli) {
   ck_assert_msg(tl != NULL, "timeline is not JSON: %s", je.text);
   json_t *ev = json_object_get(tl, "traceEvents");
   ck_assert(json_array_size(ev) > 100);
-  /* a wave slot w's instructions on thread 3w, its MFMAs on 3w+1, its stalls on 3w+2, named by
-   * "M" events; on each thread the spans follow one another without overlapping (the trace
-   * format's rule for "X" spans: an MFMA's pipe cycles once overlapped the stall after it) */
+  /* a wave slot w's instructions on thread 4w, its MFMAs on 4w+1, its VALU on 4w+2, its stalls
+   * on 4w+3, named by "M" events; on each thread the spans follow one another without
+   * overlapping (the trace format's rule for "X" spans: an MFMA's pipe cycles once overlapped
+   * the stall after it) */
   int saw_mfma = 0, saw_stall = 0, spans = 0, names = 0;
   int64_t end[64] = {0}, *starts = malloc(json_array_size(ev) * sizeof *starts);
   for (size_t i = 0; i < json_array_size(ev); i++) {
@@ -2097,7 +2098,7 @@ START_TEST(test_timeline_and_cli) {
     ck_assert_str_eq(ph, "X");
     spans++;
     int mfma = strncmp(name, "v_mfma", 6) == 0, stall = strcmp(json_string_value(json_object_get(x, "cat")), "stall") == 0;
-    ck_assert_int_eq(tid % 3, mfma ? 1 : stall ? 2 : 0);
+    ck_assert_int_eq(tid % 4, mfma ? 1 : strcmp(name, "valu") == 0 ? 2 : stall ? 3 : 0);
     saw_mfma |= strcmp(name, "v_mfma_f32_16x16x32_bf16") == 0;
     saw_stall |= strcmp(name, "waitcnt_vm") == 0;
     json_t *xa = json_object_get(x, "args");
@@ -2144,6 +2145,38 @@ START_TEST(test_timeline_and_cli) {
   ck_assert_int_eq(before_cut, before_full);
   ck_assert_int_gt(before_cut, 200);
   free(starts);
+  json_decref(cut);
+  fsim_wprog_free(&wp);
+  remove(cut_path);
+  /* a VALU of 8 passes runs on while the wave issues the next two (it shared their thread and
+   * overlapped them): its span is on the VALU thread, 0 to 32, the others at 4 and 8 on 0 */
+  ck_assert(fsim_wprog_parse_string(&wp, "kernel v\nresources lds=4096\nlanes l = linear 4\naddr x lds lanes=l\n"
+                                          "program\n  valu cycles=8 a\n  salu b\n  lds_read b32 c <- @x\n",
+                                    "t", &a, &e) == FSIM_OK);
+  fsim_sim_opts vo = {.timeline_path = cut_path};
+  ck_assert_msg(fsim_sim_run(&a, &wp, &vo, &rc, &e) == FSIM_OK, "%s", e.msg);
+  cut = json_load_file(cut_path, 0, &je);
+  ck_assert_ptr_nonnull(cut);
+  cev = json_object_get(cut, "traceEvents");
+  int valu_seen = 0, others = 0;
+  for (size_t i = 0; i < json_array_size(cev); i++) {
+    json_t *x = json_array_get(cev, i);
+    if (strcmp(json_string_value(json_object_get(x, "ph")), "X") != 0) continue;
+    const char *name = json_string_value(json_object_get(x, "name"));
+    json_int_t tid = json_integer_value(json_object_get(x, "tid"));
+    json_int_t c0 = json_integer_value(json_object_get(json_object_get(x, "args"), "cycle")),
+               n = json_integer_value(json_object_get(json_object_get(x, "args"), "cycles"));
+    if (strcmp(name, "valu") == 0) {
+      valu_seen++;
+      ck_assert(tid == 2 && c0 == 0 && n == 8 * a.issue.valu_cycles);
+    } else if (strcmp(name, "salu") == 0 || strcmp(name, "lds_read") == 0) {
+      others++;
+      ck_assert_msg(tid == 0 && n == a.issue.issue_period, "%s on thread %lld, %lld cycles", name, (long long)tid,
+                    (long long)n);
+    }
+  }
+  ck_assert_int_eq(valu_seen, 1);
+  ck_assert_int_eq(others, 2);
   json_decref(cut);
   fsim_wprog_free(&wp);
   remove(cut_path);

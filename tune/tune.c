@@ -244,7 +244,7 @@ fsim_status fsim_tune_rank(const fsim_arch *a, const fsim_gemm_problem *pr, cons
 
 /* The part of a config that shapes the kernel most: the text up to ",path=" (tile, waves,
  * stages, MMA atom, split-K) plus the pipeline kind; its stages as many as its K slice keeps
- * busy (stage counts past that simulate alike: they only hold LDS). */
+ * busy, T + 1 for T tiles (stage counts past that simulate alike: they only hold LDS). */
 static void core_of(const fsim_tune_candidate *c, char *out, size_t n) {
   const char *config = c->config;
   const char *cut = strstr(config, ",path=");
