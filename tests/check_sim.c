@@ -1278,6 +1278,11 @@ START_TEST(test_parse_errors) {
       {"kernel k\nwaves 2\nprogram waves=\n", "t:3: program: waves='' is not a list like 0-3,6"},
       {"kernel k\nwaves 2\nprogram waves=0-1,\n", "t:3: program: waves='0-1,' is not a list like 0-3,6"},
       {"kernel k\nwaves 2\nprogram waves=0,0,1\n", "t:3: program: wave 0 is listed twice in waves='0,0,1'"},
+      /* a lane table whose rows are not one a wave, named with the line of the address using it
+       * (the waves may come later: the check waits for them; it named no line) */
+      {"kernel k\nlanes l rows=3 = linear 4 wave=256\naddr a lds lanes=l\nwaves 2\nresources lds=4096\nprogram\n"
+       "  lds_read b32 x <- @a\n",
+       "t:3: address 'a': lanes 'l' has 3 rows, not 1 or 2"},
       {"kernel k\nprogram\n  mfma v_mfma_f32_16x16x32_bf16 <- a b c\n", "t:3: mfma: expected 'DST <- A B C [SCALE_A [SCALE_B]]'"},
       {"kernel k\nlanes l = linear 4\naddr x global lanes=l\nprogram\n  load b32 tr v <- @x\n",
        "t:5: load: 'tr' (a transposing read) goes with lds_read only"},

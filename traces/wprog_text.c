@@ -51,6 +51,8 @@ typedef struct parser {
     int prog, first, line;
   } *runs;
   int nruns, runs_cap;
+  int *addr_line;      /* per address pattern: the line that declared it */
+  int addr_line_cap;
 } parser;
 
 /* Notes that the current line appended instructions `first` on to the current program. */
@@ -433,7 +435,17 @@ static fsim_status parse_addr(parser *p) {
   }
   if (ad.lanes < 0) return PERR(p, "addr %s: lanes=NAME is required", ad.name);
   (void)v;
-  if (fsim_wprog_add_addr(wp, &ad, p->e) < 0) return PERR(p, "%s", p->e->msg);
+  int id = fsim_wprog_add_addr(wp, &ad, p->e);
+  if (id < 0) return PERR(p, "%s", p->e->msg);
+  if (id >= p->addr_line_cap) {
+    int cap = p->addr_line_cap ? 2 * p->addr_line_cap : 64;
+    while (cap <= id) cap *= 2;
+    int *l = realloc(p->addr_line, (size_t)cap * sizeof *l);
+    if (l == NULL) return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
+    p->addr_line = l;
+    p->addr_line_cap = cap;
+  }
+  p->addr_line[id] = p->line;
   return FSIM_OK;
 }
 
@@ -634,6 +646,16 @@ static fsim_status parse_text(fsim_wprog *wp, char *text, const char *src, const
   }
   for (int w = 0; st == FSIM_OK && w < wp->waves_per_wg; w++)
     if (!p.assigned[w]) st = FSIM_ERR(e, FSIM_EINVAL, "%s: wave %d is in no program ('program waves=LIST')", src, w);
+  /* a lane table of per-wave rows must have one a wave: checked here, with the line of the
+   * address that uses it, as the waves may be given after it (fsim_wprog_validate names none) */
+  for (int i = 0; st == FSIM_OK && i < wp->naddrs && i < p.addr_line_cap; i++) {
+    const fsim_wp_addr *ad = &wp->addrs[i];
+    if (ad->lanes < 0 || ad->lanes >= wp->nlanes) continue;
+    int rows = wp->lanes[ad->lanes].rows;
+    if (rows != 1 && rows != wp->waves_per_wg)
+      st = FSIM_ERR(e, FSIM_EINVAL, "%s:%d: address '%s': lanes '%s' has %d rows, not 1 or %d", src, p.addr_line[i],
+                    ad->name, wp->lanes[ad->lanes].name, rows, wp->waves_per_wg);
+  }
   if (st == FSIM_OK) {
     wp->nprograms = p.programs_declared;
     for (int pi = 0; pi < wp->nprograms && st == FSIM_OK; pi++)
@@ -653,6 +675,7 @@ static fsim_status parse_text(fsim_wprog *wp, char *text, const char *src, const
       fsim_err_prefix(e, "%s", src);
   }
   free(p.runs);
+  free(p.addr_line);
   if (st != FSIM_OK) fsim_wprog_free(wp);
   return st;
 }
