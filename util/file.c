@@ -175,14 +175,14 @@ static int is_std_stream(const char *target) {
 /* Checks the file a write replaces (target; messages name path). */
 static fsim_status check_target(const char *path, const char *target, fsim_err *e) {
   struct stat sb;
-  if (stat(target, &sb) == 0 && S_ISDIR(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: is a directory", path);
+  const int exists = stat(target, &sb) == 0;
+  if (exists && S_ISDIR(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: is a directory", path);
   /* the rename would replace a device or a pipe (/dev/null) with a regular file */
-  if (stat(target, &sb) == 0 && !S_ISREG(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
+  if (exists && !S_ISREG(sb.st_mode)) return FSIM_ERR(e, FSIM_EINVAL, "%s: not a regular file", path);
   if (is_std_stream(target))
     return FSIM_ERR(e, FSIM_EINVAL, "%s: the file standard output or standard error goes to", path);
   /* the rename would replace a file its user may not write (a write-protected one) */
-  if (stat(target, &sb) == 0 && access(target, W_OK) != 0)
-    return FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", path, strerror(errno));
+  if (exists && access(target, W_OK) != 0) return FSIM_ERR(e, FSIM_EINVAL, "%s: cannot write: %s", path, strerror(errno));
   char d[4096];
   dir_of(target, d, sizeof d);
   int err = 0;
