@@ -266,6 +266,21 @@ static int check_relations(const void *base, const char **sec, const char **key,
         a->memory.mall_bytes, a->memory.mall_ways, a->memory.l2_line);
   if (a->memory.mall_bytes > 0 && a->memory.mall_tbps <= 0)
     BAD("memory", "mall_tbps", "must be positive when mall_bytes is not 0");
+  /* a request reaches each level through the ones in front of it (sim/memsys.c): a hit further
+   * out returning sooner would make the model's ranking of hits and misses meaningless */
+  if (a->memory.l2_latency < a->memory.l1_latency)
+    BAD("memory", "l2_latency", "%d cycles is shorter than l1_latency %d (a request reaches L2 through L1)",
+        a->memory.l2_latency, a->memory.l1_latency);
+  if (a->memory.mall_bytes > 0 && a->memory.mall_latency < a->memory.l2_latency)
+    BAD("memory", "mall_latency", "%d cycles is shorter than l2_latency %d (a request reaches the MALL through L2)",
+        a->memory.mall_latency, a->memory.l2_latency);
+  {
+    const int mall = a->memory.mall_bytes > 0;
+    int front = mall ? a->memory.mall_latency : a->memory.l2_latency;
+    if (a->memory.dram_latency < front)
+      BAD("memory", "dram_latency", "%d cycles is shorter than %s %d (a request reaches DRAM through %s)",
+          a->memory.dram_latency, mall ? "mall_latency" : "l2_latency", front, mall ? "the MALL" : "L2");
+  }
   if (a->n_mfma == 0) BAD("mfma", "inst", "the part has no [mfma.ID] section");
   for (int i = 0; i < a->n_mfma; i++) {
     const fsim_mfma_entry *m = &a->mfma[i];

@@ -269,6 +269,12 @@ START_TEST(test_overrides) {
       {"lds.banks", "--set lds.banks: expected SECTION.KEY=VALUE"},
       {"device.sustained_clock_ghz=9",
        "--set device.sustained_clock_ghz=9: [device] sustained_clock_ghz: 9 GHz is above the peak clock_ghz 4.8"},
+      {"memory.l1_latency=300",
+       "--set memory.l1_latency=300: [memory] l2_latency: 224 cycles is shorter than l1_latency 300 (a request "
+       "reaches L2 through L1)"},
+      {"memory.dram_latency=400",
+       "--set memory.dram_latency=400: [memory] dram_latency: 400 cycles is shorter than mall_latency 458 (a request "
+       "reaches DRAM through the MALL)"},
       {"mfma.v_nope.passes=1", "--set mfma.v_nope.passes=1: [mfma.v_nope]: no such section"},
       {"mfma.v_mfma_f32_16x16x32_bf16.a_type=f99",
        "--set mfma.v_mfma_f32_16x16x32_bf16.a_type=f99: [mfma.v_mfma_f32_16x16x32_bf16] a_type: 'f99' is not a data type"},
@@ -364,6 +370,9 @@ START_TEST(test_loader_errors) {
                     "[mfma.bad id!]: an ID may hold letters, digits, '_' and '.'", 1);
   expect_file_error("sustained_clock_ghz = 1.65", "sustained_clock_ghz = 2.5",
                     "[device] sustained_clock_ghz: 2.5 GHz is above the peak clock_ghz 2.4", 0);
+  expect_file_error("mall_latency = 458", "mall_latency = 200",
+                    "[memory] mall_latency: 200 cycles is shorter than l2_latency 224 (a request reaches the MALL "
+                    "through L2)", 0);
   expect_file_error("l1_ways = 16", "l1_ways = 3",
                     "[memory] l1_ways: l1_bytes 32768 is not a whole number of sets of 3 lines of 128 bytes", 0);
   expect_file_error("name = MI355X",
