@@ -31,20 +31,93 @@ static const struct {
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
+static int finish(int rc);
+
+/* The operators (OP in the commands' arguments): 'flysim OP --help' says what each takes and
+ * which commands take it, as docs/cli.md's contract promises. */
+static const struct {
+  const char *name;
+  const char *usage;
+  const char *help;
+} operators[] = {
+    {"gemm", "flysim (predict|tune|emit|verify) gemm SHAPE [options]",
+     "dense GEMM: C (M x N) = A (M x K) x B (K x N), accumulated in fp32.\n"
+     "shape:\n"
+     "  MxNxK | --m M --n N --k K   the problem (a schedule file's [problem] gives them too)\n"
+     "  --dtype T                   A's and B's type: bf16 (default), fp16, fp8 (E4M3)\n"
+     "  --b-dtype T                 B's type where it differs\n"
+     "  --c-dtype T                 C's type (default bf16)\n"
+     "  --layout L                  TN (default: both K-contiguous), NN, NT or TT\n"
+     "taken by: predict, tune (also --suite default), emit, verify; schedule files (op = gemm).\n"
+     "A problem the FlyDSL path does not take falls back (\"backend\": \"fallback\").\n"
+     "docs/gemm.md\n"},
+    {"grouped-gemm", "flysim (predict|tune|emit|verify) grouped-gemm SHAPE [--groups G] [options]",
+     "grouped GEMM: G independent GEMMs of one shape in one launch.\n"
+     "shape: gemm's (see 'flysim gemm --help'), and\n"
+     "  --groups G                  the number of problems (default 1)\n"
+     "taken by: predict, tune, emit, verify; schedule files (op = grouped-gemm).\n"
+     "docs/gemm.md\n"},
+    {"scaled-gemm", "flysim (predict|tune) scaled-gemm SHAPE --dtype fp8|fp4 [options]",
+     "MX scaled GEMM: FP8-E4M3 or packed FP4-E2M1 operands, one E8M0 scale per 32 values\n"
+     "along K, on gfx950's scaled MFMA.\n"
+     "shape:\n"
+     "  MxNxK | --m M --n N --k K   the problem; K a multiple of 128, else it falls back\n"
+     "  --dtype T                   fp8 or fp4\n"
+     "  --b-dtype T                 B's type where it differs (fp8 x fp4)\n"
+     "  --c-dtype T                 C's type (default bf16)\n"
+     "  --layout TN                 the only layout its kernels take (others fall back)\n"
+     "taken by: predict, tune; schedule files (op = scaled-gemm).  emit and verify do not\n"
+     "take it yet (no scaled kernel is emitted).  A part without scaled MFMA (gfx942,\n"
+     "gfx1201) falls back.\n"
+     "docs/gemm.md\n"},
+    {"attention", "flysim schedule check|print FILE (a schedule file whose op is attention)",
+     "fused attention (flash attention forward).\n"
+     "taken by: 'flysim schedule check|print' (schedule files, op = attention; their [problem]\n"
+     "gives batch, heads, sequence lengths and head_dim).  predict, tune, emit and verify take\n"
+     "only the GEMM family so far.\n"
+     "docs/schedules.md\n"},
+    {"rmsnorm", "flysim schedule check|print FILE (a schedule file whose op is rmsnorm)",
+     "RMSNorm over rows.\n"
+     "taken by: 'flysim schedule check|print' (schedule files, op = rmsnorm; [problem] gives\n"
+     "rows and cols).  predict, tune, emit and verify take only the GEMM family so far.\n"
+     "docs/schedules.md\n"},
+    {"topk", "flysim schedule check|print FILE (a schedule file whose op is topk)",
+     "TopK gating: the k largest of each row's values.\n"
+     "taken by: 'flysim schedule check|print' (schedule files, op = topk; [problem] gives\n"
+     "rows, experts and topk).  predict, tune, emit and verify take only the GEMM family so\n"
+     "far.\n"
+     "docs/schedules.md\n"},
+};
+#define N_OPERATORS (sizeof operators / sizeof operators[0])
+
+/* The operator named s, or -1. */
+static int operator_of(const char *s) {
+  for (size_t i = 0; i < N_OPERATORS; i++)
+    if (strcmp(s, operators[i].name) == 0) return (int)i;
+  return -1;
+}
+
+static int operator_help(int k) {
+  printf("usage: %s\n       (each command's own options: 'flysim COMMAND --help')\n\n%s: %s", operators[k].usage,
+         operators[k].name, operators[k].help);
+  return finish(FSIM_EXIT_OK);
+}
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: flysim COMMAND [ARGS]\n"
           "\n"
           "flysim models AMD MI350-series GPUs (gfx950; also MI300X, gfx942, and RX 9070 XT,\n"
           "gfx1201) and predicts, tunes and emits FlyDSL-style kernel schedules.\n"
-          "'flysim COMMAND --help' describes a command.\n"
+          "'flysim COMMAND --help' describes a command, 'flysim OP --help' an operator\n"
+          "(gemm, grouped-gemm, scaled-gemm, attention, rmsnorm, topk).\n"
           "\n"
           "commands:\n");
   for (size_t i = 0; i < N_COMMANDS; i++) fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
   fprintf(f,
           "\n"
           "options:\n"
-          "  --help     this text ('flysim help COMMAND': a command's)\n"
+          "  --help     this text ('flysim help COMMAND|OP': a command's or an operator's)\n"
           "  --version  the version\n"
           "\n"
           "exit status: 0 success, 1 the work failed, 2 invalid input\n");
@@ -110,8 +183,9 @@ int main(int argc, char **argv) {
         char *args[] = {argv[2], "--help", NULL};
         return finish(commands[i].run(2, args));
       }
+    if (operator_of(argv[2]) >= 0) return operator_help(operator_of(argv[2]));
     fsim_text_one_line(argv[2]);
-    fprintf(stderr, "flysim: help '%s': not a command (see 'flysim --help')\n", argv[2]);
+    fprintf(stderr, "flysim: help '%s': not a command or an operator (see 'flysim --help')\n", argv[2]);
     return FSIM_EXIT_USAGE;
   }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
@@ -121,6 +195,7 @@ int main(int argc, char **argv) {
         char *args[] = {argv[2], "--help", NULL};
         return finish(commands[i].run(2, args));
       }
+    if (argc == 3 && operator_of(argv[2]) >= 0) return operator_help(operator_of(argv[2]));
     usage(stdout);
     return finish(FSIM_EXIT_OK);
   }
@@ -161,6 +236,12 @@ int main(int argc, char **argv) {
       return finish(commands[i].run(2, args));
     }
     return finish(commands[i].run(argc - 1, argv + 1));
+  }
+  if (operator_of(cmd) >= 0) {
+    for (int j = 2; j < argc && strcmp(argv[j], "--") != 0; j++)
+      if (strcmp(argv[j], "--help") == 0 || strcmp(argv[j], "-h") == 0) return operator_help(operator_of(cmd));
+    fprintf(stderr, "flysim: '%s' is an operator, not a command (see 'flysim %s --help')\n", cmd, cmd);
+    return FSIM_EXIT_USAGE;
   }
   fsim_text_one_line(argv[1]); /* cmd */
   /* an abbreviated option, as the commands say it ("--hel", "--vers") */

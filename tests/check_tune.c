@@ -1616,7 +1616,9 @@ START_TEST(test_cli_errors) {
        "flysim predict: --k: missing its value (the next argument is the flag --arch)\n"},
       {"predict gemm 64x64x64 --arch mi355x --config ''",
        "flysim predict: --config: empty (give key=value pairs, or leave it out to tune every key)\n"},
-      {"help frob", "flysim: help 'frob': not a command (see 'flysim --help')\n"},
+      {"help frob", "flysim: help 'frob': not a command or an operator (see 'flysim --help')\n"},
+      /* an operator where a command goes (design.md: each OP documents its own in 'flysim OP --help') */
+      {"gemm --m 64", "flysim: 'gemm' is an operator, not a command (see 'flysim gemm --help')\n"},
       {"predict gemm 64x64x64 --arch mi355x --mode model --waves",
        "flysim predict: --waves: the simulator's wave records; --mode model does not simulate\n"},
       {"predict gemm 64x64x64 --arch mi355x --mode model --refine 8",
@@ -2756,7 +2758,12 @@ START_TEST(test_cli_help) {
                                          {"help help", "usage: flysim COMMAND "},
                                          {"help frob --help", "usage: flysim COMMAND "},
                                          {"help", "usage: flysim COMMAND "},
-                                         {"help sim", "usage: flysim sim "}};
+                                         {"help sim", "usage: flysim sim "},
+                                         /* the operators' own (design.md) */
+                                         {"gemm --help", "usage: flysim (predict|tune|emit|verify) gemm SHAPE"},
+                                         {"help scaled-gemm", "usage: flysim (predict|tune) scaled-gemm SHAPE"},
+                                         {"--help topk", "usage: flysim schedule check|print FILE"},
+                                         {"attention -h", "usage: flysim schedule check|print FILE"}};
   for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
     r = tu_flysim(lines[i][0]);
     ck_assert_msg(r.status == 0, "%s: %s", lines[i][0], r.err);
@@ -2766,7 +2773,8 @@ START_TEST(test_cli_help) {
   /* every help fits a 100-column terminal (an audit found five usage lines of 105-114) */
   static const char *const cmds[] = {"--help", "arch --help",  "layout --help", "sim --help",  "micro --help",
                                      "schedule --help", "predict --help", "tune --help", "db --help", "emit --help",
-                                     "verify --help"};
+                                     "verify --help", "gemm --help", "grouped-gemm --help", "scaled-gemm --help",
+                                     "attention --help", "rmsnorm --help", "topk --help"};
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
     r = tu_flysim(cmds[i]);
     ck_assert_msg(r.status == 0, "%s: %s", cmds[i], r.err);
