@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/arch.h"
@@ -450,6 +451,56 @@ START_TEST(test_cli_directory_inputs) {
 }
 END_TEST
 
+/* A file that can be read once (a FIFO, a pipe from `<(...)`) with an error found after its
+ * load: the line comes from the text read, not from reading the file again, which blocked on
+ * a FIFO (an audit found `arch show` and `schedule check` hung there). */
+START_TEST(test_cli_fifo_inputs) {
+  char *text = tu_read_file(tu_src_path("model/arch/mi355x.ini"));
+  ck_assert(text != NULL);
+  /* the first MFMA's latency */
+  char *mut = tu_replace(text, "passes = 4\nlatency = 32", "passes = 4\nlatency = 1");
+  const char *bad_arch = tu_write_temp(mut, ".ini");
+  char *sched = tu_read_file(tu_src_path("kernels/schedules/flydsl_bf16_gemm_gfx950.sched"));
+  ck_assert(sched != NULL);
+  char *smut = tu_replace(sched, "bm = 256", "bm = 96");
+  const char *bad_sched = tu_write_temp(smut, ".sched");
+  char fifo[1100];
+  snprintf(fifo, sizeof fifo, "%s.fifo", bad_arch);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  static const struct {
+    int arch;
+    const char *fmt, *cmd;
+  } c[] = {
+      {1, "arch show '%s'", "arch"},
+      {0, "schedule check '%s' --arch mi355x", "schedule"},
+      {0, "predict --schedule '%s' --arch mi355x --db /nonexistent", "predict"},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    const char *src = c[i].arch ? bad_arch : bad_sched;
+    char prefix[2400], args[1200], want[1400];
+    /* the message, line included, is the regular file's */
+    snprintf(args, sizeof args, c[i].fmt, src);
+    tu_run r = tu_flysim(args);
+    ck_assert_int_eq(r.status, 2);
+    const char *rest = strstr(r.err, src);
+    ck_assert_msg(rest != NULL && rest[strlen(src)] == ':' && rest[strlen(src) + 1] != ' ', "%s: %s", args, r.err);
+    snprintf(want, sizeof want, "flysim %s: %s%s", c[i].cmd, fifo, rest + strlen(src));
+    tu_run_free(&r);
+    snprintf(prefix, sizeof prefix, "(cat '%s' > '%s' &); timeout 30", src, fifo);
+    snprintf(args, sizeof args, c[i].fmt, fifo);
+    r = tu_flysim_via(prefix, args);
+    ck_assert_msg(r.status == 2, "%s: status %d (124: it hung)", args, r.status);
+    ck_assert_str_eq(r.err, want);
+    tu_run_free(&r);
+  }
+  unlink(fifo);
+  free(text);
+  free(mut);
+  free(sched);
+  free(smut);
+}
+END_TEST
+
 START_TEST(test_every_key_required) {
   /* Dropping any one top-level key line of the real file must be an error naming that key. */
   char *text = tu_read_file(tu_src_path("model/arch/mi355x.ini"));
@@ -618,6 +669,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_loader_errors);
   tcase_add_test(tc, test_loader_errors_by_position);
   tcase_add_test(tc, test_cli_directory_inputs);
+  tcase_add_test(tc, test_cli_fifo_inputs);
   tcase_add_test(tc, test_every_key_required);
   tcase_add_test(tc, test_cli_arch);
   suite_add_tcase(s, tc);
