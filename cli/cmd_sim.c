@@ -150,20 +150,26 @@ int fsim_cmd_sim(int argc, char **argv) {
     case 'W': waves = 1; break;
     case 'K': kernel = optarg; break;
     case 'T': {
-      char buf[256];
-      snprintf(buf, sizeof buf, "%s", optarg);
+      /* the whole value (a copy cut to 255 characters once read "000...064" as 6) */
+      char *buf = strdup(optarg);
+      if (buf == NULL) return fsim_cli_usage_error(CMD, "out of memory");
       ntrips = 0; /* given again: the last --trips holds, as for other flags */
+      int bad = 0;
       /* split at each ',' (an empty count, "3,,4" or "", is an error, not skipped) */
-      for (char *t = buf, *next; t != NULL; t = next) {
+      for (char *t = buf, *next; t != NULL && !bad; t = next) {
         char *comma = strchr(t, ',');
         next = comma ? comma + 1 : NULL;
         if (comma) *comma = '\0';
         long v;
         if (ntrips == FSIM_ASM_MAX_LOOPS)
-          return fsim_cli_usage_error(CMD, "--trips: at most %d loops", FSIM_ASM_MAX_LOOPS);
-        if (fsim_cli_parse_long(CMD, "--trips", t, 1, 1L << 30, &v)) return FSIM_EXIT_USAGE;
-        trips[ntrips++] = v;
+          bad = fsim_cli_usage_error(CMD, "--trips: at most %d loops", FSIM_ASM_MAX_LOOPS);
+        else if (fsim_cli_parse_long(CMD, "--trips", t, 1, 1L << 30, &v))
+          bad = FSIM_EXIT_USAGE;
+        else
+          trips[ntrips++] = v;
       }
+      free(buf);
+      if (bad) return bad;
       break;
     }
     case 'h': usage(stdout); return FSIM_EXIT_OK;

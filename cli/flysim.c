@@ -214,7 +214,7 @@ int main(int argc, char **argv) {
   if (threads != NULL) {
     char *end = NULL;
     long n = strtol(threads, &end, 10);
-    if (*end != '\0' || n < 1 || n > 64 || isspace((unsigned char)threads[0])) {
+    if (*end != '\0' || n < 1 || n > 64 || !isdigit((unsigned char)threads[0])) { /* digits alone */
       fprintf(stderr, "flysim: FLYSIM_THREADS='%s': expected a whole number from 1 to 64\n", threads);
       return FSIM_EXIT_USAGE;
     }

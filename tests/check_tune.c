@@ -2410,6 +2410,22 @@ START_TEST(test_cli_db_safety) {
   tu_run_free(&r);
   /* nor a link elsewhere that leads there, nor the file standard output goes to */
   timeline_link_refused(link, "/dev/stdout", ": not a regular file");
+  /* nor one whose folder resolves into /proc or /dev, however it is written (an audit replaced
+   * the file on standard input through /./proc/self/fd/0 and a relative link there) */
+  const char *victim = tu_write_temp("precious\n", ".txt");
+  static const char *const ways[] = {"/./proc/self/fd/0", "/tmp/../dev/stdin", "//proc/self/fd/0"};
+  for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
+    snprintf(args, sizeof args, "emit gemm 64x64x64 --arch mi355x --db /nonexistent -o %s <%s", ways[i], victim);
+    r = tu_flysim(args);
+    ck_assert_int_eq(r.status, 2);
+    snprintf(want, sizeof want, "flysim emit: -o: %s: not a regular file\n", ways[i]);
+    ck_assert_str_eq(r.err, want);
+    tu_run_free(&r);
+  }
+  timeline_link_refused(link, "../../../../../../../../../../proc/self/fd/0", ": not a regular file");
+  char *kept = tu_read_file(victim);
+  ck_assert_str_eq(kept, "precious\n");
+  free(kept);
   const char *report = tu_write_temp("", ".txt");
   snprintf(args, sizeof args, "predict gemm 64x64x64 --arch mi355x --timeline %s >%s", report, report);
   r = tu_flysim(args);

@@ -89,21 +89,36 @@ char *fsim_file_read(const char *path, size_t *len) {
   return text;
 }
 
-/* Whether p (absolute or relative) lies in /dev or /proc, where links lead to devices, pipes
- * or a file another stream is writing (/dev/stdout -> /proc/self/fd/1).  /dev/shm holds
- * ordinary files. */
-static int special_dir(const char *p) {
-  while (p[0] == '/' && p[1] == '/') p++;
-  if (strncmp(p, "/dev/shm/", 9) == 0) return 0;
-  return strncmp(p, "/dev/", 5) == 0 || strncmp(p, "/proc/", 6) == 0;
-}
-
 /* The folder part of p ("." when none), in buf. */
 static void dir_of(const char *p, char *buf, size_t n) {
   const char *slash = strrchr(p, '/');
   if (slash == NULL) snprintf(buf, n, ".");
   else if (slash == p) snprintf(buf, n, "/");
   else snprintf(buf, n, "%.*s", (int)(slash - p), p);
+}
+
+/* Whether the absolute path p is /dev or /proc or lies in them, /dev/shm (ordinary files)
+ * aside. */
+static int special_path(const char *p) {
+  while (p[0] == '/' && p[1] == '/') p++;
+  if (strcmp(p, "/dev/shm") == 0 || strncmp(p, "/dev/shm/", 9) == 0) return 0;
+  return strcmp(p, "/dev") == 0 || strcmp(p, "/proc") == 0 || strncmp(p, "/dev/", 5) == 0 ||
+         strncmp(p, "/proc/", 6) == 0;
+}
+
+/* Whether p (absolute or relative) lies in /dev or /proc, where links lead to devices, pipes
+ * or a file another stream is writing (/dev/stdout -> /proc/self/fd/1).  Its folder is
+ * resolved too, so that "/./proc/self/fd/0", "/tmp/../dev/stdout" or a link to a folder in
+ * /proc count (an audit wrote over the file on standard input through the first); a folder
+ * that does not resolve leaves p judged as written. */
+static int special_dir(const char *p) {
+  if (p[0] == '/' && special_path(p)) return 1;
+  char dir[4096];
+  dir_of(p, dir, sizeof dir);
+  char *real = realpath(dir, NULL);
+  int special = real != NULL && special_path(real);
+  free(real);
+  return special;
 }
 
 /* The file a write to path replaces: path itself, or where its symbolic links lead (a rename
