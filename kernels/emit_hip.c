@@ -588,6 +588,14 @@ static void emit_prelude(em *m) {
   out(m, "static constexpr long long A_BYTES = %lld, B_BYTES = %lld, C_BYTES = %lld; // per group",
       (long long)(s->m * s->k * p->op[0].elem_bits / 8), (long long)(s->n * s->k * p->op[1].elem_bits / 8),
       (long long)(s->m * s->n * p->c_bits / 8));
+  /* CDNA range-checks a multi-dword buffer load per dword: a dword that does not end within
+   * num_records reads 0 (CDNA4 ISA 9.1.5.1, note 4).  An M/N-contiguous operand's copies start
+   * 2-byte aligned where M (or N) is odd, so the copy of its last element may end up to 3 bytes
+   * past the operand: without the slack that element read as 0 (an audit's emulation of the
+   * rule: C's last row wrong in 7x300x64 NN).  Whatever the slack admits lies past the operand,
+   * in rows or columns past M or N, which no store writes; copies wholly past the end are
+   * predicated off (FSIM_OOB), so the offset rule of gfx12 reads nothing more. */
+  out(m, "static constexpr long long READ_SLACK = 3; // bytes past A's and B's end a copy's last dword may reach");
   blank(m);
   out(m, "// ---- index math: the plan's lane functions (kernels/gemm_plan.c) written out ----");
   emit_swizzle(m, "A_swz", &p->op[0].sw);
@@ -1267,8 +1275,8 @@ static void emit_kernel(em *m, const char *kname, const char *body) {
     long long step = (long long)op->rows * (op->k_contig ? op->ld : 1) * (op->elem_bits / 8);
     out(m, "  const char *const %c_tile = (const char *)%c + group * %c_BYTES + (long long)tile_%c * %lld;", "ab"[o],
         "AB"[o], "AB"[o], o == 0 ? 'm' : 'n', step);
-    out(m, "  const __amdgpu_buffer_rsrc_t rsrc_%c = fsim_rsrc(%c_tile, %c_BYTES - (long long)tile_%c * %lld);", "ab"[o],
-        "ab"[o], "AB"[o], o == 0 ? 'm' : 'n', step);
+    out(m, "  const __amdgpu_buffer_rsrc_t rsrc_%c = fsim_rsrc(%c_tile, %c_BYTES + READ_SLACK - (long long)tile_%c * %lld);",
+        "ab"[o], "ab"[o], "AB"[o], o == 0 ? 'm' : 'n', step);
   }
   out(m, "  const int a_left = M - tile_m * BM, b_left = N - tile_n * BN; // rows of A and B in this tile");
   out(m, "  const int m_left = a_left, n_left = b_left;");

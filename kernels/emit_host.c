@@ -102,8 +102,11 @@ int fsim__emit_host(FILE *f, const fsim_gemm_plan *p, const char *kname) {
   out(m, "  fsim_fill(ha, na);");
   out(m, "  fsim_fill(hb, nb);");
   out(m, "  void *da, *db, *dc;");
-  out(m, "  FSIM_CHECK(hipMalloc(&da, na * %d));", ea);
-  out(m, "  FSIM_CHECK(hipMalloc(&db, nb * %d));", ebb);
+  out(m, "  // READ_SLACK: the last copy of an M/N-contiguous operand may read up to 3 bytes past it");
+  out(m, "  FSIM_CHECK(hipMalloc(&da, na * %d + 4));", ea);
+  out(m, "  FSIM_CHECK(hipMalloc(&db, nb * %d + 4));", ebb);
+  out(m, "  FSIM_CHECK(hipMemset(da, 0, na * %d + 4));", ea);
+  out(m, "  FSIM_CHECK(hipMemset(db, 0, nb * %d + 4));", ebb);
   out(m, "  FSIM_CHECK(hipMalloc(&dc, nc * CB));");
   out(m, "  FSIM_CHECK(hipMemcpy(da, ha, na * %d, hipMemcpyHostToDevice));", ea);
   out(m, "  FSIM_CHECK(hipMemcpy(db, hb, nb * %d, hipMemcpyHostToDevice));", ebb);

@@ -159,6 +159,36 @@ START_TEST(test_fp8_transposed_text) {
 }
 END_TEST
 
+/* An M/N-contiguous operand with an odd M: the copy of its last element ends 2 bytes past it,
+ * and CDNA checks buffer loads per dword, so the descriptors reach READ_SLACK bytes further
+ * (an audit's emulation found C's last row wrong without it: docs/emit.md). */
+START_TEST(test_read_slack) {
+  fsim_arch *a = load_arch("mi355x");
+  fsim_gemm_problem pr = {.op = FSIM_KOP_GEMM, .m = 7, .n = 300, .k = 64, .groups = 1, .a = FSIM_DT_BF16,
+                          .b = FSIM_DT_BF16, .c = FSIM_DT_BF16, .layout = FSIM_LAYOUT_NN};
+  fsim_gemm_config c;
+  fsim_schedule s;
+  fsim_err e;
+  fsim_err_clear(&e);
+  ck_assert(fsim_gemm_config_parse("tile=16x16x64,waves=1x1,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,"
+                                   "kind=plain", &c, &e) == FSIM_OK);
+  ck_assert_msg(fsim_gemm_schedule_from(&pr, &c, a, &s, &e) == FSIM_OK, "%s", e.msg);
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  ck_assert_msg(fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK, "%s", e.msg);
+  fsim_emit_info info;
+  char *text = emit_text(p, &info);
+  /* A is 7 x 64 bf16, column k at byte 14 k: its last column starts at 882, and a 16-byte copy
+   * from there ends at 898, 2 bytes past the 896 */
+  ck_assert_ptr_nonnull(strstr(text, "A_BYTES = 896,"));
+  ck_assert_ptr_nonnull(strstr(text, "static constexpr long long READ_SLACK = 3;"));
+  ck_assert_ptr_nonnull(strstr(text, "rsrc_a = fsim_rsrc(a_tile, A_BYTES + READ_SLACK - (long long)tile_m * 32);"));
+  ck_assert_ptr_nonnull(strstr(text, "rsrc_b = fsim_rsrc(b_tile, B_BYTES + READ_SLACK - (long long)tile_n * "));
+  ck_assert_ptr_nonnull(strstr(text, "FSIM_CHECK(hipMalloc(&da, na * 2 + 4));"));
+  free(text);
+  free(p);
+}
+END_TEST
+
 START_TEST(test_split_k_atomics) {
   fsim_arch *a = load_arch("mi355x");
   static const char cfg[] =
@@ -1458,6 +1488,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_header_round_trip);
   tcase_add_test(tc, test_fp8_transposed_text);
   tcase_add_test(tc, test_header_errors);
+  tcase_add_test(tc, test_read_slack);
   tcase_add_test(tc, test_split_k_atomics);
   tcase_add_test(tc, test_selftest_checker);
   tcase_add_test(tc, test_asm_reader);
