@@ -589,13 +589,30 @@ static void functional_check(fsim_verify_report *r, const fsim_gemm_plan *p) {
           (long long)c.first_col, c.first_got, c.first_want);
 }
 
-/* The file after its header (from the line after "// flysim-schedule-end": the sizes, index
+/* The header (its lines up to "// flysim-schedule-end") must be comments alone, and the file
+ * after it (from the line after that: the sizes, index
  * math, kernel, host program and self-test) against what this flysim emits for the plan: the
  * functional check runs the plan's maps, and the address self-test sees the index functions and
  * constant tables but not every literal of the kernel, so an edited file (a store offset, a
  * table index, a size constant) could pass them both. */
+/* The first line from text up to end that is not a comment a compiler skips whole (starting
+ * "//" and not ending in a backslash, which would splice the next line into it), 1-based, or
+ * 0: the header is only such lines, so that nothing before the compared text compiles (an
+ * audit's "#define" of the MFMA builtin there, swapping A and B, passed every check). */
+static int header_code_line(const char *text, const char *end) {
+  int line = 1;
+  for (const char *c = text; c < end; line++) {
+    size_t n = strcspn(c, "\n");
+    if (n < 2 || c[0] != '/' || c[1] != '/' || c[n - 1] == '\\' || (n > 2 && c[n - 1] == '\r' && c[n - 2] == '\\'))
+      return line;
+    c += n + (c[n] == '\n');
+  }
+  return 0;
+}
+
 static void source_check(fsim_verify_report *r, const fsim_gemm_plan *p, const char *file) {
   static const char mark[] = "// flysim-schedule-end\n";
+  int bad_line = 0;
   char *text = NULL, *want = NULL;
   size_t len = 0, wlen = 0;
   fsim_err e;
@@ -610,8 +627,11 @@ static void source_check(fsim_verify_report *r, const fsim_gemm_plan *p, const c
   const char *got = st == FSIM_OK ? strstr(text, mark) : NULL, *exp = st == FSIM_OK ? strstr(want, mark) : NULL;
   if (st != FSIM_OK) {
     check(r, "source", 0, "the kernel of the file's schedule could not be emitted here: %s", e.msg);
-  } else if (got == NULL || exp == NULL) {
+  } else if (got == NULL || exp == NULL || (got != text && got[-1] != '\n')) {
     check(r, "source", 0, "the file has no '// flysim-schedule-end' line ending its header");
+  } else if ((bad_line = header_code_line(text, got)) > 0) {
+    check(r, "source", 0, "line %d, in the header, is not a '//' comment line: the header holds only comments (code "
+          "or a preprocessor line there would change the kernel where no check looks)", bad_line);
   } else {
     int line = 1;
     for (const char *c = text; c < got + sizeof mark - 1; c++) line += *c == '\n';

@@ -1280,6 +1280,14 @@ static char *edit_no_kernel(const char *t) {
 static char *edit_store(const char *t) {
   return tu_replace(t, "(col * M + row + 1) * CB", "(col * M + row + 0) * CB");
 }
+/* a preprocessor line in the header, before the compared text: it swaps the MFMA's A and B
+ * (an audit's edit that passed every check while only the text after the header was
+ * compared); its result is wrong, but nothing but the source check reads the header */
+static char *edit_header(const char *t) {
+  return tu_replace(t, "// Schedule from:",
+                    "#define __builtin_amdgcn_mfma_f32_32x32x16_bf16(a, b, c, x, y, z) "
+                    "__builtin_amdgcn_mfma_f32_32x32x16_bf16(b, a, c, x, y, z)\n// Schedule from:");
+}
 static char *edit_lds(const char *t) { return tu_replace(t, "lds_raw[LDS_BYTES]", "lds_raw[LDS_BYTES + 4096]"); }
 static char *edit_scratch(const char *t) {
   return tu_replace(t, "  acc_t acc[RM][RN];\n",
@@ -1387,6 +1395,7 @@ START_TEST(test_planted_faults) {
   ck_assert_msg(r.status == 0, "%s", r.err);
   tu_run_free(&r);
   planted(ragged, "store", edit_store, "source", NULL);
+  planted(ragged, "header", edit_header, "source", NULL);
 }
 END_TEST
 
