@@ -530,6 +530,41 @@ START_TEST(test_asm_reader) {
     ck_assert_int_eq(fsim_asm_parse(&k, text, "w.s", NULL, &e), FSIM_EINVAL);
     ck_assert_str_eq(e.msg, want);
   }
+  /* nor in the other spellings (strtol read 999 and -1 as they came, "null, 99999" as 34463) */
+  static const char *const other_waits[] = {"s_wait_loadcnt 999", "s_wait_kmcnt -1", "s_waitcnt_vmcnt null, 99999",
+                                            "s_waitcnt 0x7fffffffff", "s_wait_dscnt x", "s_wait_loadcnt_dscnt 0x4000"};
+  for (size_t i = 0; i < sizeof other_waits / sizeof other_waits[0]; i++) {
+    char text[200], want[200];
+    snprintf(text, sizeof text, "k:\n\t%s\n\ts_endpgm\n", other_waits[i]);
+    snprintf(want, sizeof want, "w.s:2: a wait count that is not a whole number from 0 to 63: %s", other_waits[i]);
+    fsim_err_clear(&e);
+    ck_assert_int_eq(fsim_asm_parse(&k, text, "w.s", NULL, &e), FSIM_EINVAL);
+    ck_assert_str_eq(e.msg, want);
+  }
+  /* an instruction the simulator would have to guess at (an audit's lines, each taken before) */
+  static const struct {
+    const char *line, *why;
+  } guessed[] = {
+      {"v_mfma_f32_16x16x32_bf16 a[0:3], v[0:3]", "expected D, A, B and C operands (D, A and B registers): "},
+      {"v_mfma_f32_16x16x32_bf16", "expected D, A, B and C operands (D, A and B registers): "},
+      {"global_load_dwordx4", "expected a data register and an address register: "},
+      {"ds_read_b128 v4", "expected a data register and an address register: "},
+      {"ds_read_b12 v1, v2", "the access width is not in the mnemonic (b32, b64, b128, dword, dwordx4, ...): "},
+      {"global_load_dwordx7 v[0:6], v[8:9], off",
+       "the access width is not in the mnemonic (b32, b64, b128, dword, dwordx4, ...): "},
+      {"ds_read_bogus v1, v2", "the access width is not in the mnemonic (b32, b64, b128, dword, dwordx4, ...): "},
+  };
+  for (size_t i = 0; i < sizeof guessed / sizeof guessed[0]; i++) {
+    char text[200], want[300];
+    snprintf(text, sizeof text, "k:\n\t%s\n\ts_endpgm\n", guessed[i].line);
+    snprintf(want, sizeof want, "g.s:2: %s%s", guessed[i].why, guessed[i].line);
+    fsim_err_clear(&e);
+    ck_assert_int_eq(fsim_asm_parse(&k, text, "g.s", NULL, &e), FSIM_EINVAL);
+    ck_assert_str_eq(e.msg, want);
+  }
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_asm_parse(&k, "k:\n.L1:\n\ts_nop 0\n.L1:\n\ts_endpgm\n", "l.s", NULL, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "l.s:4: a label defined twice (first on line 2): .L1");
   fsim_err_clear(&e);
   ck_assert_int_eq(fsim_asm_parse(&k, "k:\n\ts_waitcnt vmcnt(63) lgkmcnt(0)\n\ts_endpgm\n", "w.s", NULL, &e), FSIM_OK);
   ck_assert_int_eq(k.inst[0].vmcnt, 63);

@@ -25,6 +25,7 @@
 typedef struct label {
   char name[64];
   int inst;    /* the instruction the label precedes */
+  int line;
 } label;
 
 typedef struct pending {
@@ -145,7 +146,7 @@ static int operand_regs(const char *ops, fsim_asm_reg *regs, int max) {
 }
 
 /* Bytes per lane from the mnemonic's type suffix. */
-static int width_of(const char *mn) {
+static int width_in_name(const char *mn) {
   static const struct {
     const char *suffix;
     int bytes;
@@ -154,17 +155,25 @@ static int width_of(const char *mn) {
              {"short", 2},    {"ubyte", 1},    {"sbyte", 1},   {"u16", 2},   {"i16", 2},    {"u8", 1},
              {"i8", 1},       {"x2", 8},       {"f64", 8}};
   const char *best = NULL;
-  int bytes = 4;
+  int bytes = 0;
   /* the last matching suffix token in the mnemonic wins (ds_read_b64_tr_b16 is read first) */
   for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
     const char *p = strstr(mn, tab[i].suffix);
     while (p) {
-      int at_token = p > mn && p[-1] == '_';
+      /* a whole token: "_dwordx7" is no "dword" */
+      char after = p[strlen(tab[i].suffix)];
+      int at_token = p > mn && p[-1] == '_' && (after == '\0' || after == '_');
       if (at_token && (best == NULL || p < best)) best = p, bytes = tab[i].bytes;
       p = strstr(p + 1, tab[i].suffix);
     }
   }
   return bytes;
+}
+
+/* Bytes per lane: the type suffix's, else 4 (an atomic's u32, a format load's x). */
+static int width_of(const char *mn) {
+  int w = width_in_name(mn);
+  return w ? w : 4;
 }
 
 static int lds_width(const char *mn) {
@@ -189,7 +198,21 @@ static int wait_count(const char *ops, const char *name) {
   return *end == ')' && v <= 63 ? (int)v : -2;
 }
 
-/* A count it names that is not one is left at -2 (add_inst refuses the line). */
+/* s (blanks around it aside) as a whole number from 0 to max, written as C writes integers
+ * (0x.., 0..), or -2. */
+static int count_in(const char *s, long max) {
+  while (isspace((unsigned char)*s)) s++;
+  if (!isdigit((unsigned char)*s)) return -2;
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 0);
+  while (isspace((unsigned char)*end)) end++;
+  return errno == 0 && *end == '\0' && v <= max ? (int)v : -2;
+}
+
+/* A count it names that is not one is left at -2 (add_inst refuses the line): a count past the
+ * counter's 6 bits, a negative one or one that is not a number (they were read as whatever
+ * strtol made of them, "s_wait_kmcnt -1" as no wait). */
 static void parse_waitcnt(const char *mn, const char *ops, fsim_asm_inst *in) {
   in->vmcnt = in->lgkmcnt = -1;
   if (strcmp(mn, "s_waitcnt") == 0) {
@@ -198,25 +221,29 @@ static void parse_waitcnt(const char *mn, const char *ops, fsim_asm_inst *in) {
     if (in->vmcnt == -2 || in->lgkmcnt == -2) return;
     if (in->vmcnt < 0 && in->lgkmcnt < 0 && strchr(ops, '(') == NULL && *ops) {
       /* a raw immediate: gfx9 encoding, vmcnt [3:0]+[15:14], lgkmcnt [11:8] */
-      long v = strtol(ops, NULL, 0);
+      long v = count_in(ops, 0xffff);
+      if (v < 0) {
+        in->vmcnt = -2;
+        return;
+      }
       int vm = (int)((v & 0xf) | ((v >> 14) & 3) << 4), lg = (int)((v >> 8) & 0xf);
       if (vm != 63) in->vmcnt = vm;
       if (lg != 15) in->lgkmcnt = lg;
     }
     return;
   }
-  long v = strtol(ops, NULL, 0);
-  if (strcmp(mn, "s_wait_loadcnt") == 0 || strcmp(mn, "s_wait_storecnt") == 0) in->vmcnt = (int)v;
-  else if (strcmp(mn, "s_wait_dscnt") == 0 || strcmp(mn, "s_wait_kmcnt") == 0) in->lgkmcnt = (int)v;
+  if (strcmp(mn, "s_wait_loadcnt") == 0 || strcmp(mn, "s_wait_storecnt") == 0) in->vmcnt = count_in(ops, 63);
+  else if (strcmp(mn, "s_wait_dscnt") == 0 || strcmp(mn, "s_wait_kmcnt") == 0) in->lgkmcnt = count_in(ops, 63);
   else if (strcmp(mn, "s_wait_loadcnt_dscnt") == 0 || strcmp(mn, "s_wait_storecnt_dscnt") == 0) {
-    in->vmcnt = (int)((v >> 8) & 0x3f);
-    in->lgkmcnt = (int)(v & 0x3f);
+    int v = count_in(ops, 0x3f3f); /* the two counts in bits 13:8 and 5:0 */
+    in->vmcnt = v < 0 || (v & 0xc0c0) ? -2 : (v >> 8) & 0x3f;
+    in->lgkmcnt = v < 0 || (v & 0xc0c0) ? -2 : v & 0x3f;
   } else if (strcmp(mn, "s_waitcnt_vscnt") == 0 || strcmp(mn, "s_waitcnt_vmcnt") == 0) {
     const char *c = strchr(ops, ',');
-    in->vmcnt = (int)strtol(c ? c + 1 : ops, NULL, 0);
+    in->vmcnt = count_in(c ? c + 1 : ops, 63);
   } else if (strcmp(mn, "s_waitcnt_lgkmcnt") == 0) {
     const char *c = strchr(ops, ',');
-    in->lgkmcnt = (int)strtol(c ? c + 1 : ops, NULL, 0);
+    in->lgkmcnt = count_in(c ? c + 1 : ops, 63);
   }
 }
 
@@ -476,8 +503,17 @@ static fsim_status add_inst(parser *p, const char *text, int line) {
     if (s[L - 1] == ':') { /* a label */
       if (grow((void **)&p->labels, &p->labels_cap, p->nlabels + 1, sizeof *p->labels))
         return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
-      snprintf(p->labels[p->nlabels].name, sizeof p->labels[0].name, "%.*s", (int)(L - 1), s);
-      p->labels[p->nlabels++].inst = k->n;
+      label *lb = &p->labels[p->nlabels];
+      snprintf(lb->name, sizeof lb->name, "%.*s", (int)(L - 1), s);
+      for (int j = 0; j < p->nlabels; j++)
+        if (strcmp(p->labels[j].name, lb->name) == 0) {
+          char why[96];
+          snprintf(why, sizeof why, "a label defined twice (first on line %d): ", p->labels[j].line);
+          return perr(p, line, why, lb->name);
+        }
+      lb->inst = k->n;
+      lb->line = line;
+      p->nlabels++;
     }
     return FSIM_OK; /* a directive */
   }
@@ -501,6 +537,25 @@ static fsim_status add_inst(parser *p, const char *text, int line) {
   if (in->op == FSIM_OP_MFMA && strstr(in->mnemonic, "f8f6f4") && ((in->arg & 15) > 4 || (in->arg >> 4) > 4))
     return perr(p, line, "cbsz and blgp give A's and B's formats, from 0 (fp8) to 4 (fp4): ", ms);
   eval_operands(s, in);
+  /* what the simulator times is read from the line, not guessed: an audit's made-up
+   * ds_read_b12 and global_load_dwordx7 ran as 4-byte accesses, a load with no destination
+   * and an MFMA with neither B nor C as if they had them (and --print wrote them out as
+   * programs the wave-program reader refuses) */
+  {
+    const char *mn = in->mnemonic;
+    int lds = starts(mn, "ds_read") || starts(mn, "ds_load") || starts(mn, "ds_write") || starts(mn, "ds_store");
+    int vmem = (starts(mn, "buffer_") || starts(mn, "global_") || starts(mn, "flat_") || starts(mn, "scratch_")) &&
+               (strstr(mn, "_load") || strstr(mn, "_store")) && !strstr(mn, "atomic") && !strstr(mn, "format");
+    if ((lds || vmem) && width_in_name(mn) == 0)
+      return perr(p, line, "the access width is not in the mnemonic (b32, b64, b128, dword, dwordx4, ...): ", ms);
+    fsim_asm_reg regs[4];
+    if ((lds || (vmem && in->op != FSIM_OP_LOAD_LDS)) && operand_regs(s, regs, 4) < 2)
+      return perr(p, line, "expected a data register and an address register: ", ms);
+    fsim_asm_reg r;
+    if (in->op == FSIM_OP_MFMA &&
+        (in->nopnd < 4 || !operand_reg_at(s, 0, &r) || !operand_reg_at(s, 1, &r) || !operand_reg_at(s, 2, &r)))
+      return perr(p, line, "expected D, A, B and C operands (D, A and B registers): ", ms);
+  }
   p->addr[k->n] = addr;
   if (in->op == FSIM_OP_BRANCH && (starts(in->mnemonic, "s_branch") || starts(in->mnemonic, "s_cbranch"))) {
     if (grow((void **)&p->pend, &p->pend_cap, p->npend + 1, sizeof *p->pend))
