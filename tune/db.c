@@ -26,6 +26,7 @@ struct fsim_db {
   int empty; /* a reader of an SQLite file with no tables yet: no entries */
   int damaged; /* the last get or list failed on a damaged row (fsim_db_damaged) */
   int schema;  /* 1 (no compiled_us column: flysim before 0.4) or 2; 0 while unknown */
+  int batch;   /* 1: inside fsim_db_begin's transaction, each write a savepoint of it */
 };
 
 static void copy_text(char *dst, size_t n, const unsigned char *src) {
@@ -348,7 +349,12 @@ static fsim_status put(fsim_db *db, const fsim_db_entry *en, int keep_faster,
                        int (*overrule)(const fsim_db_entry *old, void *ctx), void *ctx, int *stored, fsim_err *e) {
   sqlite3_stmt *q = NULL;
   if (stored) *stored = 0;
-  if (sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK) return db_err(db, e, "cannot write");
+  /* in a batch, a savepoint: this write undone alone (its migration, when it stores nothing),
+   * the batch committed or rolled back whole */
+  const char *begin = db->batch ? "SAVEPOINT fsim_put;" : "BEGIN IMMEDIATE;";
+  const char *undo = db->batch ? "ROLLBACK TO fsim_put; RELEASE fsim_put;" : "ROLLBACK;";
+  const char *done = db->batch ? "RELEASE fsim_put;" : "COMMIT;";
+  if (sqlite3_exec(db->h, begin, NULL, NULL, NULL) != SQLITE_OK) return db_err(db, e, "cannot write");
   /* the schema as it is now (another writer may have migrated the file), and a schema-1 file
    * migrated by this write (undone below when the write changes nothing) */
   fsim_status mst = check_flysim(db, 0, e);
@@ -371,7 +377,7 @@ static fsim_status put(fsim_db *db, const fsim_db_entry *en, int keep_faster,
     }
   }
   if (mst != FSIM_OK) {
-    sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
+    sqlite3_exec(db->h, undo, NULL, NULL, NULL);
     if (migrated) db->schema = 1; /* the file is as it was */
     return mst;
   }
@@ -418,18 +424,40 @@ static fsim_status put(fsim_db *db, const fsim_db_entry *en, int keep_faster,
     /* nothing stored: a schema-1 file stays as it was (the migration is rolled back) */
     if (st == FSIM_OK && !changed && migrated) {
       sqlite3_finalize(q);
-      sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
+      sqlite3_exec(db->h, undo, NULL, NULL, NULL);
       db->schema = 1;
       return FSIM_OK;
     }
   }
   sqlite3_finalize(q);
-  if (st == FSIM_OK && sqlite3_exec(db->h, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) st = db_err(db, e, "cannot commit");
+  if (st == FSIM_OK && sqlite3_exec(db->h, done, NULL, NULL, NULL) != SQLITE_OK) st = db_err(db, e, "cannot commit");
   if (st != FSIM_OK) {
-    sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
+    sqlite3_exec(db->h, undo, NULL, NULL, NULL);
     if (migrated) db->schema = 1;
   }
   return st;
+}
+
+fsim_status fsim_db_begin(fsim_db *db, fsim_err *e) {
+  if (sqlite3_exec(db->h, "BEGIN IMMEDIATE;", NULL, NULL, NULL) != SQLITE_OK) return db_err(db, e, "cannot write");
+  db->batch = 1;
+  return FSIM_OK;
+}
+
+fsim_status fsim_db_commit(fsim_db *db, fsim_err *e) {
+  db->batch = 0;
+  if (sqlite3_exec(db->h, "COMMIT;", NULL, NULL, NULL) != SQLITE_OK) {
+    fsim_status st = db_err(db, e, "cannot commit");
+    sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
+    return st;
+  }
+  return FSIM_OK;
+}
+
+void fsim_db_rollback(fsim_db *db) {
+  if (db == NULL || !db->batch) return;
+  db->batch = 0;
+  sqlite3_exec(db->h, "ROLLBACK;", NULL, NULL, NULL);
 }
 
 fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, int *stored, fsim_err *e) {

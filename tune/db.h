@@ -35,6 +35,12 @@ void fsim_db_close(fsim_db *db);
  * is (compiled_us > 0), compiling slower where both are, simulating slower where neither is (a
  * search of part of the space must not replace a better winner, nor a simulated winner a
  * verified one).  *stored (may be NULL) is 1 when the entry was written. */
+/* A batch of writes in one transaction (a suite's winners: all stored or none, whenever the
+ * run is stopped): fsim_db_begin, the puts, then fsim_db_commit, or fsim_db_rollback to drop
+ * them all. */
+fsim_status fsim_db_begin(fsim_db *db, fsim_err *e);
+fsim_status fsim_db_commit(fsim_db *db, fsim_err *e);
+void fsim_db_rollback(fsim_db *db);
 fsim_status fsim_db_put(fsim_db *db, const fsim_db_entry *en, int keep_faster, int *stored, fsim_err *e);
 /* fsim_db_put with keep_faster, except that the stored entry is replaced whatever it is when
  * it is damaged or overrule(stored entry, ctx) says so (a config that is no longer legal):
