@@ -4,6 +4,7 @@
  * atom layouts, LDS within the limit, registers within budget. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +179,8 @@ int fsim_schedule_interleave_valid(const char *text, char *why, size_t n) {
     char *colon = strchr(t, ':');
     char *end = NULL;
     long cnt = colon ? strtol(colon + 1, &end, 10) : 0;
-    if (colon == NULL || end == colon + 1 || *end != '\0') {
+    /* digits alone, as every other count (strtol also took "+2" and " 2") */
+    if (colon == NULL || end == colon + 1 || *end != '\0' || !isdigit((unsigned char)colon[1])) {
       snprintf(why, n, "'%s': expected CLASS:COUNT (e.g. mfma:8)", t);
       return 0;
     }

@@ -216,7 +216,9 @@ fsim_status fsim_schedule_swizzle(const fsim_sched_operand *o, fsim_swizzle *out
   int b, m, s;
   char sep1, sep2, tail;
   /* B,M,S, or B:M:S as --config also takes it */
-  if (sscanf(o->swizzle, "%d%c%d%c%d%c", &b, &sep1, &m, &sep2, &s, &tail) != 5 || sep1 != sep2 ||
+  /* digits, and a '-' on S, as --config takes them (sscanf also took "+2, +4, +4") */
+  if (strpbrk(o->swizzle, "+ \t") != NULL ||
+      sscanf(o->swizzle, "%d%c%d%c%d%c", &b, &sep1, &m, &sep2, &s, &tail) != 5 || sep1 != sep2 ||
       (sep1 != ',' && sep1 != ':') || b < 0 || b > 10 || m < 0 || m > 10 || s < -10 || s > 10)
     return FSIM_ERR(e, FSIM_EINVAL, "[operand.%s] swizzle: '%s' is not 'none' or B,M,S (or B:M:S) with small integers",
                     o->id, o->swizzle);

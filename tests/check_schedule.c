@@ -538,6 +538,9 @@ START_TEST(test_legality_errors) {
        "[operand.A] swizzle: S<3,2,3> splits the 8-element accesses of this operand (M must be >= 3)"},
       {{{"swizzle = auto", "swizzle = 3,x"}},
        "[operand.A] swizzle: '3,x' is not 'none' or B,M,S (or B:M:S) with small integers"},
+      /* digits alone, as --config takes them (sscanf took the signs and blanks) */
+      {{{"swizzle = auto", "swizzle = +2, +4, +4"}},
+       "[operand.A] swizzle: '+2, +4, +4' is not 'none' or B,M,S (or B:M:S) with small integers"},
       /* an operand section the operator does not read */
       {{{"lds_read = ds_read_b128\n\n[operand.B]", "lds_read = ds_read_b128\n[operand.C]\nglobal_copy = x\n[operand.B]"}},
        "[operand.C] global_copy: gemm has no operand C (its operands: A and B)"},
@@ -583,6 +586,8 @@ START_TEST(test_legality_errors) {
        "[pipeline] interleave: 'mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1 dsrd:1 mfma:1': more than 8 groups"},
       {{{"stages = 2\n", "stages = 2\ninterleave = mfma:x\n"}},
        "[pipeline] interleave: 'mfma:x': expected CLASS:COUNT (e.g. mfma:8)"},
+      {{{"stages = 2\n", "stages = 2\ninterleave = vmem:+2 mfma:8\n"}},
+       "[pipeline] interleave: 'vmem:+2': expected CLASS:COUNT (e.g. mfma:8)"},
       /* the form is right, the count is not */
       {{{"stages = 2\n", "stages = 2\ninterleave = mfma:9999\n"}},
        "[pipeline] interleave: 'mfma:9999': the count is out of range [1, 1024]"},
