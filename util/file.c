@@ -356,6 +356,14 @@ fsim_status fsim_file_out_open(fsim_file_out *o, const char *path, fsim_err *e) 
                  __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED) * 40503u;
     snprintf(o->tmp, n, "%s.tmp%08x", o->target, r);
     fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == ENAMETOOLONG) {
+      /* a name of 244 to 255 bytes, which the suffix pushes past the folder's limit (an audit
+       * found such outputs refused): a short name in the same folder, for the same rename */
+      const char *slash = strrchr(o->target, '/');
+      int dir_len = slash ? (int)(slash - o->target) + 1 : 0;
+      snprintf(o->tmp, n, "%.*s.flysim-tmp%08x", dir_len, o->target, r);
+      fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    }
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd >= 0) pending_add(o->tmp);
