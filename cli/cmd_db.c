@@ -92,11 +92,34 @@ static void header(int aw) {
 }
 
 /* A stored arch key is the part's name, with its changed values in brackets (or its
- * fingerprint after '#') for what-if parts: --arch NAME lists them all, a what-if key only
- * itself. */
-static int arch_matches(const char *stored, const char *name) {
-  size_t l = strlen(name);
-  return strncmp(stored, name, l) == 0 && (stored[l] == '\0' || stored[l] == '[' || stored[l] == '#');
+ * fingerprint after '#') for what-if parts.  --arch NAME lists the part and its what-if
+ * variants: a shipped part ("mi355x"), every key of its name; a changed one ("mi355x[a=1]",
+ * an edited file), the keys of its name whose changes include all of its (its variants add
+ * more); one known by its fingerprint (a part file of another name, "mine#..."), every key
+ * of its name so known, as a variant's fingerprint does not tell whose it is (an audit found
+ * the variants of both left out).  With --set (exact), the key itself. */
+static int has_token(const char *list, size_t len, const char *tok, size_t tl) {
+  for (size_t i = 0; i + tl <= len; i++)
+    if ((i == 0 || list[i - 1] == ' ') && memcmp(list + i, tok, tl) == 0 && (i + tl == len || list[i + tl] == ' '))
+      return 1;
+  return 0;
+}
+
+static int arch_matches(const char *stored, const char *part, int exact) {
+  if (exact) return strcmp(stored, part) == 0;
+  size_t nl = strcspn(part, "[#");
+  if (strncmp(stored, part, nl) != 0 || (stored[nl] != '\0' && stored[nl] != '[' && stored[nl] != '#')) return 0;
+  if (part[nl] == '\0') return 1;
+  if (part[nl] == '#') return stored[nl] == '#';
+  if (stored[nl] != '[') return 0;
+  const char *pl = part + nl + 1, *sl = stored + nl + 1;
+  size_t plen = strcspn(pl, "]"), slen = strcspn(sl, "]");
+  for (size_t i = 0; i < plen;) {
+    size_t tl = strcspn(pl + i, " ]");
+    if (tl > 0 && !has_token(sl, slen, pl + i, tl)) return 0;
+    i += tl + 1;
+  }
+  return 1;
 }
 
 static int open_db(const char *path, fsim_db **db) {
@@ -223,13 +246,13 @@ int fsim_cmd_db(int argc, char **argv) {
   json_t *arr = json_array();
   int shown = 0, aw = 10;
   for (int i = 0; i < n; i++)
-    if ((!part || arch_matches(all[i].arch, part)) && (int)strlen(all[i].arch) > aw) aw = (int)strlen(all[i].arch);
+    if ((!part || arch_matches(all[i].arch, part, g.sets.n > 0)) && (int)strlen(all[i].arch) > aw) aw = (int)strlen(all[i].arch);
   if (!json && strcmp(verb, "list") == 0) {
     print_source(path, g.arch ? &g.a : NULL);
     header(aw);
   }
   for (int i = 0; i < n; i++) {
-    if (part && !arch_matches(all[i].arch, part)) continue;
+    if (part && !arch_matches(all[i].arch, part, g.sets.n > 0)) continue;
     shown++;
     if (json || strcmp(verb, "export") == 0) json_array_append_new(arr, entry_json(&all[i]));
     else entry_print(&all[i], aw);
