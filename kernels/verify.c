@@ -824,6 +824,28 @@ static void finish(fsim_verify_report *r, const char *dir, const fsim_verify_opt
   fsim_file_work_dir(NULL);
 }
 
+/* The line of the file (1-based) that sets key in [section] of the schedule embedded in its
+ * header ("// [section]", then "// key = ..."), or 0, so that an error in it names the line
+ * as `schedule check` does for a schedule file. */
+static int embedded_line(const char *text, const char *section, const char *key) {
+  const char *begin = strstr(text, "// flysim-schedule-begin\n");
+  if (begin == NULL) return 0;
+  int line = 1, in = 0;
+  for (const char *c = text; c < begin; c++) line += *c == '\n';
+  for (const char *c = begin; *c && strncmp(c, "// flysim-schedule-end", 22) != 0; line++) {
+    size_t n = strcspn(c, "\n");
+    if (n > 4 && strncmp(c, "// [", 4) == 0) {
+      in = strlen(section) == n - 5 && strncmp(c + 4, section, n - 5) == 0 && c[n - 1] == ']';
+    } else if (in && strncmp(c, "// ", 3) == 0 && strncmp(c + 3, key, strlen(key)) == 0) {
+      const char *q = c + 3 + strlen(key);
+      while (*q == ' ') q++;
+      if (*q == '=') return line;
+    }
+    c += n + (c[n] == '\n');
+  }
+  return 0;
+}
+
 fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_verify_opts *o, fsim_verify_report *r,
                              fsim_err *e) {
   memset(r, 0, sizeof *r);
@@ -855,7 +877,11 @@ fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_ve
                   path, part, h->overrides[0] ? h->overrides : "none", changes[0] ? changes : "none");
   if (st == FSIM_OK) {
     st = fsim_gemm_plan_make(p, &h->schedule, a, e);
-    if (st != FSIM_OK) fsim_err_prefix(e, "%s: the embedded schedule", path);
+    char sec[96], key[96];
+    int line = 0;
+    if (st != FSIM_OK && e && sscanf(e->msg, "[%95[^]]] %95[^: ]:", sec, key) == 2) line = embedded_line(text, sec, key);
+    if (st != FSIM_OK && line > 0) fsim_err_prefix(e, "%s:%d: the embedded schedule", path, line);
+    else if (st != FSIM_OK) fsim_err_prefix(e, "%s: the embedded schedule", path);
   }
   if (st == FSIM_OK) {
     char sw[2][24];

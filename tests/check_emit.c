@@ -241,6 +241,26 @@ START_TEST(test_header_errors) {
                    FSIM_EINVAL);
   ck_assert_msg(strncmp(e.msg, "d.hip:4:", 8) == 0, "%s", e.msg);
   free(h);
+  /* so does one found when verify builds the plan (it named no line) */
+  const char *k = tu_write_temp("", ".hip");
+  char args[1200], want[1300];
+  snprintf(args, sizeof args, "emit gemm 256x256x256 --arch mi355x --db /nonexistent --config "
+           "tile=32x32x256,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain -o %s", k);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  char *text = tu_read_file(k);
+  int line = tu_line_of(text, "\n// bm = 32\n") + 1;
+  char *bad = tu_replace(text, "\n// bm = 32\n", "\n// bm = 48\n");
+  const char *kb = tu_write_temp(bad, ".hip");
+  snprintf(args, sizeof args, "verify %s --arch mi355x", kb);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  snprintf(want, sizeof want, "flysim verify: %s:%d: the embedded schedule: [tile] bm: 48 is not a multiple of", kb, line);
+  ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0, "%s", r.err);
+  tu_run_free(&r);
+  free(text);
+  free(bad);
 }
 END_TEST
 
