@@ -810,7 +810,13 @@ static fsim_status verify_in(const char *file, const fsim_gemm_plan *p, const ch
 /* The work folder, which a run stopped by a signal removes too (unless --keep). */
 static fsim_status make_dir(char *dir, size_t n, const fsim_verify_opts *o, fsim_err *e) {
   const char *tmp = getenv("TMPDIR");
-  snprintf(dir, n, "%s/flysim-verify-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  /* the folder's files are named in buffers of the folder's size and a little more: a longer
+   * TMPDIR is said, not cut short (a cut one failed as "cannot make a work folder .../flysim-veri") */
+  if (strlen(tmp) + 64 > n)
+    return FSIM_ERR(e, FSIM_EINVAL, "TMPDIR: a folder name of %zu characters; the work folder's paths allow at most %zu",
+                    strlen(tmp), n - 64);
+  snprintf(dir, n, "%s/flysim-verify-XXXXXX", tmp);
   if (mkdtemp(dir) == NULL) return FSIM_ERR(e, FSIM_EIO, "cannot make a work folder %s: %s", dir, strerror(errno));
   if (!(o && o->keep)) fsim_file_work_dir(dir);
   return FSIM_OK;
