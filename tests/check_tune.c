@@ -2326,6 +2326,34 @@ START_TEST(test_cli_write_protected) {
   ck_assert_ptr_nonnull(strstr(made, "__global__"));
   free(made);
   ck_assert_int_eq(unlink(path), 0);
+  /* a database of flysim 0.1 (WAL mode) that its reader may not write: read, with no log or
+   * index left beside it, which would block its owner's next tune (an audit's) */
+  char wal[400];
+  snprintf(path, sizeof path, "%s/old.db", dir);
+  fsim_db *db;
+  fsim_err e;
+  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
+  fsim_db_entry en = entry("mi355x", 64, "c", 1.0);
+  ck_assert(fsim_db_put(db, &en, 0, NULL, &e) == FSIM_OK);
+  fsim_db_close(db);
+  sqlite3 *h;
+  ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL), SQLITE_OK);
+  sqlite3_close(h);
+  ck_assert_int_eq(chmod(path, 0444), 0);
+  snprintf(args, sizeof args, "db list --db %s --json", path);
+  r = tu_flysim_via(prefix, args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  ck_assert_int_eq(json_array_size(json_object_get(j, "entries")), 1);
+  json_decref(j);
+  tu_run_free(&r);
+  struct stat sb;
+  snprintf(wal, sizeof wal, "%s-wal", path);
+  ck_assert_msg(stat(wal, &sb) != 0, "%s left behind", wal);
+  snprintf(wal, sizeof wal, "%s-shm", path);
+  ck_assert_msg(stat(wal, &sb) != 0, "%s left behind", wal);
+  ck_assert_int_eq(unlink(path), 0);
   ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ctype.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -272,6 +273,35 @@ static fsim_status prepare_for_writing(fsim_db *db, fsim_err *e) {
   return st;
 }
 
+/* Whether path is an SQLite file in WAL mode (its header's read and write versions are 2, as
+ * flysim 0.1 left its files) with no log beside it holding writes the file lacks. */
+static int wal_without_log(const char *path) {
+  unsigned char h[20];
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return 0;
+  size_t n = fread(h, 1, sizeof h, f);
+  fclose(f);
+  if (n < sizeof h || memcmp(h, "SQLite format 3", 16) != 0 || h[18] != 2 || h[19] != 2) return 0;
+  char *log = sqlite3_mprintf("%s-wal", path);
+  struct stat sb;
+  int none = log != NULL && (stat(log, &sb) != 0 || sb.st_size == 0);
+  sqlite3_free(log);
+  return none;
+}
+
+/* path as an SQLite URI ("file:" and the path, bytes other than letters, digits and "/._-~"
+ * percent-encoded) with the query q. */
+static char *uri_of(const char *path, const char *q) {
+  size_t n = strlen(path);
+  char *u = sqlite3_malloc64(n * 3 + strlen(q) + 8);
+  if (u == NULL) return NULL;
+  char *w = u + sprintf(u, "file:");
+  for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+    w += isalnum(*c) || strchr("/._-~", *c) ? sprintf(w, "%c", *c) : sprintf(w, "%%%02X", *c);
+  sprintf(w, "?%s", q);
+  return u;
+}
+
 fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *e) {
   *out = NULL;
   fsim_status st = fsim_db_check_path(path, create, e);
@@ -287,6 +317,15 @@ fsim_status fsim_db_open(fsim_db **out, const char *path, int create, fsim_err *
   /* a name starting "file:" is a URI to SQLite where it is built to read them (Debian's is),
    * which would open another file than the one checked above: "./" keeps it a name */
   char *named = sqlite3_mprintf("%s%s", strncmp(path, "file:", 5) == 0 ? "./" : "", path);
+  /* a reader that may not write a WAL-mode file (flysim 0.1's) would still leave the log and
+   * index beside it, as its own (an audit found them then blocking the owner's tune, and
+   * a folder it may not write refusing the read): with nothing in a log to read, the file
+   * is read as it is, immutable, which makes no side files */
+  if (named != NULL && flags == SQLITE_OPEN_READONLY && wal_without_log(path)) {
+    sqlite3_free(named);
+    named = uri_of(path, "immutable=1");
+    flags |= SQLITE_OPEN_URI;
+  }
   int rc = named ? sqlite3_open_v2(named, &db->h, flags, NULL) : SQLITE_NOMEM;
   sqlite3_free(named);
   if (rc != SQLITE_OK) {
