@@ -42,19 +42,24 @@ static fsim_arch *load_arch(const char *name) {
   return x;
 }
 
-/* The plan of a TN bf16 GEMM under a complete config. */
-static fsim_gemm_plan *plan_of(const fsim_arch *a, long long m, long long n, long long k, const char *cfg) {
-  fsim_gemm_problem pr = {.op = FSIM_KOP_GEMM, .m = m, .n = n, .k = k, .groups = 1, .a = FSIM_DT_BF16,
-                          .b = FSIM_DT_BF16, .c = FSIM_DT_BF16, .layout = FSIM_LAYOUT_TN};
+/* The plan of a problem under a complete config (the caller frees it). */
+static fsim_gemm_plan *plan_of_problem(const fsim_arch *a, const fsim_gemm_problem *pr, const char *cfg) {
   fsim_gemm_config c;
   fsim_err e;
   fsim_err_clear(&e);
   ck_assert_msg(fsim_gemm_config_parse(cfg, &c, &e) == FSIM_OK, "%s", e.msg);
   fsim_schedule s;
-  ck_assert_msg(fsim_gemm_schedule_from(&pr, &c, a, &s, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_msg(fsim_gemm_schedule_from(pr, &c, a, &s, &e) == FSIM_OK, "%s", e.msg);
   fsim_gemm_plan *p = malloc(sizeof *p);
   ck_assert_msg(fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK, "%s", e.msg);
   return p;
+}
+
+/* The plan of a TN bf16 GEMM under a complete config. */
+static fsim_gemm_plan *plan_of(const fsim_arch *a, long long m, long long n, long long k, const char *cfg) {
+  fsim_gemm_problem pr = {.op = FSIM_KOP_GEMM, .m = m, .n = n, .k = k, .groups = 1, .a = FSIM_DT_BF16,
+                          .b = FSIM_DT_BF16, .c = FSIM_DT_BF16, .layout = FSIM_LAYOUT_TN};
+  return plan_of_problem(a, &pr, cfg);
 }
 
 static char *emit_text(const fsim_gemm_plan *p, fsim_emit_info *info) {
@@ -138,15 +143,8 @@ START_TEST(test_fp8_transposed_text) {
   fsim_arch *a = load_arch("mi355x");
   fsim_gemm_problem pr = {.op = FSIM_KOP_GEMM, .m = 512, .n = 512, .k = 512, .groups = 1, .a = FSIM_DT_FP8,
                           .b = FSIM_DT_FP8, .c = FSIM_DT_BF16, .layout = FSIM_LAYOUT_NN};
-  fsim_gemm_config c;
-  fsim_schedule s;
-  fsim_err e;
-  fsim_err_clear(&e);
-  ck_assert(fsim_gemm_config_parse("tile=128x128x128,waves=2x2,stages=2,mfma=32x32x64,splitk=1,path=direct,c=lds,"
-                                   "kind=plain", &c, &e) == FSIM_OK);
-  ck_assert_msg(fsim_gemm_schedule_from(&pr, &c, a, &s, &e) == FSIM_OK, "%s", e.msg);
-  fsim_gemm_plan *p = malloc(sizeof *p);
-  ck_assert_msg(fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK, "%s", e.msg);
+  fsim_gemm_plan *p = plan_of_problem(
+      a, &pr, "tile=128x128x128,waves=2x2,stages=2,mfma=32x32x64,splitk=1,path=direct,c=lds,kind=plain");
   fsim_emit_info info;
   char *text = emit_text(p, &info);
   ck_assert_ptr_nonnull(strstr(text, "__builtin_amdgcn_ds_read_tr8_b64_v2i32((lds_i32x2 *)(lds + LDS_A"));
@@ -166,15 +164,8 @@ START_TEST(test_read_slack) {
   fsim_arch *a = load_arch("mi355x");
   fsim_gemm_problem pr = {.op = FSIM_KOP_GEMM, .m = 7, .n = 300, .k = 64, .groups = 1, .a = FSIM_DT_BF16,
                           .b = FSIM_DT_BF16, .c = FSIM_DT_BF16, .layout = FSIM_LAYOUT_NN};
-  fsim_gemm_config c;
-  fsim_schedule s;
-  fsim_err e;
-  fsim_err_clear(&e);
-  ck_assert(fsim_gemm_config_parse("tile=16x16x64,waves=1x1,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,"
-                                   "kind=plain", &c, &e) == FSIM_OK);
-  ck_assert_msg(fsim_gemm_schedule_from(&pr, &c, a, &s, &e) == FSIM_OK, "%s", e.msg);
-  fsim_gemm_plan *p = malloc(sizeof *p);
-  ck_assert_msg(fsim_gemm_plan_make(p, &s, a, &e) == FSIM_OK, "%s", e.msg);
+  fsim_gemm_plan *p = plan_of_problem(
+      a, &pr, "tile=16x16x64,waves=1x1,stages=2,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain");
   fsim_emit_info info;
   char *text = emit_text(p, &info);
   /* A is 7 x 64 bf16, column k at byte 14 k: its last column starts at 882, and a 16-byte copy

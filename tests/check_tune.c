@@ -2330,12 +2330,7 @@ START_TEST(test_cli_write_protected) {
    * index left beside it, which would block its owner's next tune (an audit's) */
   char wal[400];
   snprintf(path, sizeof path, "%s/old.db", dir);
-  fsim_db *db;
-  fsim_err e;
-  ck_assert(fsim_db_open(&db, path, 1, &e) == FSIM_OK);
-  fsim_db_entry en = entry("mi355x", 64, "c", 1.0);
-  ck_assert(fsim_db_put(db, &en, 0, NULL, &e) == FSIM_OK);
-  fsim_db_close(db);
+  one_winner_db(path);
   sqlite3 *h;
   ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
   ck_assert_int_eq(sqlite3_exec(h, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL), SQLITE_OK);
