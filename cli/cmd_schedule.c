@@ -108,16 +108,23 @@ int fsim_cmd_schedule(int argc, char **argv) {
   fsim_err e;
   fsim_err_clear(&e);
   fsim_schedule s;
-  if (fsim_schedule_load(&s, file, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
-  if (strcmp(verb, "print") == 0) return json ? print_json(&s, file) : print_text(&s);
+  char *text = NULL; /* the file as read, to locate what the check finds */
+  if (fsim_schedule_load_keep(&s, file, &text, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+  if (strcmp(verb, "print") == 0) {
+    free(text);
+    return json ? print_json(&s, file) : print_text(&s);
+  }
   fsim_arch a;
   int rc = fsim_cli_load_arch(CMD, arch, &sets, &a);
-  if (rc) return rc;
-  fsim_sched_resources r;
-  if (fsim_schedule_check(&s, &a, &r, &e) != FSIM_OK) {
-    fsim_ini_err_locate(&e, file);
-    return fsim_cli_report(CMD, &e);
+  if (rc) {
+    free(text);
+    return rc;
   }
+  fsim_sched_resources r;
+  fsim_status cst = fsim_schedule_check(&s, &a, &r, &e);
+  if (cst != FSIM_OK) fsim_ini_err_locate_in(&e, file, text);
+  free(text);
+  if (cst != FSIM_OK) return fsim_cli_report(CMD, &e);
   if (json) {
     json_t *o = json_object();
     json_object_set_new(o, "produced_by", fsim_cli_provenance(&a));

@@ -129,7 +129,16 @@ static int type_flag(fsim_cli_gemm *g, const char *flag, const char *text, fsim_
   return 0;
 }
 
+static int finish_with(fsim_cli_gemm *g, char **text);
+
 int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
+  char *text = NULL; /* the schedule file as read, to locate what later checks find */
+  int rc = finish_with(g, &text);
+  free(text);
+  return rc;
+}
+
+static int finish_with(fsim_cli_gemm *g, char **text) {
   int rc = fsim_cli_load_arch(g->cmd, g->arch, &g->sets, &g->a);
   if (rc) return rc;
   fsim_gemm_problem *pr = &g->pr;
@@ -137,7 +146,7 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   fsim_err e;
   fsim_err_clear(&e);
   if (g->schedule_path && !g->config) {
-    if (fsim_schedule_load(&g->schedule, g->schedule_path, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);
+    if (fsim_schedule_load_keep(&g->schedule, g->schedule_path, text, &e) != FSIM_OK) return fsim_cli_report(g->cmd, &e);
     if (g->op_from_schedule) {
       g->op = (fsim_kop)g->schedule.op;
       if (!gemm_family(g->op))
@@ -182,7 +191,7 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   if (pr->c != FSIM_DT_BF16 && pr->c != FSIM_DT_F16 && pr->c != FSIM_DT_F32) {
     if (g->c_dtype) return fsim_cli_usage_error(g->cmd, "--c-dtype %s: the output is bf16, fp16 or f32", g->c_dtype);
     FSIM_ERR(&e, FSIM_EINVAL, "[problem] c_type %s: the output is bf16, fp16 or f32", fsim_dtype_name(pr->c));
-    fsim_ini_err_locate(&e, g->schedule_path ? g->schedule_path : "");
+    fsim_ini_err_locate_in(&e, g->schedule_path ? g->schedule_path : "", *text);
     return fsim_cli_report(g->cmd, &e);
   }
   if (g->layout) {
@@ -198,13 +207,13 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
   const int file_a = g->schedule_path && !g->dtype, file_b = file_a && !g->b_dtype;
   if (fsim_gemm_problem_check_as(pr, file_a ? "[problem] a_type" : "--dtype", file_b ? "[problem] b_type" : "--b-dtype",
                                  &e) != FSIM_OK) {
-    if (e.msg[0] == '[') fsim_ini_err_locate(&e, g->schedule_path);
+    if (e.msg[0] == '[') fsim_ini_err_locate_in(&e, g->schedule_path, *text);
     return fsim_cli_report(g->cmd, &e);
   }
   /* a shape that came from the file is named by its keys and lines */
   const int file_shape = g->schedule_path && g->m <= 0 && g->n <= 0 && g->k <= 0 && !g->groups_given;
   if (fsim_gemm_problem_fits_as(pr, &g->a, file_shape ? "[problem] m" : NULL, &e) != FSIM_OK) {
-    if (file_shape) fsim_ini_err_locate(&e, g->schedule_path);
+    if (file_shape) fsim_ini_err_locate_in(&e, g->schedule_path, *text);
     return fsim_cli_report(g->cmd, &e);
   }
   if (g->schedule_path) {
@@ -216,7 +225,7 @@ int fsim_cli_gemm_finish(fsim_cli_gemm *g) {
     char why[300];
     if (g->falls_back && !fsim_gemm_supported(pr, &g->a, why, sizeof why)) return 0;
     if (fsim_schedule_check(&g->schedule, &g->a, &r, &e) != FSIM_OK) {
-      fsim_ini_err_locate(&e, g->schedule_path);
+      fsim_ini_err_locate_in(&e, g->schedule_path, *text);
       return fsim_cli_report(g->cmd, &e);
     }
   }

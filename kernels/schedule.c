@@ -172,8 +172,12 @@ static void normalize(fsim_schedule *s) {
 }
 
 fsim_status fsim_schedule_load(fsim_schedule *s, const char *path, fsim_err *e) {
+  return fsim_schedule_load_keep(s, path, NULL, e);
+}
+
+fsim_status fsim_schedule_load_keep(fsim_schedule *s, const char *path, char **text, fsim_err *e) {
   fsim_schedule_defaults(s);
-  fsim_status st = fsim_ini_load(&sched_spec, s, path, e);
+  fsim_status st = fsim_ini_load_keep(&sched_spec, s, path, text, e);
   if (st == FSIM_OK) normalize(s);
   return st;
 }

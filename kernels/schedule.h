@@ -98,6 +98,9 @@ int fsim_gemm_layout_parse(const char *s, fsim_gemm_layout *out);
 /* Defaults for every optional key (what a file may leave out). */
 void fsim_schedule_defaults(fsim_schedule *s);
 fsim_status fsim_schedule_load(fsim_schedule *s, const char *path, fsim_err *e);
+/* The same, handing the file's text back in *text (the caller frees it) to locate the
+ * errors later checks find (fsim_ini_err_locate_in). */
+fsim_status fsim_schedule_load_keep(fsim_schedule *s, const char *path, char **text, fsim_err *e);
 fsim_status fsim_schedule_load_string(fsim_schedule *s, const char *text, const char *source, fsim_err *e);
 fsim_status fsim_schedule_write(const fsim_schedule *s, FILE *f, fsim_err *e);
 /* What fsim_schedule_write writes, as a string in *text (the caller frees it; NULL on error). */

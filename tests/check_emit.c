@@ -250,6 +250,17 @@ START_TEST(test_header_errors) {
   snprintf(want, sizeof want, "flysim verify: %s:%d: the embedded schedule: [tile] bm: 48 is not a multiple of", kb, line);
   ck_assert_msg(strncmp(r.err, want, strlen(want)) == 0, "%s", r.err);
   tu_run_free(&r);
+  /* a TMPDIR too long for the work folder's paths is said, not cut into a failing name */
+  char prefix[700];
+  memset(prefix, 0, sizeof prefix);
+  strcpy(prefix, "TMPDIR=/tmp/");
+  memset(prefix + 12, 'd', 480);
+  snprintf(args, sizeof args, "verify %s --arch mi355x", k);
+  r = tu_flysim_via(prefix, args);
+  ck_assert_int_eq(r.status, 2);
+  ck_assert_str_eq(r.err, "flysim verify: TMPDIR: a folder name of 485 characters; the work folder's paths allow at most "
+                          "448\n");
+  tu_run_free(&r);
   free(text);
   free(bad);
 }
@@ -573,6 +584,21 @@ START_TEST(test_asm_reader) {
     ck_assert_int_eq(fsim_asm_parse(&k, text, "g.s", NULL, &e), FSIM_EINVAL);
     ck_assert_str_eq(e.msg, want);
   }
+  /* and what clang writes is taken: byte stores (a review found "byte" missing from the
+   * widths), scratch with a constant address (gfx940 and gfx12's ST mode), addtid accesses */
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_asm_parse(&k,
+                               "k:\n\tglobal_store_byte v0, v1, s[0:1]\n\tscratch_store_dwordx4 off, v[2:5], off "
+                               "offset:16\n\tscratch_store_b128 off, v[1:4], off\n\tds_read_addtid_b32 v4\n"
+                               "\tbuffer_store_byte_d16_hi v1, v0, s[0:3], 0 offen\n\ts_endpgm\n",
+                               "ok.s", NULL, &e) == FSIM_OK,
+                "%s", e.msg);
+  ck_assert_int_eq(k.inst[0].width, 1);
+  ck_assert_int_eq(k.inst[1].width, 16);
+  ck_assert_int_eq(k.inst[2].width, 16);
+  ck_assert_int_eq(k.inst[3].width, 4);
+  ck_assert_int_eq(k.inst[4].width, 1);
+  fsim_asm_free(&k);
   fsim_err_clear(&e);
   ck_assert_int_eq(fsim_asm_parse(&k, "k:\n.L1:\n\ts_nop 0\n.L1:\n\ts_endpgm\n", "l.s", NULL, &e), FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "l.s:4: a label defined twice (first on line 2): .L1");

@@ -1982,6 +1982,20 @@ START_TEST(test_sim_assembly) {
   ck_assert_int_eq(json_integer_value(json_object_get(j, "wave_instructions")), 1 + 100 * 4 + 1);
   json_decref(j);
   tu_run_free(&t);
+  /* the whole value, however long (a copy cut at 255 characters read 254 zeros and "100" as
+   * 0, refused, and shorter cuts as other counts) */
+  {
+    char zeros[300];
+    memset(zeros, '0', 260);
+    zeros[260] = '\0';
+    snprintf(args, sizeof args, "sim %s --arch mi355x --trips %s100 --json", path, zeros);
+    t = tu_flysim(args);
+    ck_assert_msg(t.status == 0, "%s", t.err);
+    j = tu_json(&t);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "wave_instructions")), 1 + 100 * 4 + 1);
+    json_decref(j);
+    tu_run_free(&t);
+  }
   /* an atomic in assembly is a store marked atomic (timed where the part performs atomics) */
   const char *atom = tu_write_temp("\t.text\n\t.globl t\nt:\n\tglobal_atomic_pk_add_bf16 v[0:1], v2, off\n"
                                    "\tglobal_store_dword v[0:1], v2, off\n\ts_endpgm\n", ".s");

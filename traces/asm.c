@@ -152,8 +152,8 @@ static int width_in_name(const char *mn) {
     int bytes;
   } tab[] = {{"dwordx4", 16}, {"dwordx3", 12}, {"dwordx2", 8}, {"dword", 4}, {"b128", 16}, {"b96", 12},
              {"b64", 8},      {"b32", 4},      {"b16", 2},     {"b8", 1},    {"ushort", 2}, {"sshort", 2},
-             {"short", 2},    {"ubyte", 1},    {"sbyte", 1},   {"u16", 2},   {"i16", 2},    {"u8", 1},
-             {"i8", 1},       {"x2", 8},       {"f64", 8}};
+             {"short", 2},    {"ubyte", 1},    {"sbyte", 1},   {"byte", 1},  {"u16", 2},    {"i16", 2},
+             {"u8", 1},       {"i8", 1},       {"x2", 8},      {"f64", 8}};
   const char *best = NULL;
   int bytes = 0;
   /* the last matching suffix token in the mnemonic wins (ds_read_b64_tr_b16 is read first) */
@@ -505,12 +505,6 @@ static fsim_status add_inst(parser *p, const char *text, int line) {
         return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
       label *lb = &p->labels[p->nlabels];
       snprintf(lb->name, sizeof lb->name, "%.*s", (int)(L - 1), s);
-      for (int j = 0; j < p->nlabels; j++)
-        if (strcmp(p->labels[j].name, lb->name) == 0) {
-          char why[96];
-          snprintf(why, sizeof why, "a label defined twice (first on line %d): ", p->labels[j].line);
-          return perr(p, line, why, lb->name);
-        }
       lb->inst = k->n;
       lb->line = line;
       p->nlabels++;
@@ -548,9 +542,13 @@ static fsim_status add_inst(parser *p, const char *text, int line) {
                (strstr(mn, "_load") || strstr(mn, "_store")) && !strstr(mn, "atomic") && !strstr(mn, "format");
     if ((lds || vmem) && width_in_name(mn) == 0)
       return perr(p, line, "the access width is not in the mnemonic (b32, b64, b128, dword, dwordx4, ...): ", ms);
+    /* the data and the address; scratch's address may be a constant ("scratch_store_dwordx4
+     * off, v[2:5], off offset:16"), and an addtid access's is the lane's id */
     fsim_asm_reg regs[4];
-    if ((lds || (vmem && in->op != FSIM_OP_LOAD_LDS)) && operand_regs(s, regs, 4) < 2)
-      return perr(p, line, "expected a data register and an address register: ", ms);
+    int need = strstr(mn, "_addtid") || starts(mn, "scratch_") ? 1 : 2;
+    if ((lds || (vmem && in->op != FSIM_OP_LOAD_LDS)) && operand_regs(s, regs, 4) < need)
+      return perr(p, line, need == 1 ? "expected a data register: " : "expected a data register and an address register: ",
+                  ms);
     fsim_asm_reg r;
     if (in->op == FSIM_OP_MFMA &&
         (in->nopnd < 4 || !operand_reg_at(s, 0, &r) || !operand_reg_at(s, 1, &r) || !operand_reg_at(s, 2, &r)))
@@ -651,8 +649,23 @@ static void cfg_free(cfg *g) {
   free(g->stack);
 }
 
+static int label_cmp(const void *x, const void *y) {
+  const label *a = x, *b = y;
+  int c = strcmp(a->name, b->name);
+  return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
 static fsim_status resolve(parser *p) {
   fsim_asm_kernel *k = p->k;
+  /* the labels by name (then line): one defined twice is an error (it was taken, and a branch
+   * went to the first), and a branch finds its target by a binary search */
+  if (p->nlabels > 1) qsort(p->labels, (size_t)p->nlabels, sizeof *p->labels, label_cmp);
+  for (int j = 1; j < p->nlabels; j++)
+    if (strcmp(p->labels[j - 1].name, p->labels[j].name) == 0) {
+      char why[96];
+      snprintf(why, sizeof why, "a label defined twice (first on line %d): ", p->labels[j - 1].line);
+      return perr(p, p->labels[j].line, why, p->labels[j].name);
+    }
   for (int i = 0; i < p->npend; i++) {
     pending *pd = &p->pend[i];
     if (pd->inst >= k->n) continue; /* after the last s_endpgm */
@@ -662,8 +675,15 @@ static fsim_status resolve(parser *p) {
       for (int j = 0; j <= k->n && t < 0; j++)
         if (p->addr[j] == pd->addr) t = j;
     } else if (pd->label[0]) {
-      for (int j = 0; j < p->nlabels && t < 0; j++)
-        if (strcmp(p->labels[j].name, pd->label) == 0) t = p->labels[j].inst;
+      label key;
+      snprintf(key.name, sizeof key.name, "%s", pd->label);
+      int lo = 0, hi = p->nlabels; /* the first label not before key's name */
+      while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (strcmp(p->labels[mid].name, key.name) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < p->nlabels && strcmp(p->labels[lo].name, key.name) == 0) t = p->labels[lo].inst;
       if (t < 0) return perr(p, k->inst[pd->inst].line, "a branch to a label the kernel does not define: ", pd->label);
     }
     k->inst[pd->inst].target = t <= k->n ? t : -1;

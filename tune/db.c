@@ -290,12 +290,13 @@ static int wal_without_log(const char *path) {
 }
 
 /* path as an SQLite URI ("file:" and the path, bytes other than letters, digits and "/._-~"
- * percent-encoded) with the query q. */
+ * percent-encoded; an absolute path after an empty authority, "file://", so that "//tmp/x"
+ * is not read as the authority "tmp") with the query q. */
 static char *uri_of(const char *path, const char *q) {
   size_t n = strlen(path);
-  char *u = sqlite3_malloc64(n * 3 + strlen(q) + 8);
+  char *u = sqlite3_malloc64(n * 3 + strlen(q) + 10);
   if (u == NULL) return NULL;
-  char *w = u + sprintf(u, "file:");
+  char *w = u + sprintf(u, path[0] == '/' ? "file://" : "file:");
   for (const unsigned char *c = (const unsigned char *)path; *c; c++)
     w += isalnum(*c) || strchr("/._-~", *c) ? sprintf(w, "%c", *c) : sprintf(w, "%%%02X", *c);
   sprintf(w, "?%s", q);

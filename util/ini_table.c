@@ -501,7 +501,7 @@ static int handler(void *user, const char *section, const char *name, const char
   return 1;
 }
 
-static int key_line(const char *path, FILE *fp, const char *section, const char *key);
+static int key_line(const char *path, FILE *fp, const char *text, const char *section, const char *key);
 
 static fsim_status load_stream(const fsim_ini_spec *spec, void *base, FILE *fp, const char *path, fsim_err *e) {
   if (spec->nkeys > MAX_KEYS) return FSIM_ERR(e, FSIM_EINVAL, "internal: too many keys in an INI spec");
@@ -564,7 +564,7 @@ static fsim_status load_stream(const fsim_ini_spec *spec, void *base, FILE *fp, 
     if (spec->check(base, &sec, &key, why, sizeof why) != 0) {
       const fsim_ini_key *k = fsim_ini_find(spec, sec, key);
       int line = k && !group_of(spec, sec) ? st->key_line[k - spec->keys] : 0;
-      if (line == 0) line = key_line(path, st->fp, sec, key); /* a group's section ("mfma.ID"): found in the text */
+      if (line == 0) line = key_line(path, st->fp, NULL, sec, key); /* a group's section ("mfma.ID"): found in the text */
       rc = line > 0 ? FSIM_ERR(e, FSIM_EINVAL, "%s:%d: [%s] %s: %s", path, line, sec, key, why)
                     : FSIM_ERR(e, FSIM_EINVAL, "%s: [%s] %s: %s", path, sec, key, why);
       goto done;
@@ -575,38 +575,8 @@ done:
   return rc;
 }
 
-/* The files fsim_ini_load read last (a schedule, then the part it is checked on) and their
- * texts, so that an error found after the load (a schedule's checks in kernels/,
- * fsim_ini_err_locate) is located in what was read rather than by reading the file again: a
- * pipe (`<(...)`) holds nothing the second time, and a FIFO would block until someone wrote
- * it again (an audit found `schedule check` on a FIFO hung).  The command line loads its
- * files on one thread; the oldest text is freed as a new one comes in. */
-#define REMEMBERED 4
-static struct {
-  char *path, *text;
-} remembered[REMEMBERED];
-static int remembered_next;
-
-static void remember(const char *path, char *text) {
-  int i = remembered_next;
-  remembered_next = (i + 1) % REMEMBERED;
-  free(remembered[i].path);
-  free(remembered[i].text);
-  remembered[i].path = strdup(path);
-  remembered[i].text = text;
-}
-
-/* The text fsim_ini_load read from path most recently, or NULL. */
-static const char *remembered_text(const char *path) {
-  for (int k = 1; k <= REMEMBERED; k++) {
-    int i = (remembered_next - k + REMEMBERED) % REMEMBERED;
-    if (remembered[i].path != NULL && remembered[i].text != NULL && strcmp(remembered[i].path, path) == 0)
-      return remembered[i].text;
-  }
-  return NULL;
-}
-
-fsim_status fsim_ini_load(const fsim_ini_spec *spec, void *base, const char *path, fsim_err *e) {
+fsim_status fsim_ini_load_keep(const fsim_ini_spec *spec, void *base, const char *path, char **kept, fsim_err *e) {
+  if (kept) *kept = NULL;
   /* read whole, so that a NUL byte (which fgets would hide, inih then seeing a line cut
    * short) marks the file as binary before any line is parsed */
   char *text;
@@ -615,8 +585,13 @@ fsim_status fsim_ini_load(const fsim_ini_spec *spec, void *base, const char *pat
   if (st != FSIM_OK) return st;
   if (memchr(text, '\0', len) != NULL) st = FSIM_ERR(e, FSIM_EINVAL, "%s: not a text file", path);
   if (st == FSIM_OK) st = fsim_ini_load_string(spec, base, text, path, e);
-  remember(path, text);
+  if (kept && st == FSIM_OK) *kept = text;
+  else free(text);
   return st;
+}
+
+fsim_status fsim_ini_load(const fsim_ini_spec *spec, void *base, const char *path, fsim_err *e) {
+  return fsim_ini_load_keep(spec, base, path, NULL, e);
 }
 
 fsim_status fsim_ini_load_string(const fsim_ini_spec *spec, void *base, const char *text, const char *source,
@@ -757,28 +732,26 @@ static int locate_handler(void *user, const char *section, const char *name, con
 }
 
 /* The line that sets key in [section] (1-based), or 0: in the text fp reads (read again from
- * its start), else in the text fsim_ini_load read from path, else in path where it is a
- * regular file (one that reading cannot block on or drain). */
-static int key_line(const char *path, FILE *fp, const char *section, const char *key) {
+ * its start), else in text, else in path where it is a regular file (one that reading again
+ * cannot block on or find drained, as a FIFO or a pipe would). */
+static int key_line(const char *path, FILE *fp, const char *text, const char *section, const char *key) {
   locate_state l = {.section = section, .key = key};
   FILE *own = NULL;
   struct stat sb;
   if (fp != NULL && fseek(fp, 0, SEEK_SET) == 0) l.fp = fp;
-  else if (remembered_text(path) != NULL)
-    l.fp = own = fmemopen((void *)remembered_text(path), strlen(remembered_text(path)), "r");
-  else if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
-    l.fp = own = fopen(path, "r");
+  else if (text != NULL) l.fp = own = fmemopen((void *)text, strlen(text), "r");
+  else if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) l.fp = own = fopen(path, "r");
   if (l.fp == NULL) return 0;
   ini_parse_stream(locate_reader, &l, locate_handler, &l);
   if (own) fclose(own);
   return l.found;
 }
 
-void fsim_ini_err_locate(fsim_err *e, const char *path) {
+void fsim_ini_err_locate_in(fsim_err *e, const char *path, const char *text) {
   if (e == NULL) return;
   char section[96], key[96];
   int line = 0;
-  if (sscanf(e->msg, "[%95[^]]] %95[^: ]:", section, key) == 2) line = key_line(path, NULL, section, key);
+  if (sscanf(e->msg, "[%95[^]]] %95[^: ]:", section, key) == 2) line = key_line(path, NULL, text, section, key);
   if (line > 0)
     fsim_err_prefix(e, "%s:%d", path, line);
   else

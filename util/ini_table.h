@@ -78,6 +78,10 @@ const fsim_ini_key *fsim_ini_find(const fsim_ini_spec *spec, const char *section
 
 /* Reads path into base (which the caller zeroes or fills with defaults for optional keys). */
 fsim_status fsim_ini_load(const fsim_ini_spec *spec, void *base, const char *path, fsim_err *e);
+/* The same, handing the text read back in *kept on success (the caller frees it), so that
+ * an error found later is located in what was read (fsim_ini_err_locate_in), not by reading
+ * the file again: a pipe holds nothing the second time, and a FIFO blocks. */
+fsim_status fsim_ini_load_keep(const fsim_ini_spec *spec, void *base, const char *path, char **kept, fsim_err *e);
 /* The same for text in memory; source names it in messages. */
 fsim_status fsim_ini_load_string(const fsim_ini_spec *spec, void *base, const char *text, const char *source,
                                  fsim_err *e);
@@ -99,8 +103,10 @@ fsim_status fsim_ini_write(const fsim_ini_spec *spec, const void *base, FILE *f,
 
 /* Prefixes a message about a file's keys with where it is: "path:LINE" when the message
  * starts "[section] key:" and the file sets that key (its first setting), else "path".  For
- * checks that relate keys after loading, when the lines are no longer at hand. */
-void fsim_ini_err_locate(fsim_err *e, const char *path);
+ * checks that relate keys after loading, when the lines are no longer at hand: the line is
+ * found in text, the file's text as fsim_ini_load_keep read it (NULL: in path itself, where
+ * it is a regular file). */
+void fsim_ini_err_locate_in(fsim_err *e, const char *path, const char *text);
 
 /* Group element i of base, and the number in use. */
 void *fsim_ini_group_elem(const fsim_ini_group *g, void *base, int i);
