@@ -729,10 +729,14 @@ void fsim_arch_derive(const fsim_arch *a, fsim_arch_derived *d) {
     d->peak_flops_per_clk_per_cu[f64] = a->cu.valu_fp64_flops_per_clk;
   for (int ci = 0; ci < FSIM_PEAK_CLASS_COUNT; ci++)
     d->peak_tflops[ci] = d->peak_flops_per_clk_per_cu[ci] * to_tera;
-  /* what the simulator's bank array delivers (banks x bank_bytes a clock), so that a what-if of
-   * the banks moves the figure with the simulation; the shipped files' bytes_per_clk, the
-   * datasheet's, equals it (tests/check_arch.c) */
-  d->lds_tbps = (double)a->lds.banks * a->lds.bank_bytes * to_tera;
+  /* what the simulator's bank array delivers (banks x bank_bytes a clock), or its ports where
+   * they take less (port_bytes_per_clk on each of simds / simds_per_port ports; a what-if of
+   * 16 bytes a port measured a quarter of the banks' figure, an audit found), so that a what-if
+   * of either moves the figure with the simulation; the shipped files' bytes_per_clk, the
+   * datasheet's, equals both (tests/check_arch.c) */
+  double banks_bpc = (double)a->lds.banks * a->lds.bank_bytes;
+  double ports_bpc = (double)a->lds.port_bytes_per_clk * (a->cu.simds / a->lds.simds_per_port);
+  d->lds_tbps = (ports_bpc < banks_bpc ? ports_bpc : banks_bpc) * to_tera;
   d->l1_tbps = a->memory.l1_bytes_per_clk * to_tera;
   d->l2_tbps = (double)a->memory.l2_bytes_per_clk * a->memory.l2_channels * a->device.xcds *
                a->device.clock_ghz * 1e9 / 1e12;

@@ -78,7 +78,14 @@ START_TEST(test_derived_bandwidth) {
     load_ok(&a, parts[i]);
     ck_assert_msg(a.lds.bytes_per_clk == a.lds.banks * a.lds.bank_bytes, "%s: bytes_per_clk %d, banks x bank_bytes %d",
                   parts[i], a.lds.bytes_per_clk, a.lds.banks * a.lds.bank_bytes);
+    ck_assert_int_eq(a.lds.port_bytes_per_clk * (a.cu.simds / a.lds.simds_per_port), a.lds.bytes_per_clk);
   }
+  /* and the ports, where they take less (16 bytes a port: a quarter, as the simulator measures) */
+  load_ok(&a, "mi355x");
+  fsim_err pe;
+  ck_assert(fsim_arch_set(&a, "lds.port_bytes_per_clk=16", &pe) == FSIM_OK);
+  fsim_arch_derive(&a, &d);
+  ck_assert_within_1pct(d.lds_tbps, 157.3 / 4);
   /* a what-if of the banks moves the derived figure with the simulation */
   load_ok(&a, "mi355x");
   fsim_err e;
