@@ -1210,6 +1210,15 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
     return PERR(e, "tile", "split_k", "%d slices add %s partial sums in 4-byte pairs, but a C of %lldx%lld values (an "
                 "odd number) leaves its last value in a pair with the value past its end; use split_k = 1 or an even "
                 "M x N", s->split_k, fsim_dtype_name(s->c_type), s->m, s->n);
+  /* a grouped GEMM's workgroups have z = group x split_k + slice (the emitted kernel's
+   * split), and a wave program's addresses are linear in the workgroup's coordinates: its
+   * slices would each read K from 0 in another group's operands and add into another group's
+   * C (an audit found G = 1 reading C eight times over, unlike the plain GEMM).  Until the
+   * wave programs can split z, such plans are not offered. */
+  if (s->split_k > 1 && s->op == FSIM_KOP_GROUPED_GEMM)
+    return PERR(e, "tile", "split_k", "%d slices of a grouped GEMM are not simulated (the wave program's addresses are "
+                "linear in the workgroup's grid coordinates, and z would be group x %d + slice); use split_k = 1",
+                s->split_k, s->split_k);
   epilogue_costs(p, memo);
   xcd_tiles(p, occ.wgs_per_cu, memo);
   dram_reads(p, occ.wgs_per_cu, memo);

@@ -163,7 +163,9 @@ static void copy_addrs(gen *g, int o, int c, const char *loop_name, int first, i
   int64_t wg[3] = {0, 0, 0};
   wg[o == 0 ? 1 : 0] = mnstride;                      /* y = tile along M, x = tile along N */
   wg[2] = (int64_t)p->k_tiles * kstride;              /* z = K slice */
-  if (p->s.op == FSIM_KOP_GROUPED_GEMM) wg[2] = (o == 0 ? p->s.m : p->s.n) * (int64_t)op->ld * eb;
+  /* z = group: the next group's operand, as the emitted kernel's A_BYTES and B_BYTES (its
+   * M or N x K values: the row pitch times the rows was M x M for an M-contiguous A) */
+  if (p->s.op == FSIM_KOP_GROUPED_GEMM) wg[2] = (o == 0 ? p->s.m : p->s.n) * p->s.k * (int64_t)op->elem_bits / 8;
   int8_t lv[1] = {(int8_t)level};
   int32_t mod0[1] = {0}, ph[1] = {first};
   int64_t st[1] = {kstride};

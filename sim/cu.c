@@ -686,7 +686,13 @@ static inline __attribute__((always_inline)) void issue_op(fsim__gpu *g, fsim__c
                         fsim_op_name((fsim_op)op), "issue", t, t + dur);
   w->issued++;
   consume(g, w);
-  if (next > t + g->period) w->stall[FSIM_STALL_FIXED] += (double)(next - t - g->period);
+  if (next > t + g->period) {
+    w->stall[FSIM_STALL_FIXED] += (double)(next - t - g->period);
+    /* on the timeline too (a branch's extra cycles were counted and not drawn) */
+    if (g->timeline && cu->index == 0)
+      fsim__timeline_span(g, cu, (int)(w - cu->waves), FSIM__TL_STALL, fsim_stall_name(FSIM_STALL_FIXED), "stall",
+                          t + g->period, next);
+  }
   w->ready_at = op == FSIM_OP_BRANCH ? slot_align(g, s, next) : next; /* else t + period, a slot of s */
   if (op != FSIM_OP_BRANCH) block_next_try(g, cu, s, w, t);
 }

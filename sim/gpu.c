@@ -459,7 +459,7 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
     if (end > FSIM__CYCLE_LIMIT) {
       snprintf(g->fault, sizeof g->fault,
                "%s: the run reaches cycle %lld, past the %lld that the simulated caches' 31-bit time stamps allow "
-               "(a sampled run simulates a few iterations of the main loop)",
+               "(a sampled run shortens its main loop alone: the loops inside it still run in full)",
                g->wp->name, (long long)end, (long long)FSIM__CYCLE_LIMIT);
       rc = -2;
       break;

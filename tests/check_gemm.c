@@ -676,7 +676,11 @@ START_TEST(test_support_and_problem_errors) {
   ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
   ck_assert_int_eq(fsim_gemm_plan_make(&p, &s, &a, &e), FSIM_EINVAL);
   ck_assert_ptr_nonnull(strstr(e.msg, "[tile] split_k: 4 slices add bf16 partial sums in 4-byte pairs"));
-  pr.n = 36;
+  pr.n = 36; /* an even C: the pairs are whole, but a grouped GEMM's slices are not simulated */
+  ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
+  ck_assert_int_eq(fsim_gemm_plan_make(&p, &s, &a, &e), FSIM_EINVAL);
+  ck_assert_ptr_nonnull(strstr(e.msg, "[tile] split_k: 4 slices of a grouped GEMM are not simulated"));
+  pr.op = FSIM_KOP_GEMM; /* the plain GEMM of the shape takes them */
   ck_assert(fsim_gemm_schedule_from(&pr, &cfg, &a, &s, &e) == FSIM_OK);
   ck_assert(fsim_gemm_plan_make(&p, &s, &a, &e) == FSIM_OK);
   /* slices are whole K tiles: 7168 split 8 ways in 256-deep tiles is 7 slices of 4 tiles and

@@ -637,6 +637,36 @@ START_TEST(test_db_list_variants) {
 }
 END_TEST
 
+/* A grouped GEMM reads each group's operands once: the next group's A is M x K values on,
+ * whatever the layout (an M-contiguous A was placed M x M on, so groups overlapped and NN read
+ * less than A and B hold); its split-K, which the wave programs cannot address, is refused. */
+START_TEST(test_grouped_layouts) {
+  static const char *const layouts[] = {"TN", "NN", "NT", "TT"};
+  for (int i = 0; i < 4; i++) {
+    char args[600];
+    snprintf(args, sizeof args,
+             "predict grouped-gemm 256x512x512 --groups 3 --layout %s --arch mi355x --full --json --db /nonexistent "
+             "--config tile=128x128x64,waves=2x2,stages=2,mfma=32x32x16,splitk=1,path=registers,c=lds,remap=1,"
+             "groupm=0,kind=plain",
+             layouts[i]);
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_t *j = tu_json(&r);
+    json_t *v = json_object_get(json_object_get(json_object_get(j, "simulation"), "memory"), "hbm_read_bytes");
+    ck_assert_msg(v != NULL, "%s: no hbm_read_bytes", args);
+    ck_assert_int_eq(json_integer_value(v), 3 * (256 + 512) * 512 * 2);
+    json_decref(j);
+    tu_run_free(&r);
+  }
+  tu_expect_err("predict grouped-gemm 256x512x512 --groups 3 --arch mi355x --db /nonexistent --config "
+                "tile=128x128x64,waves=2x2,stages=2,mfma=32x32x16,splitk=2,path=registers,c=lds,kind=plain",
+                2,
+                "flysim predict: --config: [tile] split_k: 2 slices of a grouped GEMM are not simulated (the wave "
+                "program's addresses are linear in the workgroup's grid coordinates, and z would be group x 2 + "
+                "slice); use split_k = 1\n");
+}
+END_TEST
+
 START_TEST(test_db_damaged_rows) {
   static const struct {
     const char *sql, *why;
@@ -2961,6 +2991,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_file_out_pending);
   tcase_add_test(tc, test_cli_predict);
   tcase_add_test(tc, test_db_list_variants);
+  tcase_add_test(tc, test_grouped_layouts);
   tcase_add_test(tc, test_cli_errors);
   tcase_add_test(tc, test_cli_simulated_rows_and_dram);
   tcase_add_test(tc, test_model_more_work_not_much_faster);

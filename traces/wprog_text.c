@@ -765,7 +765,10 @@ fsim_status fsim_wprog_print(const fsim_wprog *wp, const fsim_arch *a, FILE *f, 
     /* linear form when it fits */
     int64_t s = wp->wave_size > 1 ? (int64_t)l->offset[1] - l->offset[0] : 0;
     int64_t ws = l->rows > 1 ? (int64_t)l->offset[wp->wave_size] - l->offset[0] : 0;
-    int linear = l->offset[0] == 0;
+    /* (within the ±2^24 the reader takes for the strides: a larger one is written as the table,
+     * which the reader takes whole; "linear 33554432" was written and then refused) */
+    const int64_t lim = INT64_C(1) << 24;
+    int linear = l->offset[0] == 0 && s >= -lim && s <= lim && ws >= -lim && ws <= lim;
     for (int r = 0; r < l->rows && linear; r++)
       for (int lane = 0; lane < wp->wave_size && linear; lane++)
         linear = l->offset[r * wp->wave_size + lane] == lane * s + r * ws;
