@@ -589,12 +589,6 @@ static void functional_check(fsim_verify_report *r, const fsim_gemm_plan *p) {
           (long long)c.first_col, c.first_got, c.first_want);
 }
 
-/* The header (its lines up to "// flysim-schedule-end") must be comments alone, and the file
- * after it (from the line after that: the sizes, index
- * math, kernel, host program and self-test) against what this flysim emits for the plan: the
- * functional check runs the plan's maps, and the address self-test sees the index functions and
- * constant tables but not every literal of the kernel, so an edited file (a store offset, a
- * table index, a size constant) could pass them both. */
 /* The first line from text up to end that is not a comment a compiler skips whole (starting
  * "//" and not ending in a backslash, which would splice the next line into it), 1-based, or
  * 0: the header is only such lines, so that nothing before the compared text compiles (an
@@ -610,6 +604,12 @@ static int header_code_line(const char *text, const char *end) {
   return 0;
 }
 
+/* The header (its lines up to "// flysim-schedule-end") must be comments alone, and the file
+ * after it (from the line after that: the sizes, index
+ * math, kernel, host program and self-test) against what this flysim emits for the plan: the
+ * functional check runs the plan's maps, and the address self-test sees the index functions and
+ * constant tables but not every literal of the kernel, so an edited file (a store offset, a
+ * table index, a size constant) could pass them both. */
 static void source_check(fsim_verify_report *r, const fsim_gemm_plan *p, const char *file) {
   static const char mark[] = "// flysim-schedule-end\n";
   int bad_line = 0;
