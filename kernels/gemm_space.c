@@ -264,7 +264,7 @@ double fsim_gemm_problem_bytes(const fsim_gemm_problem *pr) {
   double bytes = groups * ((double)pr->m * pr->k * fsim_dtype_bits(pr->a) + (double)pr->n * pr->k * fsim_dtype_bits(pr->b) +
                            (double)pr->m * pr->n * fsim_dtype_bits(pr->c)) / 8.0;
   if (pr->op == FSIM_KOP_SCALED_GEMM) /* one E8M0 scale per 32 values along K, for A and for B */
-    bytes += ((double)pr->m + pr->n) * (pr->k / 32.0);
+    bytes += ((double)pr->m + pr->n) * (double)((pr->k + 31) / 32); /* whole scales: a part-filled block has one */
   return bytes;
 }
 
@@ -348,12 +348,14 @@ static int mn_major_ok(const fsim_gemm_problem *pr, const fsim_arch *a, int o) {
 }
 
 int fsim_gemm_supported(const fsim_gemm_problem *pr, const fsim_arch *a, char *why, size_t n) {
-  if (pr->op == FSIM_KOP_SCALED_GEMM && pr->k % 128 != 0) {
-    snprintf(why, n, "scaled GEMM needs K to be a multiple of 128 (K = %lld); PyTorch falls back", pr->k);
-    return 0;
-  }
+  /* the part first: a K of whole 128s would not help a part without scaled MFMA (its reason
+   * was the K's, and the estimate a roofline, an audit found) */
   if (pr->op == FSIM_KOP_SCALED_GEMM && a->device.isa != FSIM_ISA_CDNA4) {
     snprintf(why, n, "%s has no scaled MFMA; PyTorch falls back", a->device.gfx);
+    return 0;
+  }
+  if (pr->op == FSIM_KOP_SCALED_GEMM && pr->k % 128 != 0) {
+    snprintf(why, n, "scaled GEMM needs K to be a multiple of 128 (K = %lld); PyTorch falls back", pr->k);
     return 0;
   }
   int ok_type = 0;

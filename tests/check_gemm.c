@@ -621,6 +621,8 @@ START_TEST(test_support_and_problem_errors) {
   pr.op = FSIM_KOP_SCALED_GEMM;
   ck_assert(!fsim_gemm_supported(&pr, &a, why, sizeof why));
   ck_assert_str_eq(why, "scaled GEMM needs K to be a multiple of 128 (K = 100); PyTorch falls back");
+  ck_assert(!fsim_gemm_supported(&pr, &old, why, sizeof why)); /* the part's reason comes first there */
+  ck_assert_str_eq(why, "gfx942 has no scaled MFMA; PyTorch falls back");
   pr.k = 256;
   ck_assert(fsim_gemm_supported(&pr, &a, why, sizeof why));
   ck_assert(!fsim_gemm_supported(&pr, &old, why, sizeof why));
