@@ -35,6 +35,18 @@ static void parse_ok(fsim_wprog *wp, const char *rel, const fsim_arch *a) {
   ck_assert_msg(fsim_wprog_parse_file(wp, tu_src_path(rel), a, &e) == FSIM_OK, "%s", e.msg);
 }
 
+/* wp in the text format (fsim_wprog_print); the caller frees it. */
+static char *printed(const fsim_wprog *wp, const fsim_arch *a) {
+  char *buf = NULL;
+  size_t n = 0;
+  FILE *f = open_memstream(&buf, &n);
+  fsim_err e;
+  ck_assert(f != NULL);
+  ck_assert_msg(fsim_wprog_print(wp, a, f, &e) == FSIM_OK, "%s", e.msg);
+  fclose(f);
+  return buf;
+}
+
 static fsim_sim_result sim_ok(const fsim_arch *a, const fsim_wprog *wp, const fsim_sim_opts *o) {
   fsim_sim_result r;
   fsim_err e;
@@ -1005,11 +1017,7 @@ START_TEST(test_atomics) {
   snprintf(text, sizeof text, "%s%s", head, cases[1].body);
   ck_assert(fsim_wprog_parse_string(&wp, text, "t", &a, &e) == FSIM_OK);
   ck_assert(wp.programs[0].inst[0].flags & FSIM_IF_ATOMIC);
-  char *buf = NULL;
-  size_t n = 0;
-  FILE *f = open_memstream(&buf, &n);
-  ck_assert(fsim_wprog_print(&wp, &a, f, &e) == FSIM_OK);
-  fclose(f);
+  char *buf = printed(&wp, &a);
   ck_assert_ptr_nonnull(strstr(buf, "store b32 atomic <-"));
   free(buf);
   fsim_wprog_free(&wp);
@@ -1093,16 +1101,10 @@ START_TEST(test_deterministic_and_roundtrip) {
   for (int i = 0; i < 4; i++) {
     fsim_wprog wp, wp2;
     parse_ok(&wp, files[i], &a);
-    char *buf = NULL, *buf2 = NULL;
-    size_t n = 0, n2 = 0;
-    FILE *f = open_memstream(&buf, &n);
     fsim_err e;
-    ck_assert(fsim_wprog_print(&wp, &a, f, &e) == FSIM_OK);
-    fclose(f);
+    char *buf = printed(&wp, &a);
     ck_assert_msg(fsim_wprog_parse_string(&wp2, buf, "printed", &a, &e) == FSIM_OK, "%s\n%s", e.msg, buf);
-    f = open_memstream(&buf2, &n2);
-    ck_assert(fsim_wprog_print(&wp2, &a, f, &e) == FSIM_OK);
-    fclose(f);
+    char *buf2 = printed(&wp2, &a);
     ck_assert_str_eq(buf, buf2);
     fsim_sim_result r1 = sim_ok(&a, &wp, NULL), r2 = sim_ok(&a, &wp2, NULL);
     ck_assert_int_eq(r1.cycles, r2.cycles);
@@ -1123,11 +1125,7 @@ START_TEST(test_deterministic_and_roundtrip) {
     fsim_wprog wp, wp2;
     fsim_err e;
     ck_assert_msg(fsim_wprog_parse_string(&wp, text, "big", &a, &e) == FSIM_OK, "%s", e.msg);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert(fsim_wprog_print(&wp, &a, f, &e) == FSIM_OK);
-    fclose(f);
+    char *buf = printed(&wp, &a);
     ck_assert_ptr_null(strstr(buf, "linear"));
     ck_assert_msg(fsim_wprog_parse_string(&wp2, buf, "printed", &a, &e) == FSIM_OK, "%s\n%s", e.msg, buf);
     ck_assert_int_eq(wp2.lanes[0].offset[63], 63 << 25);
