@@ -386,6 +386,43 @@ START_TEST(test_asm_scaled_formats_and_registers) {
 }
 END_TEST
 
+/* A loop over a kernel argument, as clang-22 lays out `for (k = 0; k < n; ++k)` at -O3 for
+ * gfx950: the guard jumps to the loop when n > 0 and falls through to the zero-trip path,
+ * which jumps past the loop.  The reader cannot decide n > 0; it used to take the fall-through
+ * and never run the loop, whatever --trips said (16 wave instructions at any trip count).
+ * Now the guard is taken: 7 instructions a trip, the loop's 7. */
+START_TEST(test_asm_loop_guard) {
+  static const char text[] =
+      "kern:\n\ts_load_dword s6, s[0:1], 0x10\n\ts_waitcnt lgkmcnt(0)\n\ts_cmp_gt_i32 s6, 0\n\ts_cbranch_scc1 .LBB0_2\n"
+      "\tv_mov_b32_e32 v1, 0\n\tv_mov_b64_e32 v[2:3], v[0:1]\n\ts_load_dwordx4 s[0:3], s[0:1], 0x0\n\tv_mov_b32_e32 v1, 0\n"
+      "\ts_cbranch_execz .LBB0_3\n\ts_branch .LBB0_6\n.LBB0_2:\n\ts_load_dwordx4 s[0:3], s[0:1], 0x0\n"
+      "\tv_mov_b32_e32 v1, 0\n.LBB0_3:\n\tv_lshlrev_b32_e32 v2, 2, v0\n\tv_mov_b32_e32 v3, v1\n\ts_waitcnt lgkmcnt(0)\n"
+      "\tv_lshl_add_u64 v[2:3], s[2:3], 0, v[2:3]\n\tv_mov_b32_e32 v4, 0\n\ts_mov_b64 s[2:3], 0x100\n.LBB0_4:\n"
+      "\tglobal_load_dword v5, v[2:3], off\n\ts_add_i32 s6, s6, -1\n\tv_lshl_add_u64 v[2:3], v[2:3], 0, s[2:3]\n"
+      "\ts_cmp_eq_u32 s6, 0\n\ts_waitcnt vmcnt(0)\n\tv_fmac_f32_e32 v4, 2.0, v5\n\ts_cbranch_scc0 .LBB0_4\n"
+      "\tv_mov_b64_e32 v[2:3], v[0:1]\n\tv_mov_b32_e32 v1, v4\n.LBB0_6:\n\ts_waitcnt lgkmcnt(0)\n\tv_mov_b32_e32 v4, s0\n"
+      "\tv_mov_b32_e32 v5, s1\n\tv_lshl_add_u64 v[2:3], v[2:3], 2, v[4:5]\n\tglobal_store_dword v[2:3], v1, off\n"
+      "\ts_endpgm\n";
+  const char *path = tu_write_temp(text, ".s");
+  long long insts[2];
+  for (int i = 0; i < 2; i++) {
+    char args[512];
+    snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %d --json", path, 100 * (i + 1));
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_t *j = tu_json(&r);
+    insts[i] = json_integer_value(json_object_get(j, "wave_instructions"));
+    json_t *as = json_object_get(j, "assembly");
+    ck_assert_int_eq(json_integer_value(json_object_get(as, "loop_guards")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(as, "branches_undecided")), 0);
+    json_decref(j);
+    tu_run_free(&r);
+  }
+  ck_assert_int_eq(insts[0], 720);
+  ck_assert_int_eq(insts[1] - insts[0], 700);
+}
+END_TEST
+
 /* Rounds whose cost per round is not yet steady go to the fallback (XCD 0's whole share at the
  * short trips): on MI300X this 32x128x64 tile on 2x1 waves, four rounds, adds 0.795 of the
  * share per round that the rounds' extrapolation needs (the check wanted 0.25 until
@@ -2397,6 +2434,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_audit_memory_faults);
   tcase_add_test(tc, test_host_cpus);
   tcase_add_test(tc, test_asm_scaled_formats_and_registers);
+  tcase_add_test(tc, test_asm_loop_guard);
   tcase_add_test(tc, test_sampled_unsteady_rounds);
   tcase_add_test(tc, test_sampled_trips_and_plan);
   tcase_add_test(tc, test_sampled_address_period);

@@ -1368,6 +1368,22 @@ static int keeps_loops(const fsim_asm_kernel *k, int from, int to) {
   return 1;
 }
 
+/* Whether an undecided conditional branch from `from` forward to `to` is the guard of a loop
+ * laid out past the zero-trip path, as clang lays out `for (k = 0; k < n; ++k)` with n a
+ * kernel argument: the fall-through (from + 1 .. to - 1) holds no loop and ends in an
+ * s_branch past a loop that starts at or after `to`.  The loop's trips are what --trips
+ * gives, so the reader enters it rather than take the zero-trip path. */
+static int guards_loop(const fsim_asm_kernel *k, int from, int to) {
+  if (to <= from + 1 || to > k->n) return 0;
+  const fsim_asm_inst *last = &k->inst[to - 1];
+  if (!is_uncond(last) || last->target <= to) return 0;
+  for (int l = 0; l < k->nloops; l++)
+    if (k->loops[l].begin > from && k->loops[l].begin < to) return 0;
+  for (int l = 0; l < k->nloops; l++)
+    if (k->loops[l].begin >= to && k->loops[l].end < last->target) return 1;
+  return 0;
+}
+
 /* A wave's path: instruction indices, with loop markers. */
 #define PATH_BEGIN(l) (-1 - (l))
 #define PATH_END(l) (-1 - FSIM_ASM_MAX_LOOPS - (l))
@@ -1382,7 +1398,7 @@ static int path_add(path *p, int x) {
   return 0;
 }
 
-enum { BR_DECIDED = 1, BR_UNDECIDED = 2, BR_STRAIGHT = 4, BR_EXIT = 8, BR_ENTER = 16 };
+enum { BR_DECIDED = 1, BR_UNDECIDED = 2, BR_STRAIGHT = 4, BR_EXIT = 8, BR_ENTER = 16, BR_GUARD = 32 };
 
 /* Walks the code as wave `wave` of the workgroup would (asm.h). */
 static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path *pa, uint8_t *br, fsim_err *e) {
@@ -1429,11 +1445,16 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
        * but the last does */
       int leaves = 0;
       for (int q = 0; q < sp; q++) leaves |= in->target < 0 || !in_loop(k, stack[q], in->target);
-      br[pc] |= leaves ? BR_EXIT : BR_UNDECIDED;
-      pc++;
-      continue;
+      if (!leaves && guards_loop(k, pc, in->target)) {
+        br[pc] |= BR_GUARD; /* taken, into the guarded loop */
+      } else {
+        br[pc] |= leaves ? BR_EXIT : BR_UNDECIDED;
+        pc++;
+        continue;
+      }
+    } else if (!is_uncond(in)) {
+      br[pc] |= BR_DECIDED;
     }
-    if (!is_uncond(in)) br[pc] |= BR_DECIDED;
     if (!taken) {
       pc++;
       continue;
@@ -1757,6 +1778,7 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
     if (br[i] & BR_STRAIGHT) info->branches_kept_straight++;
     if (br[i] & BR_EXIT) info->loop_exits++;
     if (br[i] & BR_ENTER) info->loops_entered_midway++;
+    if (br[i] & BR_GUARD) info->loop_guards++;
   }
   info->paths = npaths;
   int nprog = npaths > 0 ? npaths : 1, fallback = 0;

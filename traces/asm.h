@@ -156,6 +156,9 @@ typedef struct fsim_asm_wprog_info {
                                  falling through */
   int loops_entered_midway;   /* branches into the middle of a loop (rotated loops), read as
                                  falling through to the loop's top */
+  int loop_guards;         /* branches whose condition is unknown that guard a loop laid out past
+                              the zero-trip path (a loop over a kernel argument), read as taken:
+                              the loop runs its --trips */
   int wave_path_differs;   /* waves whose path puts them with other waves than the template's
                               wave-to-program map does (0 when they agree) */
   int setprio_fallback;    /* 1: drop_setprio_for_second_half was applied */
