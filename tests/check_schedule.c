@@ -630,14 +630,44 @@ START_TEST(test_legality_errors) {
   /* The other operators' legality errors. */
   char *att = tu_read_file(tu_src_path("kernels/schedules/flash_attn_fwd_gfx950.sched"));
   static const struct {
-    edit ed[2];
+    edit ed[3];
     const char *msg;
   } abad[] = {
       {{{"stages = 2", "stages = 3"}, {"head_split = 2", "head_split = 1"}},
        "[pipeline] stages: 3 stages of 64x256 K and V tiles need 196608 bytes of LDS, more than 163840"},
       {{{"bm = 256", "bm = 128"}}, "[tile] bm: 16 rows per wave are not a multiple of the atom's M = 32"},
       {{{"atom2 = v_mfma_f32_32x32x16_bf16", "atom2 = v_mfma_f32_16x16x32_f16"}},
-       "[mma] atom2: v_mfma_f32_16x16x32_f16 multiplies f16, the problem is bf16"},
+       "[mma] atom2: v_mfma_f32_16x16x32_f16 multiplies f16 x f16, the problem is bf16 x bf16"},
+      /* an audit (2026-12-02) found these passed: B's type, the P*V atom's M, ping-pong's
+       * rules, the read atoms and tile orders, padding, and Q copied into an LDS stage the
+       * budget does not hold */
+      {{{"a_type = bf16", "a_type = fp8"},
+        {"atom = v_mfma_f32_32x32x16_bf16\n", "atom = v_mfma_scale_f32_16x16x128_f8f6f4.fp8_fp4\n"}},
+       "[mma] atom: v_mfma_scale_f32_16x16x128_f8f6f4.fp8_fp4 multiplies fp8 x fp4, the problem is fp8 x fp8"},
+      {{{"bm = 256", "bm = 128"}, {"atom = v_mfma_f32_32x32x16_bf16\n", "atom = v_mfma_f32_16x16x32_bf16\n"}},
+       "[tile] bm: 16 rows per wave are not a multiple of the P*V atom's M = 32"},
+      {{{"kind = dual-wave", "kind = pingpong"}, {"stages = 2", "stages = 1"}},
+       "[pipeline] stages: ping-pong needs two or more stages: one group copies the next tile while the other still "
+       "reads this one"},
+      {{{"kind = dual-wave", "kind = pingpong"}},
+       "[pipeline] interleave: 'mfma:8 vmem:1 dsrd:2': interleave hints order a plain step; ping-pong runs its step in "
+       "phases of reads and MFMAs"},
+      {{{"kind = dual-wave", "kind = pingpong"}, {"waves_m = 8", "waves_m = 3"}, {"bm = 256", "bm = 96"}},
+       "[pipeline] kind: a two-group pipeline needs an even number of waves, not 3"},
+      {{{"lds_read = ds_read_b128", "lds_read = ds_read_b64_tr_b16"}},
+       "[operand.K] lds_read: ds_read_b64_tr_b16 reads an mn-major tile; this one is k-major"},
+      {{{"lds_major = mn-major", "lds_major = k-major"}},
+       "[operand.V] lds_major: V's rows are contiguous along head_dim, the P*V product's N, and copies keep that "
+       "order: use mn-major"},
+      {{{"lds_read = ds_read_b64_tr_b16", "lds_read = ds_read_b128"}},
+       "[operand.V] lds_read: an mn-major tile needs a transposing read (ds_read_b64_tr_b16, ds_read_b64_tr_b8) or "
+       "one element per read; ds_read_b128 reads 16 bytes"},
+      {{{"swizzle = 3,3,3", "swizzle = none\nlds_pad = 8"}},
+       "[operand.K] lds_pad: direct-to-LDS copies write consecutive addresses; padding needs path registers"},
+      {{{"lds_read = ds_read_b128", "lds_read = none"}}, "[operand.K] lds_read: K is read from LDS: give its read atom"},
+      {{{"global_copy = buffer_load_dwordx4\npath = registers", "global_copy = buffer_load_lds_dwordx4\npath = direct"}},
+       "[operand.Q] path: Q is kept in registers; a direct-to-LDS copy writes an LDS stage it does not have: use "
+       "registers"},
       /* swizzle and store were checked for GEMMs only until an audit (2026-11-30) */
       {{{"store = buffer_store_dwordx4", "store = abc"}}, "[epilogue] store: 'abc' is not a store atom"},
       {{{"store = buffer_store_dwordx4", "store = ds_read_b128"}}, "[epilogue] store: 'ds_read_b128' is not a store atom"},
@@ -647,13 +677,29 @@ START_TEST(test_legality_errors) {
       {{{"swizzle = 3,3,3", "swizzle = auto"}}, "[operand.K] swizzle: 'auto' is for GEMM schedules; give 'none' or B,M,S"},
   };
   for (size_t i = 0; i < sizeof abad / sizeof abad[0]; i++) {
-    text = edited(att, abad[i].ed, 2);
+    text = edited(att, abad[i].ed, 3);
     load_text(&s, text);
     fsim_err_clear(&e);
     ck_assert_int_eq(fsim_schedule_check(&s, &a, &r, &e), FSIM_EINVAL);
     ck_assert_str_eq(e.msg, abad[i].msg);
     free(text);
   }
+  /* K and V through registers, padded by one 16-byte access a row: bn rows of 128 + 8 values each */
+  text = tu_replace(att, "swizzle = 3,3,3", "swizzle = none");
+  for (int k = 0; k < 2; k++) {
+    char *t2 = tu_replace(text, "buffer_load_lds_dwordx4\npath = direct", "buffer_load_dwordx4\npath = registers");
+    free(text);
+    text = t2;
+  }
+  char *t3 = tu_replace(text, "lds_read = ds_read_b128", "lds_read = ds_read_b128\nlds_pad = 8");
+  free(text);
+  text = tu_replace(t3, "lds_read = ds_read_b64_tr_b16", "lds_read = ds_read_b64_tr_b16\nlds_pad = 8");
+  free(t3);
+  load_text(&s, text);
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_schedule_check(&s, &a, &r, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(r.lds_bytes, 2LL * 64 * (2 * 128 + 8 + 8) * 2);
+  free(text);
   free(att);
   char *norm = tu_read_file(tu_src_path("kernels/schedules/rmsnorm.sched"));
   edit nb[] = {{"cols = 8192", "cols = 131072"}};
@@ -684,7 +730,36 @@ START_TEST(test_legality_errors) {
   ck_assert_msg(fsim_schedule_check(&s, &a, &r, &e) == FSIM_OK, "%s", e.msg);
   ck_assert_int_eq(r.lds_bytes, 8192 / 2);
   free(text);
+  /* the cached row's padding takes LDS too (it was left out) */
+  edit np[] = {{"lds_read = ds_read_b128", "lds_read = ds_read_b128\nlds_pad = 8"}};
+  text = edited(norm, np, 1);
+  load_text(&s, text);
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_schedule_check(&s, &a, &r, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(r.lds_bytes, (8192 + 8) * 2);
+  free(text);
   free(norm);
+  /* TopK keeps its rows in registers: a direct-to-LDS copy had nowhere to go (LDS 0); and
+   * the register estimate names the key that overflows it (it named vec for topk's terms) */
+  char *topk = tu_read_file(tu_src_path("kernels/schedules/topk_small.sched"));
+  static const struct {
+    edit ed[2];
+    const char *msg;
+  } tbad[] = {
+      {{{"global_copy = buffer_load_dwordx4", "global_copy = buffer_load_lds_dwordx4"}, {"path = registers", "path = direct"}},
+       "[operand.X] path: TopK keeps its rows in registers; a direct-to-LDS copy writes an LDS stage it does not have: "
+       "use registers"},
+      {{{"topk = 8", "topk = 128"}}, "[problem] topk: an estimated 304 VGPRs (2 x vec 16 + 2 x topk 128 + 16) exceed 256"},
+  };
+  for (size_t i = 0; i < sizeof tbad / sizeof tbad[0]; i++) {
+    text = edited(topk, tbad[i].ed, 2);
+    load_text(&s, text);
+    fsim_err_clear(&e);
+    ck_assert_int_eq(fsim_schedule_check(&s, &a, &r, &e), FSIM_EINVAL);
+    ck_assert_str_eq(e.msg, tbad[i].msg);
+    free(text);
+  }
+  free(topk);
 }
 END_TEST
 
