@@ -51,10 +51,12 @@ static int print_json(const fsim_schedule *s, const char *file) {
       json_object_set_new(sections, line + 1, cur);
       continue;
     }
-    char *eq = strstr(line, " = ");
+    /* "key = value", or "key =;value" for a value that starts with ';' (which the reader
+     * would take for a comment after a blank; util/ini_table.c, write_pair) */
+    char *eq = strstr(line, " =");
     if (cur == NULL || eq == NULL) continue;
     *eq = '\0';
-    const char *v = eq + 3;
+    const char *v = eq[2] == ' ' ? eq + 3 : eq + 2;
     /* numbers for numeric keys only: a name of digits stays text ("0042") */
     const fsim_ini_key *k = fsim_ini_find(fsim_schedule_spec(), sec, line);
     if (k == NULL && strchr(sec, '.') != NULL) {
