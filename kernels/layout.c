@@ -148,11 +148,12 @@ static int range_ok(const fsim_layout *l) {
   int64_t size = 1, hi = 0, lo = 0;
   for (int k = 0; k < l->nleaf; k++) {
     int64_t span;
+    if (l->stride[k] == INT64_MIN) return 0; /* -2^63 has no positive twin: the parser cannot read it back */
     if (__builtin_mul_overflow(size, l->shape[k], &size)) return 0;
     if (__builtin_mul_overflow(l->shape[k] - 1, l->stride[k], &span)) return 0;
     if (span > 0 ? __builtin_add_overflow(hi, span, &hi) : __builtin_add_overflow(lo, span, &lo)) return 0;
   }
-  return hi < INT64_MAX; /* the cosize, hi + 1, fits too */
+  return hi < INT64_MAX && lo > INT64_MIN; /* the cosize, hi + 1, fits too; and the offsets mirror */
 }
 
 /* Finishes a result: capacity, depth and range checks, then copies it out. */
@@ -599,8 +600,22 @@ static int flat_x(const fsim_layout *a, int64_t *s, int64_t *d) {
  * span[k].  Returns 0, or -1 with why filled. */
 static int compose_leaf(lbuild *b, const int64_t *as, const int64_t *ad, int na, int64_t s, int64_t d, int64_t *span,
                         char *why, size_t nwhy) {
-  if (d == 0 || s == 1) { /* a(0) == 0: a constant mode, or a single element */
+  if (d == 0 || (s == 1 && d < 0)) { /* a(0) == 0: a constant mode */
     lb_leaf(b, s, 0);
+    return 0;
+  }
+  if (s == 1) {
+    /* a single element, at a(0) == 0; its stride is where the next one would be, a(d) (the
+     * last mode of a taking the rest), as CuTe gives rhs_stride * lhs_stride for a one-mode a.
+     * It was 0, and a later composition that runs the index on past the mode's size then
+     * broke associativity: (8:1 o 1:1) o 4:1 was 4:0, 8:1 o (1:1 o 4:1) 4:1 */
+    int64_t rem = d, v = 0, t;
+    for (int k = 0; k < na - 1; k++) {
+      if (__builtin_mul_overflow(rem % as[k], ad[k], &t) || __builtin_add_overflow(v, t, &v)) goto overflow;
+      rem /= as[k];
+    }
+    if (__builtin_mul_overflow(rem, ad[na - 1], &t) || __builtin_add_overflow(v, t, &v)) goto overflow;
+    lb_leaf(b, 1, v);
     return 0;
   }
   if (d < 0) {
@@ -745,9 +760,13 @@ fsim_status fsim_layout_complement(fsim_layout *out, const fsim_layout *l, int64
   int m = 0;
   int64_t cur = 1; /* the extent covered so far */
   for (int i = 0; i < n; i++) {
+    /* the modes below reach past this stride: they interleave with this mode (the layout may
+     * still be injective, (2,2):(2,3) is: 0 2 3 5), so no layout fills the gaps */
     if (d[i] < cur)
-      return FSIM_ERR(e, FSIM_EINVAL, "%s: the layout is not injective (stride %lld overlaps the modes below it)",
-                      describe(what, sizeof what, "complement", l, NULL), (long long)d[i]);
+      return FSIM_ERR(e, FSIM_EINVAL,
+                      "%s: no complement exists: stride %lld lies inside the extent %lld of the modes below it (they "
+                      "overlap or interleave)",
+                      describe(what, sizeof what, "complement", l, NULL), (long long)d[i], (long long)cur);
     if (d[i] % cur != 0)
       return FSIM_ERR(e, FSIM_EINVAL,
                       "%s: no complement exists: stride %lld is not a multiple of %lld, the extent of the "
@@ -1201,10 +1220,12 @@ int64_t fsim_composed_size(const fsim_composed_layout *c) { return fsim_layout_s
 
 int64_t fsim_composed_cosize(const fsim_composed_layout *c) {
   if (c->sw.ymask == 0) return c->offset + fsim_layout_cosize(&c->layout); /* no swizzle: no need to evaluate */
-  int64_t n = fsim_layout_size(&c->layout), hi = -1;
+  /* 1 + the largest value, as without a swizzle (it started from -1, so values all below zero
+   * gave 0 swizzled and their own cosize unswizzled) */
+  int64_t n = fsim_layout_size(&c->layout), hi = INT64_MIN;
   for (int64_t i = 0; i < n; i++) {
     int64_t v = fsim_composed_eval(c, i);
     if (v > hi) hi = v;
   }
-  return hi + 1;
+  return n > 0 ? hi + 1 : 0;
 }

@@ -511,8 +511,27 @@ START_TEST(test_expression_errors) {
              "expression 'complement((2,2):(1,3),12)': position 1: complement((2,2):(1,3)): no complement exists: "
              "stride 3 is not a multiple of 2, the extent of the modes below it");
   expr_fails("complement((2,2):(1,1),12)", FSIM_EINVAL,
-             "expression 'complement((2,2):(1,1),12)': position 1: complement((2,2):(1,1)): the layout is not "
-             "injective (stride 1 overlaps the modes below it)");
+             "expression 'complement((2,2):(1,1),12)': position 1: complement((2,2):(1,1)): no complement exists: "
+             "stride 1 lies inside the extent 2 of the modes below it (they overlap or interleave)");
+  /* injective, 0 2 3 5, but interleaved: it was called "not injective" */
+  expr_fails("complement((2,2):(2,3))", FSIM_EINVAL,
+             "expression 'complement((2,2):(2,3))': position 1: complement((2,2):(2,3)): no complement exists: "
+             "stride 3 lies inside the extent 4 of the modes below it (they overlap or interleave)");
+  /* a one-element right-hand side keeps where its next element would be, as CuTe does, so that
+   * composition stays associative when a later one runs the index on (it was 1:0, and
+   * (8:1 o 1:1) o 4:1 gave 4:0 where 8:1 o (1:1 o 4:1) gives 4:1) */
+  expr_is("composition(8:1,1:1)", "1:1");
+  expr_is("composition(composition(8:1,1:1),4:1)", "4:1");
+  expr_is("composition((4,2):(1,4),1:3)", "1:3");
+  expr_is("composition((4,2):(1,4),1:5)", "1:5");
+  expr_is("zipped_divide(8:1,1:1)", "(1,8):(1,1)");
+  /* values all below zero: 1 + the largest, swizzled or not (swizzled it said 0) */
+  expr_is("cosize(S<1,0,1> o -10 o 4:1)", "-6");
+  expr_is("cosize(S<0,0,0> o -10 o 4:1)", "-6");
+  /* a stride of -2^63 could be printed but not read back */
+  expr_fails("composition(2:-4611686018427387904,2:2)", FSIM_ERANGE,
+             "expression 'composition(2:-4611686018427387904,2:2)': position 1: composition(2:-4611686018427387904, "
+             "2:2): the result's size or offsets overflow 64 bits");
   expr_fails("complement(4:-1,12)", FSIM_EINVAL,
              "expression 'complement(4:-1,12)': position 1: complement(4:-1): negative strides are not supported");
   expr_fails("complement(4:1,0)", FSIM_EINVAL,
