@@ -6,7 +6,7 @@ bench_model_speed_SOURCES = bench/model_speed.c
 bench_model_speed_LDADD = $(FLYSIM_LIBS)
 bench_sample_dev_SOURCES = bench/sample_dev.c
 bench_sample_dev_LDADD = $(FLYSIM_LIBS)
-EXTRA_DIST += bench/run bench/validate.sh bench/regress.sh bench/whole_gpu.wp bench/edge_phantom.wp bench/edge_tag0.wp
+EXTRA_DIST += bench/run bench/validate.sh bench/regress.sh bench/whole_gpu.wp bench/edge_phantom.wp bench/edge_top.wp
 CLEANFILES += $(EXTRA_PROGRAMS)
 
 bench: flysim$(EXEEXT) bench/sim_speed$(EXEEXT) bench/model_speed$(EXEEXT) bench/sample_dev$(EXEEXT)

@@ -34,11 +34,11 @@ run() {
   "$bin" "$@" 2>&1 | grep -v '^host' > "$out/$i.txt"
   echo "$*" >> "$out/$i.txt"
 }
-for f in traces/examples/*.wp bench/edge_phantom.wp bench/edge_tag0.wp; do
+for f in traces/examples/*.wp bench/edge_phantom.wp bench/edge_top.wp; do
   run --arch mi355x --wp "$f"
   run --arch mi355x --wp "$f" --window 1
 done
-for f in traces/examples/lds_sweep.wp traces/examples/stream_copy.wp bench/edge_tag0.wp; do # gfx942 has not the others' MFMAs
+for f in traces/examples/lds_sweep.wp traces/examples/stream_copy.wp bench/edge_top.wp; do # gfx942 has not the others' MFMAs
   run --arch mi300x --wp "$f"
   run --arch mi300x --wp "$f" --window 1
 done

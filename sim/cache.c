@@ -8,10 +8,11 @@
  * A hit moves the ways between the head and itself, or those after it, whichever are fewer.
  * Probes compare the tags of all ways at once with SSE2 (every x86-64).
  *
- * Lines are kept modulo 2^32 as tag = line + 1, so a line congruent to 2^32 - 1 has tag 0,
- * which the list takes for an empty way.  Rather than reason about what that does to a ring,
- * a cache that meets such a line turns (once, for good) into the plain list: every set rotated
- * so its head is way 0, and from then on the list algorithm the ring stands in for. */
+ * Lines are kept modulo 2^32 as tag = line + 1, 0 marking an empty way, so a line congruent to
+ * 2^32 - 1 would look empty: the simulator keeps global addresses to lines 0 to 2^32 - 2
+ * (sim/internal.h, fsim__gpu.global_limit).  Until 2026-12-02 it took addresses to 2^39 - 1
+ * and a cache that met that line turned into the plain list, whose probe then took an empty
+ * way for the line: a cold read of it hit. */
 #include "config.h"
 
 #include "sim/cache.h"
@@ -51,7 +52,7 @@ void fsim__cache_reset(fsim__cache *c) {
   memset(&c->stats, 0, sizeof c->stats);
 }
 
-/* ---- the plain list (after a tag-0 line, and for sets of more than 32 ways) -------------- */
+/* ---- the plain list (sets of more than 32 ways) ------------------------------------------ */
 
 /* The first way holding key or empty (tag 0), or `ways` if none: where the list's probe stops
  * and where its fill goes. */
@@ -64,19 +65,6 @@ static inline int first_key_or_empty(const fsim__cache_way *w, int ways, uint32_
 
 /* w[1..n] := w[0..n-1] */
 static inline void shift_back(fsim__cache_way *w, int n) { memmove(&w[1], &w[0], (size_t)n * sizeof *w); }
-
-/* Turns the ring into the list: each set rotated so that its most recent way is way 0. */
-static void to_list(fsim__cache *c) {
-  fsim__cache_way tmp[1024];
-  for (int64_t s = 0; s < c->sets; s++) {
-    fsim__cache_way *w = &c->way[s * c->ways];
-    int h = c->head[s];
-    for (int i = 0; i < c->ways; i++) tmp[i] = w[(h + i) % c->ways];
-    memcpy(w, tmp, (size_t)c->ways * sizeof *w);
-    c->head[s] = 0;
-  }
-  c->list = 1;
-}
 
 /* ---- entries ------------------------------------------------------------------------------- */
 
@@ -150,7 +138,6 @@ int fsim__cache_probe_list(fsim__cache *c, uint64_t line, uint64_t h, double *re
   size_t s = fsim__cache_set(c, h);
   fsim__cache_way *w = &c->way[s * (size_t)c->ways];
   uint32_t key = (uint32_t)line + 1;
-  if (!c->list) to_list(c); /* a tag-0 line */
   int i = first_key_or_empty(w, c->ways, key);
   if (i < c->ways && w[i].tag == key) {
     fsim__cache_way hit = w[i];
@@ -189,7 +176,6 @@ int fsim__cache_fill_list(fsim__cache *c, size_t slot, uint64_t line, double rea
 int fsim__cache_fill_h_list(fsim__cache *c, uint64_t line, uint64_t h, double ready, int dirty, uint64_t *victim) {
   size_t s = fsim__cache_set(c, h);
   fsim__cache_way *w = &c->way[s * (size_t)c->ways];
-  if (!c->list) to_list(c); /* a tag-0 line */
   int i = first_key_or_empty(w, c->ways, (uint32_t)line + 1); /* refresh in place, or the first empty way */
   return list_fill_at(c, w, i < c->ways ? i : c->ways - 1, line, ready, dirty, victim);
 }

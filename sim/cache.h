@@ -15,8 +15,9 @@
 /* Host-memory layout matters here: a probe reads one set, which is one contiguous array of
  * ways kept in recency order as a ring (cache.c); a 16-way set is 128 bytes.  Line addresses
  * are kept modulo 2^32 and times as whole cycles in 31 bits, so the simulator refuses global
- * addresses from 2^39 (512 GiB) and runs past cycle 2^31 - 2^24 (sim/internal.h): wider ways
- * made the 8192^3 GEMM run 28% slower. */
+ * addresses past line 2^32 - 2 (2^39 - 128 bytes with 128-byte lines; the line after would
+ * have the empty way's tag) and runs past cycle 2^31 - 2^24 (sim/internal.h): wider ways made
+ * the 8192^3 GEMM run 28% slower. */
 typedef struct fsim__cache_way {
   uint32_t tag;        /* (line mod 2^32) + 1, 0 = empty */
   uint32_t ready;      /* cycle the line's data is there; the top bit marks a dirty line */
@@ -166,7 +167,7 @@ static inline void fsim__cache_to_front(fsim__cache *c, size_t s, fsim__cache_wa
  * most recently used when present. */
 static inline int fsim__cache_probe_h(fsim__cache *c, uint64_t line, uint64_t h, double *ready, size_t *slot) {
   uint32_t key = (uint32_t)line + 1;
-  if (c->list || key == 0) return fsim__cache_probe_list(c, line, h, ready, slot);
+  if (c->list) return fsim__cache_probe_list(c, line, h, ready, slot);
   size_t s = fsim__cache_set(c, h);
   fsim__cache_way *w = &c->way[s * (size_t)c->ways];
   uint32_t m = fsim__cache_match(w, c->ways, key);
@@ -207,7 +208,7 @@ static inline int fsim__cache_fill_slot(fsim__cache *c, size_t slot, uint64_t li
 static inline int fsim__cache_fill_h(fsim__cache *c, uint64_t line, uint64_t h, double ready, int dirty,
                                      uint64_t *victim) {
   uint32_t key = (uint32_t)line + 1;
-  if (c->list || key == 0) return fsim__cache_fill_h_list(c, line, h, ready, dirty, victim);
+  if (c->list) return fsim__cache_fill_h_list(c, line, h, ready, dirty, victim);
   size_t s = fsim__cache_set(c, h);
   fsim__cache_way *w = &c->way[s * (size_t)c->ways];
   uint32_t m = fsim__cache_match(w, c->ways, key);

@@ -153,6 +153,15 @@ static void __attribute__((cold)) lds_fault(fsim__gpu *g, const fsim__cu *cu, co
   access_fault(g, cu, w, ad, "LDS", lo, hi, why);
 }
 
+/* A global access outside the addresses the simulated caches tell apart (fsim__gpu.global_limit). */
+static void __attribute__((cold)) global_fault(fsim__gpu *g, const fsim__cu *cu, const fsim__wave *w,
+                                                const fsim_wp_addr *ad, int64_t lo, int64_t hi) {
+  char why[160];
+  snprintf(why, sizeof why, "outside 0 to %lld (%lld lines of %d bytes), the range the simulated caches tell lines apart in",
+           (long long)g->global_limit - 1, (long long)(g->global_limit >> g->mem.line_shift), 1 << g->mem.line_shift);
+  access_fault(g, cu, w, ad, "global", lo, hi, why);
+}
+
 /* Checks an LDS access of `width` bytes per lane at base against the workgroup's LDS. */
 static inline void lds_bounds(fsim__gpu *g, const fsim__cu *cu, const fsim__wave *w, const fsim_wp_addr *ad,
                               int64_t base, int width) {
@@ -219,10 +228,8 @@ static const uint64_t *global_lines(fsim__gpu *g, const fsim__cu *cu, const fsim
   int row = lane_row(g, ad, w);
   const int rk = g->row_base[ad->lanes] + row;
   if (__builtin_expect(g->row_active[rk] != 0 && (base + g->row_min_off[rk] < 0 ||
-                                                  base + g->row_max_off[rk] + width > FSIM__GLOBAL_LIMIT), 0))
-    /* the caches keep lines modulo 2^32 (cache.h): addresses 2^39 bytes apart would share a line */
-    access_fault(g, cu, w, ad, "global", base + g->row_min_off[rk], base + g->row_max_off[rk] + width,
-                 "outside 0 to 2^39 - 1 (512 GiB), the range the simulated caches tell lines apart in");
+                                                  base + g->row_max_off[rk] + width > g->global_limit), 0))
+    global_fault(g, cu, w, ad, base + g->row_min_off[rk], base + g->row_max_off[rk] + width);
   const int32_t *off = &l->offset[row * g->wp->wave_size];
   int shift = g->mem.line_shift;
   int64_t r = base & (((int64_t)1 << shift) - 1);

@@ -600,6 +600,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   reset_queues(&g, total, 0);
   r->workgroups = total;
   if (fsim__memsys_create(&g.mem, a, g.xcds, one_xcd ? 1.0 / g.xcd_total : 1.0) != 0) goto oom;
+  g.global_limit = (int64_t)UINT32_MAX << g.mem.line_shift;
   g.window = window > 0 ? window : 1;
   /* programs with flattened sources */
   g.xprogs = calloc((size_t)wp->nprograms, sizeof *g.xprogs);

@@ -2,8 +2,6 @@
 #ifndef FSIM_SIM_INTERNAL_H
 #define FSIM_SIM_INTERNAL_H
 
-/* Global addresses the caches tell apart: they keep lines modulo 2^32 (cache.h). */
-#define FSIM__GLOBAL_LIMIT (INT64_C(1) << 39)
 /* The last cycle a run may reach: the caches keep arrival times in 31 bits (cache.h), less a
  * margin for fills still in flight. */
 #define FSIM__CYCLE_LIMIT ((INT64_C(1) << 31) - (INT64_C(1) << 24))
@@ -161,6 +159,10 @@ typedef struct fsim__gpu {
   fsim__wave *wave_block;  /* every CU's wave slots */
   fsim__reg *reg_block;    /* every CU's register scoreboards */
   fsim__memsys mem;
+  /* Global addresses the caches tell apart: they keep a line's tag as its address modulo 2^32
+   * lines, plus one (0 marks an empty way, cache.h), so lines 0 to 2^32 - 2: 2^39 - 128
+   * bytes with 128-byte lines (gpu.c) */
+  int64_t global_limit;
   int64_t window;          /* cycles each CU runs ahead before the next CU (see gpu.c) */
   int period;              /* issue period */
   int period_mask;         /* period - 1 when a power of two, else -1 */

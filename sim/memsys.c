@@ -77,18 +77,20 @@ static inline int mall_slice(const fsim__memsys *m, uint64_t h) {
   return (m->mall_slices & (m->mall_slices - 1)) == 0 ? c & (m->mall_slices - 1) : c % m->mall_slices;
 }
 
-/* Writes a dirty line evicted from an L2 back to the MALL (or DRAM). */
-static void write_back_from_l2(fsim__memsys *m, uint64_t line, double t) {
+/* Writes a dirty line evicted from an L2 back to the MALL (or DRAM); returns when the level
+ * below takes it: when its MALL slice, or its DRAM channel, starts serving it, and where the
+ * MALL evicts a dirty line of its own to make room, when DRAM starts writing that one. */
+static double write_back_from_l2(fsim__memsys *m, uint64_t line, double t) {
   uint64_t h = fsim__hash_line(line);
-  if (!m->has_mall) {
-    fsim__hbm_write(&m->dram, h, t);
-    return;
-  }
+  if (!m->has_mall) return fsim__hbm_write(&m->dram, h, t) - m->dram.latency;
   double start = fsim__servers_book(&m->mall_slice, mall_slice(m, h), t); /* the slice fronting its channel */
   m->stats.mall_busy += m->mall_service;
   uint64_t victim;
-  if (fsim__cache_fill_h(&m->mall, line, h, start, 1, &victim))
-    fsim__hbm_write(&m->dram, fsim__hash_line(victim), start);
+  if (fsim__cache_fill_h(&m->mall, line, h, start, 1, &victim)) {
+    double out = fsim__hbm_write(&m->dram, fsim__hash_line(victim), start) - m->dram.latency;
+    if (out > start) start = out;
+  }
+  return start;
 }
 
 double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t, int shared) {
@@ -138,7 +140,16 @@ double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, dou
   double start = l2_serve(m, x, h, t);
   double done = start + m->l2_latency;
   uint64_t victim;
-  if (fsim__cache_fill_h(&m->l2[x], line, h, done, 1, &victim)) write_back_from_l2(m, victim, start);
+  /* A line that evicts a dirty one is written once the victim has gone below (no write-back
+   * buffer is modelled), so stores are held to the write-back's bandwidth.  Nothing waited on
+   * it until 2026-12-02: a kernel storing 671 MB, past the MALL, ended as its stores reached
+   * the L2, with HBM 225% busy (its write-back at 14 TB/s against a peak of 8.2).  A read's
+   * write-back takes DRAM time from the reads behind it on its channel, which is how reads
+   * feel it. */
+  if (fsim__cache_fill_h(&m->l2[x], line, h, done, 1, &victim)) {
+    double gone = write_back_from_l2(m, victim, start) + m->l2_latency;
+    if (gone > done) done = gone;
+  }
   return done;
 }
 
