@@ -394,7 +394,12 @@ static fsim_status parse_addr(parser *p) {
       if ((st = want_int(p, "wave", val, -(INT64_C(1) << 40), INT64_C(1) << 40, &ad.wave_stride)) != FSIM_OK) return st;
     } else if ((val = kv(p->tok[i], "wg")) != NULL) {
       char buf[128];
-      snprintf(buf, sizeof buf, "%s", val);
+      size_t n = strlen(val);
+      /* strtok_r passes over empty fields ('wg=,1,2,3' was taken as 1,2,3), and a value past
+       * the buffer would be cut */
+      if (n == 0 || n >= sizeof buf || val[0] == ',' || val[n - 1] == ',' || strstr(val, ",,") != NULL)
+        return PERR(p, "addr %s: wg= needs three strides X,Y,Z", ad.name);
+      memcpy(buf, val, n + 1);
       char *save = NULL, *t = strtok_r(buf, ",", &save);
       for (int d = 0; d < 3; d++) {
         if (t == NULL) return PERR(p, "addr %s: wg= needs three strides X,Y,Z", ad.name);
