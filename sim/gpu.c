@@ -689,9 +689,18 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   const int slots = g.wgs_per_cu * wp->waves_per_wg;
   const size_t nregs = wp->nregs > 0 ? (size_t)wp->nregs : 1;
   const size_t regs_per_cu = ((size_t)slots * nregs * sizeof(fsim__reg) + 63) / 64 * 64 / sizeof(fsim__reg);
-  g.wave_block = fsim__huge_calloc((size_t)g.ncus * slots * sizeof *g.wave_block);
   /* a slot's registers are zeroed at each launch (fsim__cu_launch_wg), so only the slots that
-   * launch waves take host memory: a program of 60,000 registers in one wave took 3.9 GB */
+   * launch waves take host memory: a program of 60,000 registers in one wave took 3.9 GB, and
+   * 65,535 registers in 16-wave workgroups on every CU 8.4 GB (an audit, 2026-12-02): past the
+   * tags' limit it is refused, as they are */
+  if ((double)g.ncus * (double)regs_per_cu * sizeof(fsim__reg) > FSIM__TAG_BYTES_LIMIT) {
+    st = FSIM_ERR(e, FSIM_ENOMEM, "%s: the register scoreboards would take %.1f GiB (%d registers in %d wave slots on "
+                  "each of %d CUs), more than the %.0f GiB allowed", wp->name,
+                  (double)g.ncus * (double)regs_per_cu * sizeof(fsim__reg) / 0x1p30, wp->nregs, slots, g.ncus,
+                  FSIM__TAG_BYTES_LIMIT / 0x1p30);
+    goto done;
+  }
+  g.wave_block = fsim__huge_calloc((size_t)g.ncus * slots * sizeof *g.wave_block);
   g.reg_block = fsim__huge_malloc((size_t)g.ncus * regs_per_cu * sizeof *g.reg_block);
   if (!g.cus || !g.wave_block || !g.reg_block) goto oom;
   for (int c = 0; c < g.ncus; c++) {
@@ -1376,12 +1385,15 @@ static void job_free(sim_job *j) {
 /* A full run that cannot end within the cycle limit, refused before it runs (it was refused
  * at the limit, after up to minutes of simulating): a wave needs at least a cycle for each
  * instruction that takes an issue slot and N for `nop N`, waits, barriers and priorities
- * none. */
-static fsim_status check_full_length(const fsim_wprog *wp, const fsim_sim_opts *opts, fsim_err *e) {
+ * none; and its SIMD's VALU and matrix pipe, which the workgroup's waves of the program
+ * share, at least its own busy time times the waves on that SIMD (an audit found a loop of
+ * `valu cycles=1000` on 16 waves a workgroup simulated 27 s to the limit). */
+static fsim_status check_full_length(const fsim_arch *a, const fsim_wprog *wp, const fsim_sim_opts *opts,
+                                     fsim_err *e) {
   if (opts->sampled) return FSIM_OK; /* the short runs are checked as they run */
   for (int pi = 0; pi < wp->nprograms; pi++) {
     const fsim_wp_program *p = &wp->programs[pi];
-    int64_t least = 0;
+    int64_t issue = 0, valu = 0, mfma = 0;
     for (int i = 0; i < p->ninst; i++) {
       const fsim_wp_inst *in = &p->inst[i];
       int64_t c = in->op == FSIM_OP_NOP ? (in->arg > 0 ? in->arg : 1)
@@ -1389,15 +1401,28 @@ static fsim_status check_full_length(const fsim_wprog *wp, const fsim_sim_opts *
                           in->op == FSIM_OP_LOOP || in->op == FSIM_OP_END
                       ? 0
                       : 1;
-      for (int l = 0; l < p->nloops && c > 0; l++)
-        if (p->loops[l].begin < i && i < p->loops[l].end) c = fsim_count_mul(c, p->loops[l].trip);
-      least = fsim_count_add(least, c);
+      int64_t u = in->op == FSIM_OP_VALU   ? (int64_t)a->issue.valu_cycles * (in->arg > 1 ? in->arg : 1)
+                  : in->op == FSIM_OP_MFMA ? (int64_t)a->mfma[in->arg].passes * a->issue.mfma_pass_cycles
+                                           : 0;
+      for (int l = 0; l < p->nloops && (c > 0 || u > 0); l++)
+        if (p->loops[l].begin < i && i < p->loops[l].end) c = fsim_count_mul(c, p->loops[l].trip), u = fsim_count_mul(u, p->loops[l].trip);
+      issue = fsim_count_add(issue, c);
+      if (in->op == FSIM_OP_VALU) valu = fsim_count_add(valu, u);
+      if (in->op == FSIM_OP_MFMA) mfma = fsim_count_add(mfma, u);
     }
+    int waves = 0; /* the workgroup's waves that run it, spread over the SIMDs */
+    for (int w = 0; w < wp->waves_per_wg; w++) waves += wp->wave_program[w] == pi;
+    int64_t per_simd = (waves + a->cu.simds - 1) / a->cu.simds;
+    int64_t least = issue;
+    const char *what = "issues";
+    if (fsim_count_mul(valu, per_simd) > least) least = fsim_count_mul(valu, per_simd), what = "keeps its SIMD's VALU busy";
+    if (fsim_count_mul(mfma, per_simd) > least) least = fsim_count_mul(mfma, per_simd), what = "keeps its SIMD's matrix pipe busy";
     if (least > FSIM__CYCLE_LIMIT)
       return FSIM_ERR(e, FSIM_EINVAL,
-                      "%s: a wave of program %d takes at least %lld cycles, past the %lld that the simulated caches' "
-                      "31-bit time stamps allow; simulate it sampled (a few iterations of its main loop)",
-                      wp->name, pi, (long long)least, (long long)FSIM__CYCLE_LIMIT);
+                      "%s: a wave of program %d %s for at least %lld cycles (with the workgroup's other waves on its "
+                      "SIMD), past the %lld that the simulated caches' 31-bit time stamps allow; simulate it sampled (a "
+                      "few iterations of its main loop)",
+                      wp->name, pi, what, (long long)least, (long long)FSIM__CYCLE_LIMIT);
   }
   return FSIM_OK;
 }
@@ -1408,7 +1433,7 @@ fsim_status fsim_sim_run(const fsim_arch *a, const fsim_wprog *wp, const fsim_si
   if (opts == NULL) opts = &def;
   double t0 = now_seconds();
   fsim_status st = fsim_wprog_validate(wp, a, e);
-  if (st == FSIM_OK) st = check_full_length(wp, opts, e);
+  if (st == FSIM_OK) st = check_full_length(a, wp, opts, e);
   if (st != FSIM_OK) return st;
   /* a bad --timeline path is refused before the run, not after it */
   if (opts->timeline_path != NULL && (st = fsim_file_out_check(opts->timeline_path, e)) != FSIM_OK) {
@@ -1468,7 +1493,7 @@ fsim_status fsim_sim_run_batch(const fsim_arch *a, int n, const fsim_wprog *cons
     st[i] = opts[i].timeline_path != NULL
                 ? FSIM_ERR(&errs[i], FSIM_EINVAL, "internal: a batch of simulations records no timeline")
                 : fsim_wprog_validate(wps[i], a, &errs[i]);
-    if (st[i] == FSIM_OK) st[i] = check_full_length(wps[i], &opts[i], &errs[i]);
+    if (st[i] == FSIM_OK) st[i] = check_full_length(a, wps[i], &opts[i], &errs[i]);
     if (st[i] == FSIM_OK) st[i] = job_start(a, j, 0, NULL, &errs[i]);
     first[i] = nruns;
     if (st[i] == FSIM_OK) { /* (their results go to the job: pt, short_run, r) */

@@ -5,8 +5,9 @@
 /* The last cycle a run may reach: the caches keep arrival times in 31 bits (cache.h), less a
  * margin for fills still in flight. */
 #define FSIM__CYCLE_LIMIT ((INT64_C(1) << 31) - (INT64_C(1) << 24))
-/* The most bytes of cache tags a run may allocate (gpu.c): 4 GiB, far above any real part's
- * (MI355X: 29 MB) and below what this project's 24 GiB hosts hold with room to spare. */
+/* The most bytes of cache tags a run may allocate (gpu.c), and of register scoreboards: 4 GiB,
+ * far above any real part's (MI355X: 29 MB of tags) and below what this project's 24 GiB hosts
+ * hold with room to spare. */
 #define FSIM__TAG_BYTES_LIMIT 0x1p32
 
 #include <stdint.h>
