@@ -1517,7 +1517,9 @@ START_TEST(test_sampled_large_grid) {
   ck_assert_msg(fsim_sim_run(&a, &wp, &so, &r, &e) == FSIM_OK, "%s", e.msg);
   ck_assert(r.sampled);
   ck_assert_int_eq(r.sample_share_skipped, 0);
-  ck_assert_int_eq(r.cycles, 54265738); /* -6.2% against the full run */
+  /* -7.3% against the full run (whose figure predates stores waiting on their dirty victims'
+   * write-back, 2026-12-02); 54,265,738 before that change, -6.2% */
+  ck_assert_int_eq(r.cycles, 53633024);
   const int64_t full = 57868207;
   ck_assert(labs((long)(r.cycles - full)) * 10 < full);
   /* the lines the other XCDs read are in the MALL: 80.1% of its lookups hit */
