@@ -675,6 +675,24 @@ START_TEST(test_writeback_bound) {
 }
 END_TEST
 
+/* Register scoreboards past 4 GiB are refused before they are allocated, as cache tags are:
+ * 65,535 registers in 16-wave workgroups on every CU took 8.4 GB (an audit, 2026-12-02). */
+START_TEST(test_register_scoreboard_limit) {
+  size_t cap = 600000, n = 0;
+  char *text = malloc(cap);
+  ck_assert_ptr_nonnull(text);
+  n += (size_t)snprintf(text + n, cap - n, "grid 1024\nwaves 16\nregs");
+  for (int i = 0; i < 65535; i++) n += (size_t)snprintf(text + n, cap - n, " r%d", i);
+  snprintf(text + n, cap - n, "\nprogram\n  valu r0:1024 <- r64000:1024\n");
+  fsim_sim_result r;
+  fsim_err e;
+  ck_assert_int_eq(run_text(text, "mi355x", NULL, &r, &e), FSIM_ENOMEM);
+  ck_assert_str_eq(e.msg, "kernel: the register scoreboards would take 8.0 GiB (65535 registers in 32 wave slots on each "
+                          "of 256 CUs), more than the 4 GiB allowed");
+  free(text);
+}
+END_TEST
+
 START_TEST(test_lds_conflict_degrees) {
   /* a b32 access at lane stride s dwords hits banks/gcd(banks, s) banks, so each phase of L
    * lanes has a conflict degree of L * gcd(banks, s) / banks (at least 1) */
@@ -2500,6 +2518,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_sampled_issue_bound);
   tcase_add_test(tc, test_sampled_unit_bound);
   tcase_add_test(tc, test_writeback_bound);
+  tcase_add_test(tc, test_register_scoreboard_limit);
   suite_add_tcase(s, tc);
   return s;
 }
