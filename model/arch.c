@@ -255,6 +255,11 @@ static int check_relations(const void *base, const char **sec, const char **key,
   }
   if (!is_pow2(a->memory.l1_line)) BAD("memory", "l1_line", "%d is not a power of two", a->memory.l1_line);
   if (!is_pow2(a->memory.l2_line)) BAD("memory", "l2_line", "%d is not a power of two", a->memory.l2_line);
+  /* the coalescer cuts requests into L2 lines and the L1 holds and serves those (sim/cu.c,
+   * sim/vmem.c): another L1 line would scale its capacity and bandwidth by l2_line / l1_line */
+  if (a->memory.l1_line != a->memory.l2_line)
+    BAD("memory", "l1_line", "%d differs from l2_line %d (the simulator keeps one line size for L1 and L2)",
+        a->memory.l1_line, a->memory.l2_line);
   if (a->memory.l1_bytes % (a->memory.l1_line * a->memory.l1_ways) != 0)
     BAD("memory", "l1_ways", "l1_bytes %d is not a whole number of sets of %d lines of %d bytes",
         a->memory.l1_bytes, a->memory.l1_ways, a->memory.l1_line);

@@ -283,6 +283,12 @@ START_TEST(test_overrides) {
       {"memory.dram_latency=400",
        "--set memory.dram_latency=400: [memory] dram_latency: 400 cycles is shorter than mall_latency 458 (a request "
        "reaches DRAM through the MALL)"},
+      {"memory.l1_line=64",
+       "--set memory.l1_line=64: [memory] l1_line: 64 differs from l2_line 128 (the simulator keeps one line size for "
+       "L1 and L2)"},
+      {"memory.l2_line=256",
+       "--set memory.l2_line=256: [memory] l1_line: 128 differs from l2_line 256 (the simulator keeps one line size "
+       "for L1 and L2)"},
       {"mfma.v_nope.passes=1", "--set mfma.v_nope.passes=1: [mfma.v_nope]: no such section"},
       {"mfma.v_mfma_f32_16x16x32_bf16.a_type=f99",
        "--set mfma.v_mfma_f32_16x16x32_bf16.a_type=f99: [mfma.v_mfma_f32_16x16x32_bf16] a_type: 'f99' is not a data type"},
@@ -381,6 +387,10 @@ START_TEST(test_loader_errors) {
   expect_file_error("mall_latency = 458", "mall_latency = 200",
                     "[memory] mall_latency: 200 cycles is shorter than l2_latency 224 (a request reaches the MALL "
                     "through L2)", 0);
+  /* one line size for L1 and L2: the coalescer's L2 lines filled a 64-byte-line L1, which then
+   * held and served twice its bytes (98 TB/s of L1 bandwidth against a 54 TB/s peak) */
+  expect_file_error("l1_line = 128", "l1_line = 64",
+                    "[memory] l1_line: 64 differs from l2_line 128 (the simulator keeps one line size for L1 and L2)", 0);
   expect_file_error("l1_ways = 16", "l1_ways = 3",
                     "[memory] l1_ways: l1_bytes 32768 is not a whole number of sets of 3 lines of 128 bytes", 0);
   expect_file_error("name = MI355X",

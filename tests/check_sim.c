@@ -2191,11 +2191,11 @@ START_TEST(test_sim_assembly) {
   /* a what-if part whose cache tags no host holds is refused before allocating (an audit's
    * 4096 CUs of 64 MiB L1s in 16-byte lines ran until the kernel killed it) */
   snprintf(args, sizeof args, "sim %s --arch mi355x --set device.cus=4096 --set memory.l1_bytes=67108864 --set "
-           "memory.l1_line=16 --set memory.l1_ways=1", tu_src_path("traces/examples/stream_copy.wp"));
+           "memory.l1_ways=1", tu_src_path("traces/examples/stream_copy.wp"));
   t = tu_flysim(args);
   ck_assert_int_eq(t.status, 1);
-  ck_assert_msg(strstr(t.err, "the simulated caches' tags would take 128.0 GiB (4096 CUs' L1s, 8 L2s and the MALL in "
-                              "lines of 16 and 128 bytes), more than the 4 GiB allowed\n") != NULL, "%s", t.err);
+  ck_assert_msg(strstr(t.err, "the simulated caches' tags would take 16.0 GiB (4096 CUs' L1s, 8 L2s and the MALL in "
+                              "lines of 128 and 128 bytes), more than the 4 GiB allowed\n") != NULL, "%s", t.err);
   tu_run_free(&t);
   /* a lane mask naming lanes past the wave's 32 (it was counted: twice the bytes stored) */
   const char *wide = tu_write_temp("kernel k\nlanes l active=0xffffffffffffffff = linear 4\nprogram\n", ".wp");
