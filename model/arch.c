@@ -208,9 +208,12 @@ static int check_relations(const void *base, const char **sec, const char **key,
     snprintf(why, wn, __VA_ARGS__);  \
     return -1;                       \
   } while (0)
-  if (a->device.sustained_clock_ghz > a->device.clock_ghz)
-    BAD("device", "sustained_clock_ghz", "%g GHz is above the peak clock_ghz %g",
-        a->device.sustained_clock_ghz, a->device.clock_ghz);
+  if (a->device.sustained_clock_ghz > a->device.clock_ghz) {
+    char sus[32], peak[32]; /* digits enough to tell them apart (%g gave "2.4 ... above ... 2.4") */
+    fsim_ini_shortest_double(a->device.sustained_clock_ghz, sus, sizeof sus);
+    fsim_ini_shortest_double(a->device.clock_ghz, peak, sizeof peak);
+    BAD("device", "sustained_clock_ghz", "%s GHz is above the peak clock_ghz %s", sus, peak);
+  }
   if (a->device.cus % a->device.xcds != 0)
     BAD("device", "xcds", "%d CUs do not divide evenly over %d XCDs", a->device.cus, a->device.xcds);
   if (a->cu.wave_size % a->cu.simd_lanes != 0)

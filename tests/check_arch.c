@@ -296,6 +296,12 @@ START_TEST(test_overrides) {
        "--set mfma.v_mfma_f32_16x16x32_bf16.k=1: [mfma.v_mfma_f32_16x16x32_bf16] k: 1 disagrees with the instruction "
        "v_mfma_f32_16x16x32_bf16, whose shape is 16x16x32"},
       {"dispatch.policy=random", "--set dispatch.policy=random: [dispatch] policy: 'random' is not one of round-robin|blocked"},
+      /* the value as given: %g printed "10 is out of range [0.1, 10]" */
+      {"device.clock_ghz=10.0000000001",
+       "--set device.clock_ghz=10.0000000001: [device] clock_ghz: 10.0000000001 is out of range [0.1, 10]"},
+      {"device.sustained_clock_ghz=4.8000000001",
+       "--set device.sustained_clock_ghz=4.8000000001: [device] sustained_clock_ghz: 4.8000000001 GHz is above the "
+       "peak clock_ghz 4.8"},
       {"device.clock_ghz=nan", "--set device.clock_ghz=nan: [device] clock_ghz: 'nan' is not a number"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -347,6 +353,10 @@ START_TEST(test_loader_errors) {
   expect_file_error("clock_ghz = 2.4", "clock_ghz = fast", "[device] clock_ghz: 'fast' is not a number", 0);
   expect_file_error("clock_ghz = 2.4", "clock_ghz = 0x1p1", "[device] clock_ghz: '0x1p1' is not a number", 0);
   expect_file_error("clock_ghz = 2.4", "clock_ghz = 99", "[device] clock_ghz: 99 is out of range [0.1, 10]", 0);
+  expect_file_error("clock_ghz = 2.4", "clock_ghz = 1e1000000000000000000",
+                    "[device] clock_ghz: '1e1000000000000000000' is not a number", 0);
+  expect_file_error("clock_ghz = 2.4", "clock_ghz = 0.0999999999999",
+                    "[device] clock_ghz: 0.0999999999999 is out of range [0.1, 10]", 0);
   expect_file_error("isa = cdna4", "isa = cdna9", "[device] isa: 'cdna9' is not one of cdna3|cdna4|rdna4", 0);
   expect_file_error("a_type = bf16", "a_type = bf17", "[mfma.v_mfma_f32_16x16x32_bf16] a_type: 'bf17' is not a data type", 0);
   expect_file_error("passes = 4\nlatency = 32", "passes = 4\nlatency = 8",

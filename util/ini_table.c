@@ -164,6 +164,13 @@ static void format_lanes(const fsim_lane_phases *ph, char *buf, size_t n) {
   if (buf[0] == ' ') memmove(buf, buf + 1, strlen(buf));
 }
 
+void fsim_ini_shortest_double(double v, char *buf, size_t n) {
+  for (int digits = 1; digits <= 17; digits++) {
+    snprintf(buf, n, "%.*g", digits, v);
+    if (strtod(buf, NULL) == v) return;
+  }
+}
+
 /* Parses text into the key's field at obj.  Returns 0 or writes the reason. */
 static int parse_value(void *obj, const fsim_ini_key *k, const char *text, char *why, size_t wn) {
   void *p = (char *)obj + k->offset;
@@ -199,8 +206,8 @@ static int parse_value(void *obj, const fsim_ini_key *k, const char *text, char 
       snprintf(why, wn, "'%s' is not a number", text);
       return -1;
     }
-    if (v < k->min || v > k->max) {
-      snprintf(why, wn, "%g is out of range [%g, %g]", v, k->min, k->max);
+    if (v < k->min || v > k->max) { /* as given: %g read 10.0000000001 as "10 is out of range [0.1, 10]" */
+      snprintf(why, wn, "%s is out of range [%g, %g]", text, k->min, k->max);
       return -1;
     }
     *(double *)p = v;

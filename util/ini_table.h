@@ -96,6 +96,9 @@ fsim_status fsim_ini_set(const fsim_ini_spec *spec, void *base, const char *assi
 fsim_status fsim_ini_set_ex(const fsim_ini_spec *spec, void *base, const char *assignment, int check, fsim_err *e);
 /* Formats the value of key k (elem: the group element for group keys, else NULL). */
 void fsim_ini_format(const fsim_ini_key *k, const void *base, const void *elem, char *buf, size_t n);
+/* v as the shortest decimal that reads back as v (2.4, 2.4000000001), for messages that
+ * compare two values: %g would print both of those as 2.4. */
+void fsim_ini_shortest_double(double v, char *buf, size_t n);
 /* The value of a numeric key as a double (enums and data types as their index, strings 0). */
 double fsim_ini_number(const fsim_ini_key *k, const void *base, const void *elem);
 /* Writes base as an INI file (fixed sections in table order, then the group elements). */
