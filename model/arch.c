@@ -602,15 +602,77 @@ void fsim_arch_list_free(char **paths, int n) {
   free(paths);
 }
 
+/* ASCII letters alike whatever their case: part names and aliases are looked up so (a user's
+ * MyPart.ini, whose lower-cased name matched no file, could not be named at all). */
+static int same_ci(const char *a, const char *b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i])) return 0;
+  return 1;
+}
+
 static int has_word(const char *list, const char *word) {
   size_t wl = strlen(word);
   for (const char *p = list; *p;) {
     while (*p == ' ') p++;
     size_t l = strcspn(p, " ");
-    if (l == wl && strncmp(p, word, l) == 0) return 1;
+    if (l == wl && same_ci(p, word, l)) return 1;
     p += l;
   }
   return 0;
+}
+
+static const char *file_base(const char *path) {
+  const char *base = strrchr(path, '/');
+  return base ? base + 1 : path;
+}
+
+/* The part whose file is NAME.ini, the name in any case; two files that differ only by case
+ * (MyPart.ini, mypart.ini) are ambiguous.  FSIM_ENOENT when no file has the name. */
+static fsim_status load_by_file_name(fsim_arch *out, const char *name, char **paths, int n, fsim_err *e) {
+  size_t len = strlen(name);
+  int found = -1;
+  for (int i = 0; i < n; i++) {
+    const char *base = file_base(paths[i]);
+    if (strlen(base) != len + 4 || !same_ci(base, name, len) || strcmp(base + len, ".ini") != 0) continue;
+    if (found >= 0)
+      return FSIM_ERR(e, FSIM_EINVAL, "'%s': both %s and %s are named so (file names differ only by case); name the "
+                      "part by its file", name, paths[found], paths[i]);
+    found = i;
+  }
+  return found < 0 ? FSIM_ENOENT : fsim_arch_load_file(out, paths[found], e);
+}
+
+/* The part that lists name among its aliases (any case); a name two parts list is ambiguous
+ * (a copied file in $FLYSIM_ARCH_PATH), not the first one's in file-name order.  A broken part
+ * file is reported, not skipped.  known gets the file names looked at, for the caller's
+ * message.  FSIM_ENOENT when no part lists the name. */
+static fsim_status load_by_alias(fsim_arch *out, const char *name, char **paths, int n, char *known, size_t kn,
+                                 fsim_err *e) {
+  fsim_err sub;
+  for (int i = 0; i < n; i++) {
+    if (fsim_arch_load_file(out, paths[i], &sub) != FSIM_OK) {
+      if (e) *e = sub;
+      return sub.code;
+    }
+    const char *base = file_base(paths[i]);
+    size_t kl = strlen(known);
+    snprintf(known + kl, kn - kl, "%s%.*s", kl ? " " : "", (int)(strlen(base) - 4), base);
+    if (!has_word(out->device.aliases, name)) continue;
+    fsim_arch *other = malloc(sizeof *other);
+    if (other == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+    fsim_status rc = FSIM_OK;
+    for (int j = i + 1; j < n && rc == FSIM_OK; j++) {
+      if (fsim_arch_load_file(other, paths[j], &sub) != FSIM_OK) {
+        rc = sub.code;
+        if (e) *e = sub;
+      } else if (has_word(other->device.aliases, name))
+        rc = FSIM_ERR(e, FSIM_EINVAL, "'%s': both %s and %s list it among their aliases; name the part by its file",
+                      name, paths[i], paths[j]);
+    }
+    free(other);
+    return rc;
+  }
+  return FSIM_ENOENT;
 }
 
 fsim_status fsim_arch_load(fsim_arch *out, const char *name, fsim_err *e) {
@@ -618,56 +680,14 @@ fsim_status fsim_arch_load(fsim_arch *out, const char *name, fsim_err *e) {
   size_t len = strlen(name);
   if (strchr(name, '/') != NULL || (len > 4 && strcmp(name + len - 4, ".ini") == 0))
     return fsim_arch_load_file(out, name, e);
-  char lower[FSIM_ARCH_NAME_LEN];
-  if (len >= sizeof lower) return FSIM_ERR(e, FSIM_ENOENT, "'%.40s...': no such part", name);
-  for (size_t i = 0; i <= len; i++) lower[i] = (char)tolower((unsigned char)name[i]);
+  if (len >= FSIM_ARCH_NAME_LEN) return FSIM_ERR(e, FSIM_ENOENT, "'%.40s...': no such part", name);
   char **paths = NULL;
   int n = fsim_arch_list(&paths, e);
   if (n < 0) return e ? e->code : FSIM_ENOMEM;
-  fsim_status rc = FSIM_ENOENT;
   char known[512] = "";
-  /* A file named NAME.ini first, then a part whose gfx name or aliases match. */
-  for (int pass = 0; pass < 2 && rc == FSIM_ENOENT; pass++) {
-    for (int i = 0; i < n; i++) {
-      const char *base = strrchr(paths[i], '/');
-      base = base ? base + 1 : paths[i];
-      if (pass == 0) {
-        if (strncmp(base, lower, len) == 0 && strcmp(base + len, ".ini") == 0) {
-          rc = fsim_arch_load_file(out, paths[i], e);
-          break;
-        }
-        continue;
-      }
-      fsim_err sub;
-      if (fsim_arch_load_file(out, paths[i], &sub) != FSIM_OK) {
-        rc = sub.code; /* a broken part file is reported, not skipped */
-        if (e) *e = sub;
-        break;
-      }
-      size_t kl = strlen(known);
-      snprintf(known + kl, sizeof known - kl, "%s%.*s", kl ? " " : "", (int)(strlen(base) - 4), base);
-      if (has_word(out->device.aliases, lower)) {
-        rc = FSIM_OK;
-        /* a name two parts claim is ambiguous (a copied file in $FLYSIM_ARCH_PATH), not the
-         * first one's in file-name order */
-        fsim_arch *other = malloc(sizeof *other);
-        if (other == NULL) {
-          rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-          break;
-        }
-        for (int j = i + 1; j < n && rc == FSIM_OK; j++) {
-          if (fsim_arch_load_file(other, paths[j], &sub) != FSIM_OK) {
-            rc = sub.code;
-            if (e) *e = sub;
-          } else if (has_word(other->device.aliases, lower))
-            rc = FSIM_ERR(e, FSIM_EINVAL, "'%s': both %s and %s list it among their aliases; name the part by its file",
-                          name, paths[i], paths[j]);
-        }
-        free(other);
-        break;
-      }
-    }
-  }
+  /* a file named NAME.ini first, then a part whose aliases name it */
+  fsim_status rc = load_by_file_name(out, name, paths, n, e);
+  if (rc == FSIM_ENOENT) rc = load_by_alias(out, name, paths, n, known, sizeof known, e);
   if (rc == FSIM_ENOENT) {
     const char *dirs[16];
     int nd = fsim_arch_search_dirs(dirs, 16);

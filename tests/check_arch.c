@@ -143,6 +143,88 @@ START_TEST(test_aliases) {
 }
 END_TEST
 
+/* A folder of user part files under $TMPDIR, put first on $FLYSIM_ARCH_PATH while a test
+ * runs; user_dir_done puts the variable back and removes the files. */
+typedef struct user_dir {
+  char path[300];
+  char files[4][64];
+  int nfiles;
+  char *was;
+} user_dir;
+
+static void user_dir_open(user_dir *u) {
+  const char *tmp = getenv("TMPDIR");
+  snprintf(u->path, sizeof u->path, "%s/flysim-test-userXXXXXX", tmp && *tmp ? tmp : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(u->path));
+  u->nfiles = 0;
+  u->was = getenv("FLYSIM_ARCH_PATH") ? strdup(getenv("FLYSIM_ARCH_PATH")) : NULL;
+  setenv("FLYSIM_ARCH_PATH", u->path, 1);
+}
+
+/* The MI355X file as dir/file, its aliases line replaced by "aliases = <aliases>". */
+static void user_dir_add(user_dir *u, const char *file, const char *aliases) {
+  char *text = tu_read_file(tu_src_path("model/arch/mi355x.ini"));
+  char line[128];
+  snprintf(line, sizeof line, "aliases = %s\n", aliases);
+  char *mut = tu_replace(text, "aliases = gfx950\n", line);
+  ck_assert_ptr_nonnull(mut);
+  char path[400];
+  snprintf(path, sizeof path, "%s/%s", u->path, file);
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(mut, f);
+  fclose(f);
+  free(text);
+  free(mut);
+  snprintf(u->files[u->nfiles++], sizeof u->files[0], "%s", file);
+}
+
+static void user_dir_done(user_dir *u) {
+  if (u->was) setenv("FLYSIM_ARCH_PATH", u->was, 1);
+  else unsetenv("FLYSIM_ARCH_PATH");
+  free(u->was);
+  for (int i = 0; i < u->nfiles; i++) {
+    char path[400];
+    snprintf(path, sizeof path, "%s/%s", u->path, u->files[i]);
+    unlink(path);
+  }
+  rmdir(u->path);
+}
+
+/* A user's part file with capitals in its name or aliases is found by either in any case
+ * (the name was lower-cased and then compared case-sensitively: 'arch list' showed MyPart,
+ * 'arch show MyPart' said no such part); two files whose names differ only by case are
+ * ambiguous. */
+START_TEST(test_user_part_names) {
+  user_dir u;
+  user_dir_open(&u);
+  user_dir_add(&u, "MyPart.ini", "MyAlias");
+  fsim_arch a;
+  fsim_err e;
+  static const char *const names[] = {"MyPart", "mypart", "MYPART", "MyAlias", "myalias", "MYALIAS"};
+  fsim_status st[6];
+  char file[6][sizeof a.file];
+  for (int i = 0; i < 6; i++) {
+    st[i] = fsim_arch_load(&a, names[i], &e);
+    snprintf(file[i], sizeof file[i], "%s", st[i] == FSIM_OK ? a.file : e.msg);
+  }
+  tu_run r = tu_flysim("arch show MyPart --json");
+  user_dir_add(&u, "mypart.ini", "");
+  fsim_status twice = fsim_arch_load(&a, "MYPART", &e);
+  user_dir_done(&u);
+  for (int i = 0; i < 6; i++) {
+    ck_assert_msg(st[i] == FSIM_OK, "%s: %s", names[i], file[i]);
+    ck_assert_msg(strstr(file[i], "/MyPart.ini") != NULL, "%s: %s", names[i], file[i]);
+  }
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  ck_assert_int_eq(twice, FSIM_EINVAL);
+  ck_assert_msg(strstr(e.msg, "'MYPART': both ") && strstr(e.msg, "/MyPart.ini and ") &&
+                    strstr(e.msg, "/mypart.ini are named so (file names differ only by case); name the part by its file"),
+                "%s", e.msg);
+}
+END_TEST
+
 START_TEST(test_overrides) {
   fsim_arch a;
   fsim_err e;
@@ -695,6 +777,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_datasheet_peaks);
   tcase_add_test(tc, test_derived_bandwidth);
   tcase_add_test(tc, test_aliases);
+  tcase_add_test(tc, test_user_part_names);
   tcase_add_test(tc, test_overrides);
   tcase_add_test(tc, test_loader_errors);
   tcase_add_test(tc, test_loader_errors_by_position);
