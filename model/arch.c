@@ -530,19 +530,23 @@ void fsim_arch_identity(const fsim_arch *a, char *name, size_t name_n, char *cha
 
 /* ---- finding parts ---------------------------------------------------------------------- */
 
-int fsim_arch_search_dirs(const char **dirs, int max) {
-  static char env_copy[4096];
-  int n = 0;
+const char **fsim_arch_search_dirs(int *n) {
   const char *env = getenv("FLYSIM_ARCH_PATH");
-  if (env != NULL && *env != '\0' && strlen(env) < sizeof env_copy) {
-    strcpy(env_copy, env);
-    for (char *save = NULL, *tok = strtok_r(env_copy, ":", &save); tok && n < max;
-         tok = strtok_r(NULL, ":", &save))
-      dirs[n++] = tok;
-  }
-  if (n < max) dirs[n++] = FSIM_ARCH_DATADIR;
-  if (n < max) dirs[n++] = FSIM_ARCH_SRCDIR;
-  return n;
+  if (env == NULL) env = "";
+  size_t len = strlen(env), max = 3; /* its folders (one more than its colons), and two */
+  for (const char *c = env; *c; c++) max += *c == ':';
+  /* the pointers, then the copy of the variable that they point into: one block to free, any
+   * number of folders of any length (16 folders dropped the shipped ones, and a variable of
+   * 4096 characters or more was ignored) */
+  const char **dirs = malloc(max * sizeof *dirs + len + 1);
+  if (dirs == NULL) return NULL;
+  char *copy = memcpy((char *)(dirs + max), env, len + 1);
+  int k = 0;
+  for (char *save = NULL, *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) dirs[k++] = tok;
+  dirs[k++] = FSIM_ARCH_DATADIR;
+  dirs[k++] = FSIM_ARCH_SRCDIR;
+  *n = k;
+  return dirs;
 }
 
 static int cmp_str(const void *x, const void *y) {
@@ -552,8 +556,9 @@ static int cmp_str(const void *x, const void *y) {
 }
 
 int fsim_arch_list(char ***paths_out, fsim_err *e) {
-  const char *dirs[16];
-  int nd = fsim_arch_search_dirs(dirs, 16);
+  int nd;
+  const char **dirs = fsim_arch_search_dirs(&nd);
+  if (dirs == NULL) return FSIM_ERR(e, FSIM_ENOMEM, "out of memory"), -1;
   char **paths = NULL;
   int n = 0, cap = 0;
   for (int d = 0; d < nd; d++) {
@@ -575,6 +580,7 @@ int fsim_arch_list(char ***paths_out, fsim_err *e) {
         if (np == NULL) {
           closedir(dir);
           fsim_arch_list_free(paths, n);
+          free(dirs);
           return FSIM_ERR(e, FSIM_ENOMEM, "out of memory"), -1;
         }
         paths = np;
@@ -584,6 +590,7 @@ int fsim_arch_list(char ***paths_out, fsim_err *e) {
       if (paths[n] == NULL) {
         closedir(dir);
         fsim_arch_list_free(paths, n);
+        free(dirs);
         return FSIM_ERR(e, FSIM_ENOMEM, "out of memory"), -1;
       }
       snprintf(paths[n], sz, "%s/%s", dirs[d], de->d_name);
@@ -591,6 +598,7 @@ int fsim_arch_list(char ***paths_out, fsim_err *e) {
     }
     closedir(dir);
   }
+  free(dirs);
   if (n > 1) qsort(paths, (size_t)n, sizeof *paths, cmp_str);
   *paths_out = paths;
   return n;
@@ -689,10 +697,11 @@ fsim_status fsim_arch_load(fsim_arch *out, const char *name, fsim_err *e) {
   fsim_status rc = load_by_file_name(out, name, paths, n, e);
   if (rc == FSIM_ENOENT) rc = load_by_alias(out, name, paths, n, known, sizeof known, e);
   if (rc == FSIM_ENOENT) {
-    const char *dirs[16];
-    int nd = fsim_arch_search_dirs(dirs, 16);
-    FSIM_ERR(e, FSIM_ENOENT, "'%s': no such part (known: %s; searched %s%s%s)", name,
-             n ? known : "none", dirs[0], nd > 1 ? " and others" : "", "");
+    int nd; /* at least the two shipped folders */
+    const char **dirs = fsim_arch_search_dirs(&nd);
+    FSIM_ERR(e, FSIM_ENOENT, "'%s': no such part (known: %s; searched %s and others)", name, n ? known : "none",
+             dirs ? dirs[0] : FSIM_ARCH_DATADIR);
+    free(dirs);
   }
   fsim_arch_list_free(paths, n);
   return rc;

@@ -179,9 +179,10 @@ void fsim_arch_identity(const fsim_arch *a, char *name, size_t name_n, char *cha
  * MFMA entries in file order): equal parts hash equal, an edited value changes it. */
 uint64_t fsim_arch_fingerprint(const fsim_arch *a);
 
-/* Folders searched for part files, in order: $FLYSIM_ARCH_PATH (colon-separated), the
- * installed data folder, the source tree's model/arch.  Fills up to max entries. */
-int fsim_arch_search_dirs(const char **dirs, int max);
+/* Folders searched for part files, in order: $FLYSIM_ARCH_PATH (colon-separated, empty
+ * entries skipped, any number of any length), the installed data folder, the source tree's
+ * model/arch.  One block for free(), *n entries; NULL when out of memory. */
+const char **fsim_arch_search_dirs(int *n);
 /* Lists the part files found (sorted paths); returns the count or -1 with e set. */
 int fsim_arch_list(char ***paths_out, fsim_err *e);
 void fsim_arch_list_free(char **paths, int n);

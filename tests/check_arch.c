@@ -225,6 +225,39 @@ START_TEST(test_user_part_names) {
 }
 END_TEST
 
+/* Any number of folders on $FLYSIM_ARCH_PATH, of any total length: 16 folders dropped the
+ * shipped ones (a fixed array of 16), and a variable of 4096 characters or more was ignored. */
+START_TEST(test_search_path_any_length) {
+  user_dir u;
+  user_dir_open(&u);
+  user_dir_add(&u, "MyPart.ini", "MyAlias");
+  /* 300 folders that do not exist (5100 characters), then the user's */
+  size_t cap = 300 * 17 + sizeof u.path + 8;
+  char *many = malloc(cap);
+  size_t used = 0;
+  for (int i = 0; i < 300; i++) used += (size_t)snprintf(many + used, cap - used, "/nonexistent/%03d:", i);
+  snprintf(many + used, cap - used, "%s", u.path);
+  setenv("FLYSIM_ARCH_PATH", many, 1);
+  int nd;
+  const char **dirs = fsim_arch_search_dirs(&nd);
+  fsim_arch a, b;
+  fsim_err e;
+  fsim_status st_shipped = fsim_arch_load(&a, "mi300x", &e), st_user = fsim_arch_load(&b, "myalias", &e);
+  user_dir_done(&u);
+  ck_assert_uint_gt(strlen(many), 4096);
+  ck_assert_ptr_nonnull(dirs);
+  ck_assert_int_eq(nd, 303);
+  ck_assert_str_eq(dirs[0], "/nonexistent/000");
+  ck_assert_str_eq(dirs[300], u.path);
+  free(dirs);
+  free(many);
+  ck_assert_int_eq(st_shipped, FSIM_OK);
+  ck_assert_str_eq(a.device.name, "MI300X");
+  ck_assert_int_eq(st_user, FSIM_OK);
+  ck_assert_msg(strstr(b.file, "/MyPart.ini") != NULL, "%s", b.file);
+}
+END_TEST
+
 START_TEST(test_overrides) {
   fsim_arch a;
   fsim_err e;
@@ -778,6 +811,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_derived_bandwidth);
   tcase_add_test(tc, test_aliases);
   tcase_add_test(tc, test_user_part_names);
+  tcase_add_test(tc, test_search_path_any_length);
   tcase_add_test(tc, test_overrides);
   tcase_add_test(tc, test_loader_errors);
   tcase_add_test(tc, test_loader_errors_by_position);
