@@ -198,9 +198,8 @@ static int mnemonic_shape(const char *inst, int *m, int *n, int *k) {
   return 0;
 }
 
-/* Checks what no single key's range can; names the key that is off. */
-static int check_relations(const void *base, const char **sec, const char **key, char *why, size_t wn) {
-  const fsim_arch *a = base;
+/* In the relation checks below: names the section and key that is off, writes why, and
+ * returns -1 from the check. */
 #define BAD(s, k, ...)               \
   do {                               \
     *sec = s;                        \
@@ -208,6 +207,56 @@ static int check_relations(const void *base, const char **sec, const char **key,
     snprintf(why, wn, __VA_ARGS__);  \
     return -1;                       \
   } while (0)
+
+static long long round_up(long long v, long long g) { return (v + g - 1) / g * g; }
+
+/* What the part must hold for its own limits to be reachable: a wave of max_vgprs and of
+ * max_sgprs (in their allocation granules, as model/occupancy.c rounds them) in one SIMD's
+ * register files, a workgroup of max_workgroup_size on one CU (a workgroup runs on one CU),
+ * and one LDS allocation granule within a workgroup's limit.  Each of these once passed and
+ * then failed every simulation with an internal program's name. */
+static int check_residency(const fsim_arch *a, const char **sec, const char **key, char *why, size_t wn) {
+  long long vg = round_up(round_up(a->cu.max_vgprs, 4), a->cu.vgpr_granule);
+  if (a->cu.max_vgprs > a->cu.vgprs_per_lane)
+    BAD("cu", "max_vgprs", "%d exceeds the register file (vgprs_per_lane %d)", a->cu.max_vgprs, a->cu.vgprs_per_lane);
+  if (vg > a->cu.vgprs_per_lane)
+    BAD("cu", "max_vgprs", "%d rounds up to %lld in granules of vgpr_granule %d, more than the register file "
+        "(vgprs_per_lane %d)", a->cu.max_vgprs, vg, a->cu.vgpr_granule, a->cu.vgprs_per_lane);
+  long long sg = round_up(a->cu.max_sgprs, a->cu.sgpr_granule);
+  if (a->cu.max_sgprs > a->cu.sgprs_per_simd)
+    BAD("cu", "max_sgprs", "%d exceeds the register file (sgprs_per_simd %d)", a->cu.max_sgprs, a->cu.sgprs_per_simd);
+  if (sg > a->cu.sgprs_per_simd)
+    BAD("cu", "max_sgprs", "%d rounds up to %lld in granules of sgpr_granule %d, more than the register file "
+        "(sgprs_per_simd %d)", a->cu.max_sgprs, sg, a->cu.sgpr_granule, a->cu.sgprs_per_simd);
+  int wg_waves = a->cu.max_workgroup_size / a->cu.wave_size;
+  if (wg_waves > a->cu.simds * a->cu.waves_per_simd)
+    BAD("cu", "waves_per_simd", "%d on each of %d SIMDs holds %d waves, fewer than the %d of a workgroup of "
+        "max_workgroup_size %d (a workgroup runs on one CU)", a->cu.waves_per_simd, a->cu.simds,
+        a->cu.simds * a->cu.waves_per_simd, wg_waves, a->cu.max_workgroup_size);
+  if (a->lds.alloc_granule > a->lds.max_bytes_per_wg)
+    BAD("lds", "alloc_granule", "%d exceeds max_bytes_per_wg %d (a workgroup's LDS is allocated in whole granules)",
+        a->lds.alloc_granule, a->lds.max_bytes_per_wg);
+  return 0;
+}
+
+/* The caches' lines, every CU's L1, every XCD's L2 and the MALL, within what the simulator
+ * keeps tags for; names the largest of the three (a 1 TB MALL passed and then every
+ * simulation exited 1). */
+static int check_cache_lines(const fsim_arch *a, const char **sec, const char **key, char *why, size_t wn) {
+  double l1 = (double)a->device.cus * (a->memory.l1_bytes / a->memory.l1_line);
+  double l2 = (double)a->device.xcds * (a->memory.l2_bytes / a->memory.l2_line);
+  double mall = (double)a->memory.mall_bytes / a->memory.l2_line;
+  if (l1 + l2 + mall > (double)FSIM_ARCH_MAX_CACHE_LINES)
+    BAD("memory", l1 >= l2 && l1 >= mall ? "l1_bytes" : l2 >= mall ? "l2_bytes" : "mall_bytes",
+        "the caches would hold %.0f lines (%d CUs' L1s, %d L2s and the MALL, in %d-byte lines), more than the %lld "
+        "the simulator keeps tags for", l1 + l2 + mall, a->device.cus, a->device.xcds, a->memory.l2_line,
+        (long long)FSIM_ARCH_MAX_CACHE_LINES);
+  return 0;
+}
+
+/* Checks what no single key's range can; names the key that is off. */
+static int check_relations(const void *base, const char **sec, const char **key, char *why, size_t wn) {
+  const fsim_arch *a = base;
   if (a->device.sustained_clock_ghz > a->device.clock_ghz) {
     char sus[32], peak[32]; /* digits enough to tell them apart (%g gave "2.4 ... above ... 2.4") */
     fsim_ini_shortest_double(a->device.sustained_clock_ghz, sus, sizeof sus);
@@ -218,15 +267,13 @@ static int check_relations(const void *base, const char **sec, const char **key,
     BAD("device", "xcds", "%d CUs do not divide evenly over %d XCDs", a->device.cus, a->device.xcds);
   if (a->cu.wave_size % a->cu.simd_lanes != 0)
     BAD("cu", "wave_size", "%d is not a multiple of simd_lanes %d", a->cu.wave_size, a->cu.simd_lanes);
-  if (a->cu.max_vgprs > a->cu.vgprs_per_lane)
-    BAD("cu", "max_vgprs", "%d exceeds the register file (vgprs_per_lane %d)", a->cu.max_vgprs,
-        a->cu.vgprs_per_lane);
   if (a->cu.max_workgroup_size % a->cu.wave_size != 0)
     BAD("cu", "max_workgroup_size", "%d is not a multiple of wave_size %d", a->cu.max_workgroup_size,
         a->cu.wave_size);
   if (a->lds.max_bytes_per_wg > a->lds.bytes_per_cu)
     BAD("lds", "max_bytes_per_wg", "%d exceeds bytes_per_cu %d", a->lds.max_bytes_per_wg,
         a->lds.bytes_per_cu);
+  if (check_residency(a, sec, key, why, wn) != 0) return -1;
   if (!is_pow2(a->lds.banks)) BAD("lds", "banks", "%d is not a power of two", a->lds.banks);
   if (!is_pow2(a->lds.bank_bytes)) BAD("lds", "bank_bytes", "%d is not a power of two", a->lds.bank_bytes);
   if (a->lds.port_bytes_per_clk > a->lds.banks * a->lds.bank_bytes)
@@ -272,6 +319,7 @@ static int check_relations(const void *base, const char **sec, const char **key,
   if (a->memory.mall_bytes % ((long long)a->memory.l2_line * a->memory.mall_ways) != 0)
     BAD("memory", "mall_ways", "mall_bytes %lld is not a whole number of sets of %d lines of %d bytes",
         a->memory.mall_bytes, a->memory.mall_ways, a->memory.l2_line);
+  if (check_cache_lines(a, sec, key, why, wn) != 0) return -1;
   if (a->memory.mall_bytes > 0 && a->memory.mall_tbps <= 0)
     BAD("memory", "mall_tbps", "must be positive when mall_bytes is not 0");
   /* a request reaches each level through the ones in front of it (sim/memsys.c): a hit further

@@ -20,6 +20,10 @@
 
 #define FSIM_ARCH_MAX_MFMA 48
 #define FSIM_ARCH_NAME_LEN 64
+/* The most cache lines a part may have, every CU's L1, every XCD's L2 and the MALL together:
+ * the simulator keeps an 8-byte tag for each and allows 4 GiB of them (sim/internal.h), far
+ * above any real part (MI355X: 2.4 million lines).  Validation refuses a part with more. */
+#define FSIM_ARCH_MAX_CACHE_LINES (INT64_C(1) << 29)
 
 typedef enum fsim_isa { FSIM_ISA_CDNA3, FSIM_ISA_CDNA4, FSIM_ISA_RDNA4 } fsim_isa;
 typedef enum fsim_dispatch_policy {

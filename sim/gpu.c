@@ -578,7 +578,11 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     return FSIM_ERR(e, FSIM_EINVAL, "%s: a workgroup does not fit on one CU (%s limit: %d waves of %d VGPRs, %d LDS bytes)",
                     wp->name, lim, wp->waves_per_wg, wp->vgprs + wp->agprs, wp->lds_bytes);
   /* the caches' tag tables, one way entry a line: a what-if part can ask for more than any
-   * host holds (4096 CUs of 64 MiB L1s in 16-byte lines: 128 GiB), refused before allocating */
+   * host holds (4096 CUs of 64 MiB L1s in 16-byte lines: 128 GiB), refused before allocating;
+   * arch validation refuses such a part at load (FSIM_ARCH_MAX_CACHE_LINES), this catches one
+   * built in code */
+  _Static_assert(FSIM_ARCH_MAX_CACHE_LINES * sizeof(fsim__cache_way) <= FSIM__TAG_BYTES_LIMIT,
+                 "validation lets through parts whose tags the simulator refuses");
   {
     double lines = (double)g.ncus * (a->memory.l1_bytes / (double)a->memory.l1_line) +
                    (double)g.xcds * (a->memory.l2_bytes / (double)a->memory.l2_line) +

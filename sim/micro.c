@@ -17,16 +17,25 @@
 
 #include "sim/lds.h"
 
+/* The registers each benchmark's waves declare: a few, far below any real part's limits. */
+enum { MICRO_VGPRS = 32, MICRO_AGPRS = 32, MICRO_SGPRS = 16 };
+
 static fsim_status setup(fsim_wprog *wp, const fsim_arch *a, const char *name, int grid, int waves, int lds,
                          fsim_err *e) {
+  /* a what-if below them is named by its key (it was "micro_chase: 32 VGPRs per wave exceed 8") */
+  if (a->cu.max_vgprs < MICRO_VGPRS || (a->cu.max_agprs > 0 && a->cu.max_agprs < MICRO_AGPRS))
+    return FSIM_ERR(e, FSIM_EINVAL, "the benchmark's waves use %d %s, more than %s's cu.%s %d", MICRO_VGPRS,
+                    a->cu.max_vgprs < MICRO_VGPRS ? "VGPRs" : "AGPRs", a->device.name,
+                    a->cu.max_vgprs < MICRO_VGPRS ? "max_vgprs" : "max_agprs",
+                    a->cu.max_vgprs < MICRO_VGPRS ? a->cu.max_vgprs : a->cu.max_agprs);
   fsim_status st = fsim_wprog_init(wp, name, e);
   if (st != FSIM_OK) return st;
   wp->grid[0] = grid;
   wp->waves_per_wg = waves;
   wp->wave_size = a->cu.wave_size;
-  wp->vgprs = 32;
-  wp->agprs = a->cu.max_agprs > 0 ? 32 : 0;
-  wp->sgprs = 16;
+  wp->vgprs = MICRO_VGPRS;
+  wp->agprs = a->cu.max_agprs > 0 ? MICRO_AGPRS : 0;
+  wp->sgprs = MICRO_SGPRS; /* the key's least, 16 */
   wp->lds_bytes = lds;
   snprintf(wp->arch_gfx, sizeof wp->arch_gfx, "%s", a->device.gfx);
   return fsim_wprog_set_programs(wp, 1, e);

@@ -300,6 +300,20 @@ START_TEST(test_overrides) {
   load_ok(&s1, "mi355x");
   ck_assert_int_eq(fsim_arch_set_all(&s1, passes_first, 2, &e), FSIM_OK);
   ck_assert_int_eq(s1.mfma[fsim_arch_find_mfma(&s1, "v_mfma_f32_16x16x32_bf16") - s1.mfma].latency, 80);
+  /* the VGPRs a wave may name, in the allocation granules occupancy counts: 256 in granules
+   * of 24 take 264, more than a 260-register file */
+  load_ok(&s1, "mi355x");
+  const char *granules[] = {"cu.vgpr_granule=24", "cu.vgprs_per_lane=260"};
+  ck_assert_int_eq(fsim_arch_set_all(&s1, granules, 2, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "--set cu.vgpr_granule=24 cu.vgprs_per_lane=260: [cu] max_vgprs: 256 rounds up to 264 in "
+                          "granules of vgpr_granule 24, more than the register file (vgprs_per_lane 260)");
+  /* the largest of the caches is named: here the CUs' L1s */
+  load_ok(&s1, "mi355x");
+  const char *big_l1[] = {"device.cus=4096", "memory.l1_bytes=67108864"};
+  ck_assert_int_eq(fsim_arch_set_all(&s1, big_l1, 2, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "--set memory.l1_bytes=67108864: [memory] l1_bytes: the caches would hold 2149842944 lines "
+                          "(4096 CUs' L1s, 8 L2s and the MALL, in 128-byte lines), more than the 536870912 the "
+                          "simulator keeps tags for");
   /* the part's identity: its values that differ from the shipped part's, in the loader's order,
    * however they were given */
   char name[256], changes[900];
@@ -404,6 +418,24 @@ START_TEST(test_overrides) {
       {"memory.l2_line=256",
        "--set memory.l2_line=256: [memory] l1_line: 128 differs from l2_line 256 (the simulator keeps one line size "
        "for L1 and L2)"},
+      /* parts that cannot hold their own limits: each passed and then failed every simulation
+       * (a workgroup that fits no CU, tags past the simulator's 4 GiB) */
+      {"cu.sgprs_per_simd=16",
+       "--set cu.sgprs_per_simd=16: [cu] max_sgprs: 102 exceeds the register file (sgprs_per_simd 16)"},
+      {"cu.sgprs_per_simd=110",
+       "--set cu.sgprs_per_simd=110: [cu] max_sgprs: 102 rounds up to 112 in granules of sgpr_granule 16, more than "
+       "the register file (sgprs_per_simd 110)"},
+      {"cu.vgprs_per_lane=252",
+       "--set cu.vgprs_per_lane=252: [cu] max_vgprs: 256 exceeds the register file (vgprs_per_lane 252)"},
+      {"cu.waves_per_simd=1",
+       "--set cu.waves_per_simd=1: [cu] waves_per_simd: 1 on each of 4 SIMDs holds 4 waves, fewer than the 16 of a "
+       "workgroup of max_workgroup_size 1024 (a workgroup runs on one CU)"},
+      {"lds.alloc_granule=1048576",
+       "--set lds.alloc_granule=1048576: [lds] alloc_granule: 1048576 exceeds max_bytes_per_wg 163840 (a workgroup's "
+       "LDS is allocated in whole granules)"},
+      {"memory.mall_bytes=1000000000000",
+       "--set memory.mall_bytes=1000000000000: [memory] mall_bytes: the caches would hold 7812827680 lines (256 CUs' "
+       "L1s, 8 L2s and the MALL, in 128-byte lines), more than the 536870912 the simulator keeps tags for"},
       {"mfma.v_nope.passes=1", "--set mfma.v_nope.passes=1: [mfma.v_nope]: no such section"},
       {"mfma.v_mfma_f32_16x16x32_bf16.a_type=f99",
        "--set mfma.v_mfma_f32_16x16x32_bf16.a_type=f99: [mfma.v_mfma_f32_16x16x32_bf16] a_type: 'f99' is not a data type"},

@@ -947,6 +947,15 @@ START_TEST(test_micro_what_if_limits) {
   ck_assert_int_eq(fsim_micro_bandwidth(&a, "lds", &r, &e), FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "bandwidth --level lds: the benchmark reads 65536 bytes of LDS a workgroup, more than "
                           "MI355X's lds.max_bytes_per_wg 1024");
+  /* the benchmarks' waves' registers (it was "micro_chase: 32 VGPRs per wave exceed 8") */
+  a = arch_of("mi355x");
+  ck_assert_int_eq(fsim_arch_set(&a, "cu.max_vgprs=8", &e), FSIM_OK);
+  ck_assert_int_eq(fsim_micro_latency(&a, "l1", &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "the benchmark's waves use 32 VGPRs, more than MI355X's cu.max_vgprs 8");
+  a = arch_of("mi355x");
+  ck_assert_int_eq(fsim_arch_set(&a, "cu.max_agprs=8", &e), FSIM_OK);
+  ck_assert_int_eq(fsim_micro_mfma(&a, "v_mfma_f32_16x16x32_bf16", 1, 0, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "the benchmark's waves use 32 AGPRs, more than MI355X's cu.max_agprs 8");
 }
 END_TEST
 
@@ -2189,14 +2198,31 @@ START_TEST(test_sim_assembly) {
   ck_assert_str_eq(json_string_value(json_object_get(json_object_get(tj, "metadata"), "kernel")), "k?");
   json_decref(tj);
   /* a what-if part whose cache tags no host holds is refused before allocating (an audit's
-   * 4096 CUs of 64 MiB L1s in 16-byte lines ran until the kernel killed it) */
+   * 4096 CUs of 64 MiB L1s in 16-byte lines ran until the kernel killed it): at load, naming
+   * the key (exit 2; it was refused only when simulated, exit 1, and a 1 TB MALL passed 'arch
+   * show'), and by the simulator for a part built in code */
   snprintf(args, sizeof args, "sim %s --arch mi355x --set device.cus=4096 --set memory.l1_bytes=67108864 --set "
            "memory.l1_ways=1", tu_src_path("traces/examples/stream_copy.wp"));
   t = tu_flysim(args);
-  ck_assert_int_eq(t.status, 1);
-  ck_assert_msg(strstr(t.err, "the simulated caches' tags would take 16.0 GiB (4096 CUs' L1s, 8 L2s and the MALL in "
-                              "lines of 128 and 128 bytes), more than the 4 GiB allowed\n") != NULL, "%s", t.err);
+  ck_assert_int_eq(t.status, 2);
+  ck_assert_str_eq(t.err, "flysim sim: --set memory.l1_bytes=67108864: [memory] l1_bytes: the caches would hold "
+                          "2149842944 lines (4096 CUs' L1s, 8 L2s and the MALL, in 128-byte lines), more than the "
+                          "536870912 the simulator keeps tags for\n");
   tu_run_free(&t);
+  {
+    fsim_arch big = arch_of("mi355x");
+    big.device.cus = 4096;
+    big.memory.l1_bytes = 67108864;
+    big.memory.l1_ways = 1;
+    fsim_wprog bw;
+    parse_ok(&bw, "traces/examples/stream_copy.wp", &big);
+    fsim_sim_result br;
+    fsim_err be;
+    ck_assert_int_eq(fsim_sim_run(&big, &bw, NULL, &br, &be), FSIM_ENOMEM);
+    ck_assert_msg(strstr(be.msg, "the simulated caches' tags would take 16.0 GiB (4096 CUs' L1s, 8 L2s and the MALL in "
+                                 "lines of 128 and 128 bytes), more than the 4 GiB allowed") != NULL, "%s", be.msg);
+    fsim_wprog_free(&bw);
+  }
   /* a lane mask naming lanes past the wave's 32 (it was counted: twice the bytes stored) */
   const char *wide = tu_write_temp("kernel k\nlanes l active=0xffffffffffffffff = linear 4\nprogram\n", ".wp");
   snprintf(args, sizeof args, "sim %s --arch rx9070xt", wide);
