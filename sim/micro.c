@@ -219,6 +219,30 @@ static int level_index(const char *level) {
   return -1;
 }
 
+/* The pointer chase's footprint at level li (0 L1, 1 L2, 2 MALL), in lines: at least twice
+ * every cache in front of it, a CU's L1 and its XCD's L2 (so that nearly every set there
+ * overflows and the chase misses), and at most half of the level (so that nearly none of its
+ * sets overflows); 8 L1s for the L2, where that fits.  0 with e set when no footprint is both:
+ * the figure would be the level in front's (--set memory.l2_bytes=65536 read 167 cycles of L2
+ * latency against 224). */
+static int64_t chase_lines(const fsim_arch *a, int li, fsim_err *e) {
+  const int line = a->memory.l2_line;
+  const int64_t l1 = a->memory.l1_bytes / line, l2 = a->memory.l2_bytes / line;
+  if (li == 0) return l1 / 2 > 0 ? l1 / 2 : 1; /* an L1 of one line holds a chase of one */
+  const int64_t fit = (li == 1 ? l2 : a->memory.mall_bytes / line) / 2;
+  const int front_l1 = li == 1 || l1 > l2; /* the larger cache in front: the L1 (a what-if may make it the larger) */
+  const int64_t front = front_l1 ? l1 : l2;
+  const int64_t want = li == 1 ? 8 * l1 : 2 * front;
+  if (2 * front > fit) {
+    FSIM_ERR(e, FSIM_EINVAL, "latency --level %s: no footprint misses the %s and fits the %s: it must be at least twice "
+             "memory.%s %lld and at most half of memory.%s %lld", li == 1 ? "l2" : "mall", front_l1 ? "L1" : "L2",
+             li == 1 ? "L2" : "MALL", front_l1 ? "l1_bytes" : "l2_bytes", (long long)front * line,
+             li == 1 ? "l2_bytes" : "mall_bytes", li == 1 ? (long long)a->memory.l2_bytes : a->memory.mall_bytes);
+    return 0;
+  }
+  return want < fit ? want : fit;
+}
+
 fsim_status fsim_micro_latency(const fsim_arch *a, const char *level, fsim_micro_result *out, fsim_err *e) {
   memset(out, 0, sizeof *out);
   int li = level_index(level);
@@ -226,10 +250,6 @@ fsim_status fsim_micro_latency(const fsim_arch *a, const char *level, fsim_micro
   if (li == 2 && a->memory.mall_bytes == 0)
     return FSIM_ERR(e, FSIM_EINVAL, "--level mall: %s has no Infinity Cache", a->device.name);
   int line = a->memory.l2_line;
-  /* footprints that fit the level and not the one above it */
-  int64_t foot[3] = {a->memory.l1_bytes / 2, (int64_t)a->memory.l1_bytes * 8,
-                     (int64_t)a->memory.l2_bytes * 2};
-  if (foot[1] > a->memory.l2_bytes / 2) foot[1] = a->memory.l2_bytes / 2;
   int64_t c1, c2, n;
   fsim_status st;
   if (li == 3) {
@@ -237,7 +257,7 @@ fsim_status fsim_micro_latency(const fsim_arch *a, const char *level, fsim_micro
     if ((st = chase(a, n, line * 2, 1, &c1, e)) != FSIM_OK) return st;
     if ((st = chase(a, 2 * n, line * 2, 1, &c2, e)) != FSIM_OK) return st;
   } else {
-    n = foot[li] / line;
+    if ((n = chase_lines(a, li, e)) == 0) return e ? e->code : FSIM_EINVAL;
     if ((st = chase(a, n, line, 1, &c1, e)) != FSIM_OK) return st;
     if ((st = chase(a, n, line, 2, &c2, e)) != FSIM_OK) return st;
   }
@@ -247,6 +267,60 @@ fsim_status fsim_micro_latency(const fsim_arch *a, const char *level, fsim_micro
   out->expected = li == 0 ? a->memory.l1_latency : li == 1 ? a->memory.l2_latency
                 : li == 2 ? a->memory.mall_latency : a->memory.dram_latency;
   return FSIM_OK;
+}
+
+/* The loads each wave of a workgroup (one a CU) makes to cover the workgroup's share of a
+ * footprint at level li, `unit` bytes (one load by each of its `waves`) at a time.  The share
+ * fits the level: at most half of a CU's L1, of an XCD's L2 over its CUs, or of the MALL over
+ * every CU.  It misses the caches in front: at least 3/2 of a CU's L1 (MI300X's L2 share is
+ * 1.68 of it) and, for the MALL, 3 times an XCD's L2 over its CUs (4 where the MALL has room;
+ * 2 left 18% of MI300X's reads hitting its L2, an audit found).  Without such a share the
+ * figure would be the level in front's (--set memory.l1_bytes=131072 read 41 TB/s of L2
+ * against a 27 TB/s peak), so it is refused, naming the keys.  HBM: cold, scale units. */
+static fsim_status stream_fit(const fsim_arch *a, int li, int64_t unit, int waves, int scale, int64_t *fit,
+                              fsim_err *e) {
+  const int64_t cpx = a->device.cus / a->device.xcds, l1 = a->memory.l1_bytes, l2 = a->memory.l2_bytes;
+  const int64_t from_l1 = (3 * l1 + 1) / 2, from_l2 = (3 * l2 + cpx - 1) / cpx;
+  int64_t share, lo = 0, hi = 0;
+  char lo_why[96] = "", hi_why[96];
+  switch (li) {
+  case 0:
+    share = hi = l1 / 2;
+    snprintf(hi_why, sizeof hi_why, "half of memory.l1_bytes %lld", (long long)l1);
+    break;
+  case 1:
+    share = hi = l2 / 2 / cpx;
+    snprintf(hi_why, sizeof hi_why, "half of memory.l2_bytes %lld over an XCD's %lld CUs", (long long)l2,
+             (long long)cpx);
+    lo = from_l1;
+    snprintf(lo_why, sizeof lo_why, "3/2 of memory.l1_bytes %lld", (long long)l1);
+    break;
+  case 2:
+    share = l2 * 4 / cpx;
+    hi = a->memory.mall_bytes / 2 / a->device.cus;
+    snprintf(hi_why, sizeof hi_why, "half of memory.mall_bytes %lld over %d CUs", a->memory.mall_bytes,
+             a->device.cus);
+    if (share > hi) share = hi;
+    lo = from_l2 > from_l1 ? from_l2 : from_l1;
+    if (from_l2 > from_l1)
+      snprintf(lo_why, sizeof lo_why, "3 times memory.l2_bytes %lld over an XCD's %lld CUs", (long long)l2,
+               (long long)cpx);
+    else
+      snprintf(lo_why, sizeof lo_why, "3/2 of memory.l1_bytes %lld", (long long)l1);
+    break;
+  default: *fit = ((int64_t)1 << 18) * scale / unit; return FSIM_OK;
+  }
+  *fit = share / unit > 0 ? share / unit : 1;
+  if (*fit * unit >= lo && *fit * unit <= hi) return FSIM_OK;
+  static const char *const names[3] = {"L1", "L2", "MALL"};
+  if (li == 0)
+    return FSIM_ERR(e, FSIM_EINVAL, "bandwidth --level l1: a CU's share of the footprint must be at most %lld bytes (%s) "
+                    "to fit the L1, but one load by each of the benchmark's %d waves reads %lld", (long long)hi, hi_why,
+                    waves, (long long)unit);
+  return FSIM_ERR(e, FSIM_EINVAL, "bandwidth --level %s: no share of the footprint misses the %s and fits the %s: a CU's "
+                  "share must be at least %lld bytes (%s) and at most %lld (%s), in steps of %lld (one load by each of its %d "
+                  "waves)", li == 1 ? "l2" : "mall", names[li - 1], names[li], (long long)lo, lo_why, (long long)hi, hi_why,
+                  (long long)unit, waves);
 }
 
 /* Streaming: every wave of every CU loads 16 B per lane over its own share of a footprint
@@ -259,15 +333,9 @@ static fsim_status stream(const fsim_arch *a, int li, int passes, int scale, fsi
   const int waves = (li == 0 || li == 4 ? 4 : 1) * a->cu.simds;
   int grid = a->device.cus;
   int64_t per_wave_load = (int64_t)a->cu.wave_size * 16;
-  int64_t per_wg; /* bytes per workgroup, one workgroup per CU */
-  switch (li) {
-  case 0: per_wg = a->memory.l1_bytes / 2; break;
-  case 1: per_wg = (int64_t)a->memory.l2_bytes / 2 / (a->device.cus / a->device.xcds); break;
-  case 2: per_wg = (int64_t)a->memory.l2_bytes * 4 / (a->device.cus / a->device.xcds); break;
-  default: per_wg = ((int64_t)1 << 18) * scale; break;
-  }
-  int64_t fit = per_wg / (per_wave_load * waves); /* loads per wave that cover the footprint */
-  if (fit < 1) fit = 1;
+  int64_t fit; /* loads per wave that cover the workgroup's share of the footprint */
+  fsim_status st = stream_fit(a, li, per_wave_load * waves, waves, scale, &fit, e);
+  if (st != FSIM_OK) return st;
   int64_t iters = li == 0 && fit < 16 ? 16 : fit; /* L1: repeats, to cover latency */
   fsim_wprog wp;
   if (li == 4 && a->lds.max_bytes_per_wg < 65536)
@@ -277,7 +345,7 @@ static fsim_status stream(const fsim_arch *a, int li, int passes, int scale, fsi
     return FSIM_ERR(e, FSIM_EINVAL, "bandwidth: the benchmark's workgroup of %d waves of %d needs %d work-items, more "
                     "than %s's cu.max_workgroup_size %d", waves, a->cu.wave_size, waves * a->cu.wave_size, a->device.name,
                     a->cu.max_workgroup_size);
-  fsim_status st = setup(&wp, a, "micro_stream", grid, waves, li == 4 ? 65536 : 0, e);
+  st = setup(&wp, a, "micro_stream", grid, waves, li == 4 ? 65536 : 0, e);
   if (st != FSIM_OK) return st;
   int lanes = fsim_wprog_add_lanes(&wp, "lin", 1, e);
   if (lanes < 0) {

@@ -25,13 +25,17 @@ fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, long waves_per
                             fsim_micro_result *out, fsim_err *e);
 /* One wave reading width_bits per lane at lane * stride bytes. expected: cycles per read. */
 fsim_status fsim_micro_lds(const fsim_arch *a, long stride, long width_bits, fsim_micro_result *out, fsim_err *e);
-/* Pointer-chase latency at level l1, l2, mall or hbm. expected: the arch's latency. */
+/* Pointer-chase latency at level l1, l2, mall or hbm. expected: the arch's latency.  The
+ * footprint is at least twice each cache in front of the level and at most half of it; a
+ * what-if with no such footprint is refused (FSIM_EINVAL, naming the keys). */
 fsim_status fsim_micro_latency(const fsim_arch *a, const char *level, fsim_micro_result *out, fsim_err *e);
 /* Whole-GPU streaming bandwidth at level lds, l1, l2, mall or hbm, TB/s at the sustained
  * clock. expected: the arch's peak for that level at the sustained clock (HBM: achievable).
  * The rate is the difference of two runs (start-up and drain left out); where that exceeds the
  * level's peak, the runs did not stream on every CU at once (workgroup launches spread out by a
- * large dispatch.wg_launch_cycles), and the longer run's whole rate is given (whole_run). */
+ * large dispatch.wg_launch_cycles), and the longer run's whole rate is given (whole_run).  Each
+ * CU's share of the footprint misses the caches in front of the level and fits it (micro.c,
+ * stream_fit); a what-if with no such share is refused (FSIM_EINVAL, naming the keys). */
 fsim_status fsim_micro_bandwidth(const fsim_arch *a, const char *level, fsim_micro_result *out, fsim_err *e);
 
 #endif

@@ -959,6 +959,63 @@ START_TEST(test_micro_what_if_limits) {
 }
 END_TEST
 
+/* The footprints miss the caches in front of the level measured and fit it, or the what-if is
+ * refused naming the keys: "L2" figures once measured the L1 (--set memory.l2_bytes=65536: 167
+ * cycles of L2 latency against 224; --set memory.l1_bytes=131072: 41 TB/s of L2 against 27),
+ * and an L1 of one line gave a chase of no lines ("loop trip count 0 is not positive"). */
+static fsim_status micro_with(const char *level, int bandwidth, const char *const *sets, int n, fsim_micro_result *r,
+                              fsim_err *e) {
+  fsim_arch a = arch_of("mi355x");
+  ck_assert_msg(fsim_arch_set_all(&a, sets, n, e) == FSIM_OK, "%s", e->msg);
+  return bandwidth ? fsim_micro_bandwidth(&a, level, r, e) : fsim_micro_latency(&a, level, r, e);
+}
+
+START_TEST(test_micro_footprints) {
+  fsim_micro_result r;
+  fsim_err e;
+  const char *small_l2[] = {"memory.l2_bytes=65536"};
+  ck_assert_int_eq(micro_with("l2", 0, small_l2, 1, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "latency --level l2: no footprint misses the L1 and fits the L2: it must be at least twice "
+                          "memory.l1_bytes 32768 and at most half of memory.l2_bytes 65536");
+  /* just room: twice the L1, half the L2 */
+  const char *l2_4x[] = {"memory.l2_bytes=131072"};
+  ck_assert_msg(micro_with("l2", 0, l2_4x, 1, &r, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_msg(r.value >= 224 - 0.5 && r.value <= 224 + 4, "%.1f cycles", r.value);
+  const char *small_mall[] = {"memory.mall_bytes=8388608"};
+  ck_assert_int_eq(micro_with("mall", 0, small_mall, 1, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "latency --level mall: no footprint misses the L2 and fits the MALL: it must be at least "
+                          "twice memory.l2_bytes 4194304 and at most half of memory.mall_bytes 8388608");
+  /* an L1 larger than the L2 is the cache in front of the MALL that matters */
+  const char *big_l1[] = {"memory.l1_bytes=67108864", "memory.mall_bytes=67108864"};
+  ck_assert_int_eq(micro_with("mall", 0, big_l1, 2, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "latency --level mall: no footprint misses the L1 and fits the MALL: it must be at least "
+                          "twice memory.l1_bytes 67108864 and at most half of memory.mall_bytes 67108864");
+  const char *one_line[] = {"memory.l1_bytes=4096", "memory.l1_line=4096", "memory.l2_line=4096", "memory.l1_ways=1"};
+  ck_assert_msg(micro_with("l1", 0, one_line, 4, &r, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_msg(r.value >= 116 - 0.5 && r.value <= 116 + 4, "%.1f cycles", r.value);
+  const char *big_l1_bw[] = {"memory.l1_bytes=131072"};
+  ck_assert_int_eq(micro_with("l2", 1, big_l1_bw, 1, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "bandwidth --level l2: no share of the footprint misses the L1 and fits the L2: a CU's share "
+                          "must be at least 196608 bytes (3/2 of memory.l1_bytes 131072) and at most 65536 (half of "
+                          "memory.l2_bytes 4194304 over an XCD's 32 CUs), in steps of 4096 (one load by each of its 4 "
+                          "waves)");
+  const char *small_mall_bw[] = {"memory.mall_bytes=100000000", "memory.mall_ways=1"};
+  ck_assert_int_eq(micro_with("mall", 1, small_mall_bw, 2, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "bandwidth --level mall: no share of the footprint misses the L2 and fits the MALL: a CU's "
+                          "share must be at least 393216 bytes (3 times memory.l2_bytes 4194304 over an XCD's 32 CUs) "
+                          "and at most 195312 (half of memory.mall_bytes 100000000 over 256 CUs), in steps of 4096 (one "
+                          "load by each of its 4 waves)");
+  const char *small_l1_bw[] = {"memory.l1_bytes=8192"};
+  ck_assert_int_eq(micro_with("l1", 1, small_l1_bw, 1, &r, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "bandwidth --level l1: a CU's share of the footprint must be at most 4096 bytes (half of "
+                          "memory.l1_bytes 8192) to fit the L1, but one load by each of the benchmark's 16 waves reads "
+                          "16384");
+  tu_expect_err("micro latency --level l2 --arch mi355x --set memory.l2_bytes=65536", 2,
+                "flysim micro: latency --level l2: no footprint misses the L1 and fits the L2: it must be at least "
+                "twice memory.l1_bytes 32768 and at most half of memory.l2_bytes 65536\n");
+}
+END_TEST
+
 START_TEST(test_micro_bandwidth) {
   /* Streaming reaches the level's peak (HBM: its achievable fraction) and never passes it by
    * more than rounding.  L2 stays within 16% below: its channels are FIFO servers fed by a
@@ -2509,6 +2566,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_micro_lds);
   tcase_add_test(tc, test_micro_latency);
   tcase_add_test(tc, test_micro_bandwidth);
+  tcase_add_test(tc, test_micro_footprints);
   tcase_add_test(tc, test_micro_what_if_limits);
   tcase_add_test(tc, test_golden_cycles);
   tcase_add_test(tc, test_atomics);
