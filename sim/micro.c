@@ -53,6 +53,29 @@ static fsim_status run_warm(const fsim_arch *a, fsim_wprog *wp, int warm, fsim_s
   return st;
 }
 
+/* t rounded up to a whole number of the SIMD's issue slots (every issue_period cycles). */
+static double in_slots(const fsim_arch *a, double t) {
+  const double p = a->issue.issue_period;
+  return ceil(t / p) * p;
+}
+
+/* The cycles between MFMAs on a SIMD that the simulator's issue rules allow at best (sim/cu.c):
+ * one MFMA a slot, each slot issue_period cycles apart; the matrix pipe busy its cycles, so
+ * that the next MFMA takes the first slot after; and an MFMA of one of the SIMD's `chains`
+ * per wave (each wave's instructions rotate through its chains) waits for its chain's previous
+ * result: the whole latency when it reads it as A (dependent), or as the accumulator only the
+ * pipe's cycles with issue.mfma_srcc_forwarding and the latency without.  A bound, not a
+ * prediction: with several waves, oldest-first arbitration can leave slots unused (three
+ * dependent waves: 21.34 cycles against 16, docs/simulator.md).  It said the pipe's cycles
+ * alone, so an issue_period of 16 read 16.03 cycles against 8, and an accumulate latency of
+ * 200 without forwarding 50.10 against 16. */
+static double mfma_bound(const fsim_arch *a, const fsim_mfma_entry *m, int waves, int chains, int dependent) {
+  const double pipe = in_slots(a, fsim_mfma_cycles(a, m));
+  const double wait = dependent || !a->issue.mfma_srcc_forwarding ? m->latency : fsim_mfma_cycles(a, m);
+  const double chain = in_slots(a, wait) / ((double)chains * waves);
+  return chain > pipe ? chain : pipe;
+}
+
 fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, long wps, int dependent,
                             fsim_micro_result *out, fsim_err *e) {
   memset(out, 0, sizeof *out);
@@ -102,9 +125,24 @@ fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, long wps, int 
   out->cycles = r.cycles;
   out->value = r.mfma_flops / (double)r.cycles; /* one CU ran */
   out->cycles_per_instr = (double)r.cycles / ((double)per_wave * waves_per_simd);
-  double pipe = fsim_mfma_cycles(a, m), chain = (double)m->latency / waves_per_simd;
-  out->expected = dependent && chain > pipe ? chain : pipe;
+  out->expected = mfma_bound(a, m, waves_per_simd, dependent ? 1 : chains, dependent);
   return FSIM_OK;
+}
+
+/* The cycles a read that one wave's back-to-back LDS reads take at best, by the simulator's
+ * rules (sim/lds.h, sim/cu.c): the bank array and the wave's port are pipelined servers, so a
+ * read takes the larger of its bank and port cycles of them; the wave issues at most once a
+ * slot (issue_period); and it keeps at most 15 reads in flight (the lgkm counter), each held
+ * from its issue until its data is there, the latency after the larger of its bank and port
+ * cycles, and the next read then issues at the first slot after.  MI355X: (64 + 4) / 15 = 4.53
+ * cycles a read against the port's 4.  It once took the issue period for the bank and port
+ * cycles and left the period out as a bound, so the RX 9070 XT's 1-cycle slots with 4 bank
+ * cycles read 4.53 against an expected 4.33, and an issue_period of 16 read 16.00 against 5.33. */
+static double lds_bound(const fsim_arch *a, double bank, int port) {
+  const double serve = bank > port ? bank : port;
+  const double held = in_slots(a, a->lds.latency + serve) / 15.0;
+  double b = serve > held ? serve : held;
+  return b > a->issue.issue_period ? b : a->issue.issue_period;
 }
 
 fsim_status fsim_micro_lds(const fsim_arch *a, long stride_arg, long width_bits, fsim_micro_result *out, fsim_err *e) {
@@ -160,12 +198,7 @@ fsim_status fsim_micro_lds(const fsim_arch *a, long stride_arg, long width_bits,
   out->cycles = r.cycles;
   out->cycles_per_instr = (double)(r.cycles - a->lds.latency) / n;
   int port = (a->cu.wave_size * width + a->lds.port_bytes_per_clk - 1) / a->lds.port_bytes_per_clk;
-  out->expected = out->value > port ? out->value : port;
-  /* one wave keeps at most 15 LDS operations in flight (the lgkm counter, sim/cu.c), each for
-   * its issue and the LDS latency: where the banks and the port are faster, that paces it
-   * (MI355X: 68 / 15 = 4.53 cycles a read against 4; a what-if LDS latency shows here) */
-  double inflight = (double)(a->lds.latency + a->issue.issue_period) / 15.0;
-  if (inflight > out->expected) out->expected = inflight;
+  out->expected = lds_bound(a, out->value, port);
   return FSIM_OK;
 }
 

@@ -19,11 +19,17 @@ typedef struct fsim_micro_result {
 /* Throughput (independent accumulators) or dependent latency (each MFMA reads the previous
  * result as its A operand) of one instruction, waves_per_simd waves on each SIMD of one CU.
  * cycles_per_instr: cycles between instructions on a SIMD (all its waves' together);
- * expected: the pipe's cycles, or for dependent MFMAs the latency shared by the SIMD's waves
- * (latency / waves_per_simd) when that is longer. */
+ * expected: the least the simulator's issue rules allow, the larger of the pipe's cycles in
+ * whole issue slots and the chain's wait in whole slots shared by the SIMD's chains (dependent:
+ * the latency over waves_per_simd chains; independent: the accumulator's wait, the pipe's
+ * cycles with SrcC forwarding or the latency without, over 4 chains a wave).  Met within 1%
+ * by one wave; a lower bound with several (arbitration can leave slots unused). */
 fsim_status fsim_micro_mfma(const fsim_arch *a, const char *inst, long waves_per_simd, int dependent,
                             fsim_micro_result *out, fsim_err *e);
-/* One wave reading width_bits per lane at lane * stride bytes. expected: cycles per read. */
+/* One wave reading width_bits per lane at lane * stride bytes. expected: cycles per read by
+ * the simulator's rules: the larger of the bank and port cycles, the issue period, and the
+ * latency after the bank or port cycles, in whole issue slots, over the 15 reads the lgkm
+ * counter keeps in flight. */
 fsim_status fsim_micro_lds(const fsim_arch *a, long stride, long width_bits, fsim_micro_result *out, fsim_err *e);
 /* Pointer-chase latency at level l1, l2, mall or hbm. expected: the arch's latency.  The
  * footprint is at least twice each cache in front of the level and at most half of it; a
