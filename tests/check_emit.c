@@ -525,11 +525,66 @@ static void check_read2(void) {
   fsim_asm_free(&k);
 }
 
+/* Loops are natural loops: a backward branch closes one when the block that dominates both
+ * ends lies between them.  A block placed out of line inside a loop that jumps back to the
+ * middle of the loop (a cold `if`, clang -O0's loops) was read as a second loop overlapping the
+ * first and refused as irreducible; a rotated loop entered in the middle is still a loop, and
+ * a cycle entered at two blocks still overlaps and is refused. */
+static void check_loops(void) {
+  static const struct {
+    const char *text;
+    int nloops, begin, end; /* the first loop */
+  } cases[] = {
+      /* the cold-path shape, as small as it comes: .LBB0_4 jumps back to .LBB0_3 */
+      {"k:\n.LBB0_1:\n\tv_add_u32_e32 v1, v1, v1\n\ts_cbranch_execz .LBB0_3\n\ts_branch .LBB0_4\n.LBB0_3:\n"
+       "\ts_cbranch_execnz .LBB0_1\n\ts_branch .LBB0_5\n.LBB0_4:\n\tv_add_u32_e32 v2, v2, v2\n\ts_branch .LBB0_3\n"
+       ".LBB0_5:\n\ts_endpgm\n",
+       1, 0, 3},
+      /* clang-22 -O3 for gfx950: a loop with `if (__builtin_expect(v > 1000.0f, 0))` in it */
+      {"k:\n\ts_mov_b64 s[2:3], 0x400\n.LBB0_5:\n\tglobal_load_dword v6, v[2:3], off\n\ts_waitcnt vmcnt(0)\n"
+       "\tv_cmp_lt_f32_e32 vcc, s11, v6\n\ts_and_saveexec_b64 s[8:9], vcc\n\ts_cbranch_execnz .LBB0_7\n.LBB0_6:\n"
+       "\ts_or_b64 exec, exec, s[8:9]\n\ts_add_i32 s10, s10, -1\n\ts_cmp_eq_u32 s10, 0\n\ts_cbranch_scc0 .LBB0_5\n"
+       "\ts_branch .LBB0_8\n.LBB0_7:\n\tv_sqrt_f32_e32 v7, v6\n\tglobal_store_dword v1, v7, s[6:7]\n"
+       "\ts_branch .LBB0_6\n.LBB0_8:\n\ts_endpgm\n",
+       1, 1, 9},
+      /* a rotated loop entered in the middle: still one */
+      {"k:\n\ts_branch .L2\n.L1:\n\tv_add_u32_e32 v1, v1, v1\n.L2:\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc0 .L1\n"
+       "\ts_endpgm\n",
+       1, 1, 3},
+      /* nested, with a second latch to the outer loop's header */
+      {"k:\n.L1:\n\tv_add_u32_e32 v1, v1, v1\n.L2:\n\ts_cbranch_scc0 .L1\n\ts_cbranch_vccz .L2\n"
+       "\ts_cbranch_execz .L1\n\ts_endpgm\n",
+       2, 0, 3},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fsim_asm_kernel k;
+    fsim_err e;
+    fsim_err_clear(&e);
+    ck_assert_msg(fsim_asm_parse(&k, cases[i].text, "l.s", NULL, &e) == FSIM_OK, "case %zu: %s", i, e.msg);
+    ck_assert_msg(k.nloops == cases[i].nloops, "case %zu: %d loops", i, k.nloops);
+    ck_assert_msg(k.loops[0].begin == cases[i].begin && k.loops[0].end == cases[i].end, "case %zu: loop [%d, %d]", i,
+                  k.loops[0].begin, k.loops[0].end);
+    fsim_asm_free(&k);
+  }
+  /* a cycle entered at .A and at .B, which no block dominates, overlapping a loop at .B */
+  fsim_asm_kernel k;
+  fsim_err e;
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_asm_parse(&k,
+                                  "k:\n\ts_cbranch_vccz .B\n.A:\n\tv_add_u32_e32 v1, v1, v1\n.B:\n"
+                                  "\tv_add_u32_e32 v2, v2, v2\n\ts_cbranch_scc1 .A\n\tv_add_u32_e32 v3, v3, v3\n"
+                                  "\ts_cbranch_scc0 .B\n\ts_endpgm\n",
+                                  "i.s", NULL, &e),
+                   FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "i.s:9: loops overlap without nesting (irreducible control flow)");
+}
+
 START_TEST(test_asm_reader) {
   check_listing(ASM_S);
   check_listing(ASM_OBJDUMP);
   check_branchy();
   check_read2();
+  check_loops();
   fsim_asm_kernel k;
   fsim_err e;
   fsim_err_clear(&e);

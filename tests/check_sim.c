@@ -446,6 +446,45 @@ START_TEST(test_asm_loop_guard) {
 }
 END_TEST
 
+/* A loop holding a block placed out of line that jumps back into the loop's middle, as
+ * clang-22 -O3 (gfx950) lays out a loop with a cold `if (__builtin_expect(v > 1000.0f, 0))`
+ * inside: `flysim sim` refused it ("loops overlap without nesting (irreducible control flow)",
+ * exit 2), reading the jump back as a second loop.  It is one loop, which runs its --trips: 9
+ * wave instructions a trip, the out-of-line block (never entered: its condition is unknown)
+ * not among them.  The smallest such file (two loops before) is read too. */
+START_TEST(test_asm_out_of_line_block) {
+  static const char cold[] =
+      "kern:\n\ts_load_dwordx4 s[4:7], s[0:1], 0x0\n\ts_mov_b32 s11, 0x447a0000\n\ts_mov_b64 s[2:3], 0x400\n"
+      ".LBB0_5:\n\tglobal_load_dword v6, v[2:3], off\n\ts_waitcnt vmcnt(0)\n\tv_cmp_lt_f32_e32 vcc, s11, v6\n"
+      "\ts_and_saveexec_b64 s[8:9], vcc\n\ts_cbranch_execnz .LBB0_7\n.LBB0_6:\n\ts_or_b64 exec, exec, s[8:9]\n"
+      "\ts_add_i32 s10, s10, -1\n\ts_cmp_eq_u32 s10, 0\n\ts_cbranch_scc0 .LBB0_5\n\ts_branch .LBB0_8\n.LBB0_7:\n"
+      "\tv_sqrt_f32_e32 v7, v6\n\tv_fmac_f32_e32 v4, 0x40400000, v7\n\tglobal_store_dword v1, v4, s[6:7]\n"
+      "\ts_branch .LBB0_6\n.LBB0_8:\n\tglobal_store_dword v[0:1], v4, off\n\ts_endpgm\n";
+  const char *path = tu_write_temp(cold, ".s");
+  long long insts[2];
+  for (int i = 0; i < 2; i++) {
+    char args[512];
+    snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %d --json", path, 100 * (i + 1));
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_t *j = tu_json(&r);
+    insts[i] = json_integer_value(json_object_get(j, "wave_instructions"));
+    json_decref(j);
+    tu_run_free(&r);
+  }
+  ck_assert_int_eq(insts[0], 906);
+  ck_assert_int_eq(insts[1] - insts[0], 900);
+  static const char smallest[] = "k:\n.LBB0_1:\n\tv_add_u32_e32 v1, v1, v1\n\ts_cbranch_execz .LBB0_3\n"
+                                 "\ts_branch .LBB0_4\n.LBB0_3:\n\ts_cbranch_execnz .LBB0_1\n\ts_branch .LBB0_5\n"
+                                 ".LBB0_4:\n\tv_add_u32_e32 v2, v2, v2\n\ts_branch .LBB0_3\n.LBB0_5:\n\ts_endpgm\n";
+  char args[512];
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips 10", tu_write_temp(smallest, ".s"));
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+}
+END_TEST
+
 /* Rounds whose cost per round is not yet steady go to the fallback (XCD 0's whole share at the
  * short trips): on MI300X this 32x128x64 tile on 2x1 waves, four rounds, adds 0.795 of the
  * share per round that the rounds' extrapolation needs (the check wanted 0.25 until
@@ -2657,6 +2696,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_host_cpus);
   tcase_add_test(tc, test_asm_scaled_formats_and_registers);
   tcase_add_test(tc, test_asm_loop_guard);
+  tcase_add_test(tc, test_asm_out_of_line_block);
   tcase_add_test(tc, test_sampled_unsteady_rounds);
   tcase_add_test(tc, test_sampled_trips_and_plan);
   tcase_add_test(tc, test_sampled_address_period);

@@ -4,8 +4,8 @@
  * "ADDR <name>:" (llvm-objdump) and runs to the next one, or to a .Lfunc_end label; whatever
  * follows its last s_endpgm (objdump's s_nop padding) is dropped.  Comments (';', '//') are
  * removed after the objdump address has been read from them.  Branch targets are labels
- * (clang -S) or <name+0xOFFSET> (objdump); a branch to an earlier block from which it can be
- * reached again closes a loop (a search over the basic blocks).
+ * (clang -S) or <name+0xOFFSET> (objdump); a branch to an earlier block closes a loop when it is
+ * a back edge of a natural loop (the blocks' dominators decide: struct cfg).
  *
  * Classification goes by mnemonic prefix, as the ISA names its encodings: v_mfma, v_smfmac,
  * v_wmma and v_swmmac are matrix instructions; other v_ are VALU; s_load, s_buffer_load and
@@ -575,15 +575,22 @@ static fsim_status add_inst(parser *p, const char *text, int line) {
   return FSIM_OK;
 }
 
-/* Basic blocks and their successors.  A backward branch closes a loop when its own block can
- * be reached again from its target, so a cycle runs through it (this takes rotated loops,
- * which are entered in the middle, too); compilers also jump backwards from blocks they
- * placed out of line to where the straight code continues, and those are not loops. */
+/* Basic blocks, their successors and their immediate dominators.  A backward branch closes a
+ * loop when the loop's header, the nearest block that dominates both the branch and its target,
+ * lies between the two (the target itself for a loop entered at its top; a block further down
+ * for a rotated loop, entered in the middle): then the branch is the loop's back edge, or
+ * closes the cycle through that header.  A header before the target means that the branch
+ * jumps back inside an enclosing loop, from a block the compiler placed out of line to where
+ * the loop's straight code continues (a cold `if` inside a loop, clang's -O0 loops): no loop
+ * of its own.  A cycle that no block dominates (irreducible control flow) keeps the older
+ * reading, a loop from the target to the branch. */
 typedef struct cfg {
   int nb;
   int *start;     /* first instruction of each block */
   int *block_of;  /* per instruction */
   int (*succ)[2]; /* per block: up to two successors, -1 for none */
+  int *idom;      /* per block: immediate dominator (the entry's is itself), -1 when unreachable */
+  int *order;     /* per block: reverse postorder number from the entry, -1 when unreachable */
   char *seen;     /* search scratch */
   int *stack;
 } cfg;
@@ -593,6 +600,77 @@ static int is_branch(const fsim_asm_inst *in) {
   return strncmp(in->mnemonic, "s_branch", 8) == 0 || strncmp(in->mnemonic, "s_cbranch", 9) == 0;
 }
 
+/* Numbers the blocks reachable from the entry in reverse postorder (g->order) and lists them
+ * in that order in rpo; returns how many.  An iterative depth-first search: stack holds blocks,
+ * seen[b] how many of b's successors have been visited plus one. */
+static int cfg_reverse_postorder(cfg *g, int *rpo) {
+  if (g->nb <= 0) return 0;
+  memset(g->seen, 0, (size_t)g->nb);
+  for (int b = 0; b < g->nb; b++) g->order[b] = -1;
+  int sp = 0, post = 0;
+  g->stack[sp++] = 0;
+  g->seen[0] = 1;
+  while (sp > 0) {
+    int b = g->stack[sp - 1];
+    if (g->seen[b] <= 2) {
+      int s2 = g->succ[b][g->seen[b] - 1];
+      g->seen[b]++;
+      if (s2 >= 0 && !g->seen[s2]) g->seen[s2] = 1, g->stack[sp++] = s2;
+      continue;
+    }
+    sp--;
+    rpo[post++] = b; /* postorder for now */
+  }
+  for (int i = 0; i < post / 2; i++) {
+    int x = rpo[i];
+    rpo[i] = rpo[post - 1 - i];
+    rpo[post - 1 - i] = x;
+  }
+  for (int i = 0; i < post; i++) g->order[rpo[i]] = i;
+  return post;
+}
+
+/* The nearest common dominator of blocks a and b, both reachable (Cooper, Harvey and Kennedy,
+ * "A Simple, Fast Dominance Algorithm": walk up the tree from the later one in reverse
+ * postorder). */
+static int cfg_common_dominator(const cfg *g, int a, int b) {
+  while (a != b) {
+    while (g->order[a] > g->order[b]) a = g->idom[a];
+    while (g->order[b] > g->order[a]) b = g->idom[b];
+  }
+  return a;
+}
+
+/* Immediate dominators of the blocks reachable from the entry (the same paper's iteration over
+ * the blocks in reverse postorder, each taking the common dominator of its predecessors). */
+static int cfg_dominators(cfg *g) {
+  size_t nb = (size_t)g->nb + 1;
+  int *rpo = malloc(nb * sizeof *rpo), *first = calloc(nb + 1, sizeof *first), *pred = malloc(2 * nb * sizeof *pred);
+  if (rpo == NULL || first == NULL || pred == NULL) return free(rpo), free(first), free(pred), -1;
+  /* predecessors: those of block b are pred[first[b] .. first[b + 1]) */
+  for (int b = 0; b < g->nb; b++)
+    for (int q = 0; q < 2; q++)
+      if (g->succ[b][q] >= 0) first[g->succ[b][q] + 2]++;
+  for (int b = 0; b < g->nb; b++) first[b + 2] += first[b + 1];
+  for (int b = 0; b < g->nb; b++)
+    for (int q = 0; q < 2; q++)
+      if (g->succ[b][q] >= 0) pred[first[g->succ[b][q] + 1]++] = b;
+  int nr = cfg_reverse_postorder(g, rpo);
+  for (int b = 0; b < g->nb; b++) g->idom[b] = -1;
+  if (nr > 0) g->idom[0] = 0;
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int i = 1; i < nr; i++) {
+      int b = rpo[i], nd = -1;
+      for (int j = first[b]; j < first[b + 1]; j++)
+        if (g->idom[pred[j]] >= 0) nd = nd < 0 ? pred[j] : cfg_common_dominator(g, pred[j], nd);
+      if (nd != g->idom[b]) g->idom[b] = nd, changed = 1;
+    }
+  }
+  free(rpo), free(first), free(pred);
+  return 0;
+}
+
 static int cfg_build(const fsim_asm_kernel *k, cfg *g) {
   memset(g, 0, sizeof *g);
   int n = k->n;
@@ -600,9 +678,12 @@ static int cfg_build(const fsim_asm_kernel *k, cfg *g) {
   g->block_of = malloc(((size_t)n + 1) * sizeof *g->block_of);
   g->start = malloc(((size_t)n + 1) * sizeof *g->start);
   g->succ = malloc(((size_t)n + 1) * sizeof *g->succ);
+  g->idom = malloc(((size_t)n + 1) * sizeof *g->idom);
+  g->order = malloc(((size_t)n + 1) * sizeof *g->order);
   g->seen = malloc((size_t)n + 1);
   g->stack = malloc(((size_t)n + 1) * sizeof *g->stack);
-  if (leader == NULL || !g->block_of || !g->start || !g->succ || !g->seen || !g->stack) return free(leader), -1;
+  if (leader == NULL || !g->block_of || !g->start || !g->succ || !g->idom || !g->order || !g->seen || !g->stack)
+    return free(leader), -1;
   if (n > 0) leader[0] = 1;
   for (int i = 0; i < n; i++)
     if (is_branch(&k->inst[i])) {
@@ -621,7 +702,7 @@ static int cfg_build(const fsim_asm_kernel *k, cfg *g) {
     if (!(is_branch(in) && is_uncond(in)) && b + 1 < g->nb) g->succ[b][ns++] = b + 1;
     if (is_branch(in) && in->target >= 0 && in->target < n) g->succ[b][ns++] = g->block_of[in->target];
   }
-  return 0;
+  return cfg_dominators(g);
 }
 
 static int reaches(cfg *g, int from, int to) {
@@ -641,10 +722,22 @@ static int reaches(cfg *g, int from, int to) {
   return 0;
 }
 
+/* Whether the backward branch from block `from` to block `to` (to <= from) closes a loop of its
+ * own (the comment of struct cfg). */
+static int closes_loop(cfg *g, int from, int to) {
+  if (to != from && !reaches(g, to, from)) return 0; /* no cycle runs through it */
+  if (g->idom[from] < 0 || g->idom[to] < 0) return 1; /* code no path reaches: the cycle decides */
+  int head = cfg_common_dominator(g, from, to);
+  if (head >= to && head <= from) return 1;
+  return !reaches(g, to, head); /* no loop through the header encloses it: irreducible */
+}
+
 static void cfg_free(cfg *g) {
   free(g->start);
   free(g->block_of);
   free(g->succ);
+  free(g->idom);
+  free(g->order);
   free(g->seen);
   free(g->stack);
 }
@@ -696,7 +789,7 @@ static fsim_status resolve(parser *p) {
   for (int i = 0; i < k->n; i++) {
     int t = k->inst[i].target;
     if (!is_branch(&k->inst[i]) || t < 0 || t > i) continue;
-    if (g.block_of[t] != g.block_of[i] && !reaches(&g, g.block_of[t], g.block_of[i])) continue;
+    if (!closes_loop(&g, g.block_of[i], g.block_of[t])) continue;
     /* a loop is its header: several backward branches to it (latches) make one loop */
     int same = -1;
     for (int l = 0; l < k->nloops && same < 0; l++)

@@ -10,8 +10,9 @@
  * s_wait_dscnt, ...), barrier (gfx12's s_barrier_wait), s_setprio and s_nop.  Registers
  * (v, a, s, vcc, exec, m0, ranges such as v[8:11]) become the instructions' dependences.
  *
- * Loops are the backward branches that close a cycle (their target leads back to them; a
- * jump back from a block the compiler placed out of line is not a loop).  Assembly says nothing about
+ * Loops are natural loops: a backward branch closes one when the block that dominates both the
+ * branch and its target (the loop's header) lies between them; a jump back from a block the
+ * compiler placed out of line into the middle of a loop is not one.  Assembly says nothing about
  * trip counts or about the addresses a memory instruction touches, so both come from
  * elsewhere: the trip counts from the plan (or a template wave program's loops, matched in
  * order), the addresses from a template wave program: the n-th LDS read of a loop in the
