@@ -579,12 +579,55 @@ static void check_loops(void) {
   ck_assert_str_eq(e.msg, "i.s:9: loops overlap without nesting (irreducible control flow)");
 }
 
+/* C++ kernels have mangled names of hundreds of characters: the whole symbol is kept, so
+ * that --kernel and the descriptor's LDS find the kernel (the name was cut at 127 characters,
+ * and two kernels that shared the first 127 were one), and the wave program gets a shortened
+ * name (it was refused as "too long" from 48 characters). */
+static void check_long_names(void) {
+  char base[201], a[256], b[256], text[1600];
+  memset(base, 'x', 200);
+  base[0] = '_', base[1] = 'Z', base[200] = '\0';
+  snprintf(a, sizeof a, "%s1Ev", base);
+  snprintf(b, sizeof b, "%s2Ev", base);
+  snprintf(text, sizeof text,
+           "%s:\n\ts_nop 0\n\ts_endpgm\n%s:\n\ts_nop 0\n\ts_nop 0\n\ts_endpgm\n\t.amdhsa_kernel %s\n"
+           "\t\t.amdhsa_group_segment_fixed_size 1024\n\t.end_amdhsa_kernel\n\t.amdhsa_kernel %s\n"
+           "\t\t.amdhsa_group_segment_fixed_size 2048\n\t.end_amdhsa_kernel\n",
+           a, b, a, b);
+  fsim_arch *arch = load_arch("mi355x");
+  for (int i = 0; i < 3; i++) {
+    fsim_asm_kernel k;
+    fsim_err e;
+    fsim_err_clear(&e);
+    const char *want = i == 1 ? b : a;
+    ck_assert_msg(fsim_asm_parse(&k, text, "n.s", i == 0 ? NULL : want, &e) == FSIM_OK, "%s", e.msg);
+    ck_assert_str_eq(k.name, want);
+    ck_assert_int_eq(k.n, i == 1 ? 2 : 1);
+    ck_assert_int_eq(k.lds_bytes, i == 1 ? 2048 : 1024);
+    fsim_asm_wprog_opts o = {.vgprs = -1, .agprs = -1, .sgprs = -1, .lds_bytes = -1};
+    fsim_wprog wp;
+    ck_assert_msg(fsim_asm_to_wprog(&k, arch, &o, &wp, NULL, &e) == FSIM_OK, "%s", e.msg);
+    char shortened[64];
+    snprintf(shortened, sizeof shortened, "%.44s...", want);
+    ck_assert_str_eq(wp.name, shortened);
+    fsim_wprog_free(&wp);
+    fsim_asm_free(&k);
+  }
+  fsim_asm_kernel k;
+  fsim_err e;
+  fsim_err_clear(&e);
+  a[150] = '\0'; /* a prefix of both names names neither */
+  ck_assert_int_eq(fsim_asm_parse(&k, text, "n.s", a, &e), FSIM_EINVAL);
+  ck_assert_int_eq(strncmp(e.msg, "n.s:13: no kernel named _Zxxx", 29), 0);
+}
+
 START_TEST(test_asm_reader) {
   check_listing(ASM_S);
   check_listing(ASM_OBJDUMP);
   check_branchy();
   check_read2();
   check_loops();
+  check_long_names();
   fsim_asm_kernel k;
   fsim_err e;
   fsim_err_clear(&e);

@@ -485,6 +485,29 @@ START_TEST(test_asm_out_of_line_block) {
 }
 END_TEST
 
+/* A kernel with a C++ mangled name of 48 characters or more could not be simulated ("kernel
+ * name '...' too long", exit 2, with no file or line), and --kernel with a name past 127
+ * characters found no kernel: the name was cut there.  The report names the kernel by its
+ * first 44 characters and "...". */
+START_TEST(test_asm_long_kernel_name) {
+  static const char name[] = "_ZN2ck27kernel_gemm_xdl_cshuffle_v3INS_28GridwiseGemm_xdl_cshuffle_v3ILi256ELi128ELi128ELi"
+                             "64ELi8ELi8ELi32ELi32ELi2ELi2EEEEEvNT_8ArgumentE";
+  char text[512];
+  snprintf(text, sizeof text, "%s:\n\tv_add_u32_e32 v1, v1, v1\n\ts_endpgm\n", name);
+  const char *path = tu_write_temp(text, ".s");
+  for (int i = 0; i < 2; i++) {
+    char args[1024];
+    snprintf(args, sizeof args, "sim '%s' --arch mi355x --json%s%s", path, i ? " --kernel " : "", i ? name : "");
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_t *j = tu_json(&r);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "kernel")), "_ZN2ck27kernel_gemm_xdl_cshuffle_v3INS_28Gri...");
+    json_decref(j);
+    tu_run_free(&r);
+  }
+}
+END_TEST
+
 /* Rounds whose cost per round is not yet steady go to the fallback (XCD 0's whole share at the
  * short trips): on MI300X this 32x128x64 tile on 2x1 waves, four rounds, adds 0.795 of the
  * share per round that the rounds' extrapolation needs (the check wanted 0.25 until
@@ -2697,6 +2720,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_asm_scaled_formats_and_registers);
   tcase_add_test(tc, test_asm_loop_guard);
   tcase_add_test(tc, test_asm_out_of_line_block);
+  tcase_add_test(tc, test_asm_long_kernel_name);
   tcase_add_test(tc, test_sampled_unsteady_rounds);
   tcase_add_test(tc, test_sampled_trips_and_plan);
   tcase_add_test(tc, test_sampled_address_period);

@@ -443,8 +443,9 @@ typedef struct parser {
 
 static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$'; }
 
-/* "name:" in column 0 (not a local .L label) or objdump "0000... <name>:": the kernel name. */
-static int function_start(const char *line, char *name, size_t n, long long *addr) {
+/* "name:" in column 0 (not a local .L label) or objdump "0000... <name>:": the kernel name,
+ * *n characters at *name in the line. */
+static int function_start(const char *line, const char **name, size_t *n, long long *addr) {
   *addr = -1;
   if (isxdigit((unsigned char)line[0])) {
     char *end;
@@ -452,7 +453,7 @@ static int function_start(const char *line, char *name, size_t n, long long *add
     if (end[0] == ' ' && end[1] == '<') {
       const char *s = end + 2, *gt = strstr(s, ">:");
       if (gt == NULL) return 0;
-      snprintf(name, n, "%.*s", (int)(gt - s), s);
+      *name = s, *n = (size_t)(gt - s);
       *addr = a;
       return 1;
     }
@@ -465,7 +466,7 @@ static int function_start(const char *line, char *name, size_t n, long long *add
   for (const char *r = c + 1; *r; r++)
     if (!isspace((unsigned char)*r) && *r != ';') return 0;
     else if (*r == ';') break;
-  snprintf(name, n, "%.*s", (int)(c - line), line);
+  *name = line, *n = (size_t)(c - line);
   return 1;
 }
 
@@ -473,12 +474,11 @@ static fsim_status perr(parser *p, int line, const char *fmt, const char *arg) {
   return fsim__err_set(p->e, FSIM_EINVAL, __FILE__, __LINE__, "%s:%d: %s%s", p->source, line, fmt, arg ? arg : "");
 }
 
-static fsim_status add_inst(parser *p, const char *text, int line) {
+/* One line of the kernel, `body`, which it may modify. */
+static fsim_status add_inst(parser *p, char *body, int line) {
   fsim_asm_kernel *k = p->k;
   /* objdump: "mnemonic ops   // 000000001608: HEX <k+0x68>" */
   long long addr = -1, target = -1;
-  char body[1024];
-  snprintf(body, sizeof body, "%s", text);
   char *cm = strstr(body, "//");
   if (cm) {
     char *end;
@@ -861,29 +861,53 @@ static fsim_status descriptor_lds(parser *p, const char *text, const char *name,
   return FSIM_OK;
 }
 
+/* Copies the len characters at s into *buf (grown to fit) as a string; -1 when out of memory. */
+static int copy_line(char **buf, size_t *cap, const char *s, size_t len) {
+  if (len + 1 > *cap) {
+    size_t nc = *cap ? *cap : 1024;
+    while (nc < len + 1) nc *= 2;
+    char *nb = realloc(*buf, nc);
+    if (nb == NULL) return -1;
+    *buf = nb, *cap = nc;
+  }
+  memcpy(*buf, s, len);
+  (*buf)[len] = '\0';
+  return 0;
+}
+
 fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *source, const char *kernel, fsim_err *e) {
   memset(k, 0, sizeof *k);
   parser p = {.k = k, .source = source ? source : "assembly", .e = e, .func_addr = 0};
   int in_kernel = 0, done = 0, line = 0;
   fsim_status st = FSIM_OK;
   const char *s = text;
-  char buf[1024];
+  char *buf = NULL; /* the line, whole: a kernel's name or an objdump branch target <NAME+0x68> may be long */
+  size_t buf_cap = 0;
   while (*s && !done && st == FSIM_OK) {
     const char *nl = strchr(s, '\n');
     size_t len = nl ? (size_t)(nl - s) : strlen(s);
     line++;
-    snprintf(buf, sizeof buf, "%.*s", (int)(len < sizeof buf - 1 ? len : sizeof buf - 1), s);
+    if (copy_line(&buf, &buf_cap, s, len) != 0) {
+      st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+      break;
+    }
     s = nl ? nl + 1 : s + len;
-    char name[128];
+    const char *name;
+    size_t nlen;
     long long faddr;
-    if (function_start(buf, name, sizeof name, &faddr)) {
+    if (function_start(buf, &name, &nlen, &faddr)) {
       if (in_kernel) {
         done = 1;
         break;
       }
-      if (kernel == NULL || strcmp(kernel, name) == 0) {
+      if (kernel == NULL || (strlen(kernel) == nlen && memcmp(kernel, name, nlen) == 0)) {
         in_kernel = 1;
-        snprintf(k->name, sizeof k->name, "%s", name);
+        if ((k->name = malloc(nlen + 1)) == NULL) {
+          st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+          break;
+        }
+        memcpy(k->name, name, nlen);
+        k->name[nlen] = '\0';
         p.func_addr = faddr >= 0 ? faddr : 0;
       }
       continue;
@@ -909,6 +933,7 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
   }
   if (st == FSIM_OK) st = resolve(&p);
   if (st == FSIM_OK) st = descriptor_lds(&p, text, k->name, &k->lds_bytes);
+  free(buf);
   free(p.labels);
   free(p.pend);
   free(p.addr);
@@ -918,6 +943,7 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
 
 void fsim_asm_free(fsim_asm_kernel *k) {
   if (k == NULL) return;
+  free(k->name);
   free(k->inst);
   memset(k, 0, sizeof *k);
 }
@@ -1768,13 +1794,24 @@ static int lgkm_entries(const fsim_asm_kernel *k, const path *pa, int pe, int n)
   return entries + need; /* too little history: one each */
 }
 
+/* The wave program's name for a kernel symbol: the symbol where it fits in n bytes, else its
+ * first characters and "..." (a mangled C++ name of 48 characters or more was refused as "too
+ * long"); "asm" for none. */
+static void wprog_name(const char *symbol, char *name, size_t n) {
+  if (symbol == NULL || symbol[0] == '\0') symbol = "asm";
+  if (strlen(symbol) < n) snprintf(name, n, "%s", symbol);
+  else snprintf(name, n, "%.*s...", (int)(n - 4), symbol);
+}
+
 fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, const fsim_asm_wprog_opts *o,
                               fsim_wprog *wp, fsim_asm_wprog_info *info, fsim_err *e) {
   fsim_asm_wprog_info local;
   if (info == NULL) info = &local;
   memset(info, 0, sizeof *info);
   const fsim_wprog *t = o ? o->tmpl : NULL;
-  fsim_status st = fsim_wprog_init(wp, k->name[0] ? k->name : "asm", e);
+  char name[FSIM_WP_NAME];
+  wprog_name(k->name, name, sizeof name);
+  fsim_status st = fsim_wprog_init(wp, name, e);
   if (st != FSIM_OK) return st;
   addr_list lists[2 * FSIM_ASM_MAX_LOOPS + 2][N_CLASSES], whole[N_CLASSES];
   memset(lists, 0, sizeof lists);

@@ -96,7 +96,8 @@ typedef struct fsim_asm_loop {
 } fsim_asm_loop;
 
 typedef struct fsim_asm_kernel {
-  char name[128];
+  char *name;                              /* the kernel's symbol, whole (a C++ mangled name runs to
+                                              hundreds of characters); fsim_asm_free frees it */
   int n, cap;
   fsim_asm_inst *inst;
   int nloops;
@@ -165,7 +166,9 @@ typedef struct fsim_asm_wprog_info {
   int setprio_fallback;    /* 1: drop_setprio_for_second_half was applied */
 } fsim_asm_wprog_info;
 
-/* Builds a wave program from parsed assembly (see the file comment). */
+/* Builds a wave program from parsed assembly (see the file comment).  The program is named
+ * after the kernel, shortened to its first characters and "..." where the symbol does not fit
+ * a wave program's name (FSIM_WP_NAME). */
 fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, const fsim_asm_wprog_opts *o,
                               fsim_wprog *wp, fsim_asm_wprog_info *info, fsim_err *e);
 
