@@ -697,6 +697,23 @@ START_TEST(test_asm_reader) {
   ck_assert_int_eq(k.inst[3].width, 4);
   ck_assert_int_eq(k.inst[4].width, 1);
   fsim_asm_free(&k);
+  /* cache write-backs and invalidates move no data (they were 4-byte global stores): gfx950's
+   * fences (__builtin_amdgcn_fence), gfx12's, gfx9's and gfx10's; one issue cycle each */
+  static const char *const cache_ops[] = {"buffer_wbl2 sc1", "buffer_inv sc0 sc1", "global_inv scope:SCOPE_SYS",
+                                          "global_wb scope:SCOPE_SYS", "global_wbinv scope:SCOPE_DEV",
+                                          "buffer_wbinvl1_vol", "buffer_wbinvl1", "buffer_gl0_inv"};
+  for (size_t i = 0; i < sizeof cache_ops / sizeof cache_ops[0]; i++) {
+    char text[200];
+    snprintf(text, sizeof text, "k:\n\t%s\n\ts_endpgm\n", cache_ops[i]);
+    fsim_err_clear(&e);
+    ck_assert_msg(fsim_asm_parse(&k, text, "c.s", NULL, &e) == FSIM_OK, "%s: %s", cache_ops[i], e.msg);
+    ck_assert_msg(k.inst[0].op == FSIM_OP_NOP && k.inst[0].arg == 1 && k.inst[0].width == 0, "%s", cache_ops[i]);
+    ck_assert_int_eq(k.inst[0].flags, 0);
+    ck_assert_int_eq(k.inst[0].nsrc, 0);
+    ck_assert_int_eq(k.inst[0].dst.file, 0);
+    ck_assert_int_eq(k.unknown, 0);
+    fsim_asm_free(&k);
+  }
   fsim_err_clear(&e);
   ck_assert_int_eq(fsim_asm_parse(&k, "k:\n.L1:\n\ts_nop 0\n.L1:\n\ts_endpgm\n", "l.s", NULL, &e), FSIM_EINVAL);
   ck_assert_str_eq(e.msg, "l.s:4: a label defined twice (first on line 2): .L1");

@@ -11,7 +11,9 @@
  * v_wmma and v_swmmac are matrix instructions; other v_ are VALU; s_load, s_buffer_load and
  * s_store are SMEM; ds_read/ds_load and ds_write/ds_store are LDS reads and writes; buffer_,
  * global_, flat_ and scratch_ loads are VMEM loads (direct-to-LDS when the mnemonic has _lds or
- * the operands end in "lds"), their stores and atomics VMEM stores.  A mnemonic that is none of
+ * the operands end in "lds"), their stores and atomics VMEM stores, their cache write-backs,
+ * invalidates and prefetches (no load, store or atomic in the name) one-cycle NOPs, as they move
+ * no data.  A mnemonic that is none of
  * these counts as VALU and is counted in `unknown`. */
 #include "config.h"
 
@@ -307,6 +309,18 @@ static void eval_operands(const char *ops, fsim_asm_inst *in) {
   }
 }
 
+static int is_vmem(const char *mn) {
+  return starts(mn, "buffer_") || starts(mn, "global_") || starts(mn, "flat_") || starts(mn, "scratch_");
+}
+
+/* A vector-memory mnemonic that neither loads, stores nor is an atomic: the cache controls
+ * (buffer_wbl2, buffer_inv, buffer_invl2, buffer_wbinvl1, buffer_wbinvl1_vol, buffer_gl0_inv,
+ * buffer_gl1_inv; gfx12's global_inv, global_wb, global_wbinv) and prefetches, which fill a
+ * cache and no register.  They were read as 4-byte stores. */
+static int moves_no_data(const char *mn) {
+  return strstr(mn, "_load") == NULL && strstr(mn, "_store") == NULL && strstr(mn, "_atomic") == NULL;
+}
+
 /* Fills op, width, flags and the register operands; returns 0 if the mnemonic is unknown
  * (it is then a VALU). */
 static int classify(fsim_asm_inst *in, const char *ops) {
@@ -336,7 +350,14 @@ static int classify(fsim_asm_inst *in, const char *ops) {
     if (strstr(mn, "_tr_")) in->flags |= FSIM_IF_TRANSPOSE;
     in->pair = strstr(mn, "read2") || strstr(mn, "write2") || strstr(mn, "load_2") || strstr(mn, "store_2");
     has_dst = rd;
-  } else if (starts(mn, "buffer_") || starts(mn, "global_") || starts(mn, "flat_") || starts(mn, "scratch_")) {
+  } else if (is_vmem(mn) && moves_no_data(mn)) {
+    /* a cache write-back or invalidate (the fences' buffer_wbl2 sc1, buffer_inv sc0 sc1; gfx12's
+     * global_inv scope:SCOPE_SYS): no lane reads or writes memory, so it is no access of the
+     * memory system, which is timed by the bytes it moves: one issue cycle, as s_nop 0 */
+    in->op = FSIM_OP_NOP;
+    in->arg = 1;
+    nr = 0;
+  } else if (is_vmem(mn)) {
     int load = strstr(mn, "_load") != NULL;
     size_t ol = strlen(ops);
     int lds = strstr(mn, "_lds") != NULL || (ol >= 3 && strcmp(ops + ol - 3, "lds") == 0) || strstr(ops, " lds ") != NULL;
@@ -538,8 +559,8 @@ static fsim_status add_inst(parser *p, char *body, int line) {
   {
     const char *mn = in->mnemonic;
     int lds = starts(mn, "ds_read") || starts(mn, "ds_load") || starts(mn, "ds_write") || starts(mn, "ds_store");
-    int vmem = (starts(mn, "buffer_") || starts(mn, "global_") || starts(mn, "flat_") || starts(mn, "scratch_")) &&
-               (strstr(mn, "_load") || strstr(mn, "_store")) && !strstr(mn, "atomic") && !strstr(mn, "format");
+    int vmem = is_vmem(mn) && (strstr(mn, "_load") || strstr(mn, "_store")) && !strstr(mn, "atomic") &&
+               !strstr(mn, "format");
     if ((lds || vmem) && width_in_name(mn) == 0)
       return perr(p, line, "the access width is not in the mnemonic (b32, b64, b128, dword, dwordx4, ...): ", ms);
     /* the data and the address; scratch's address may be a constant ("scratch_store_dwordx4
