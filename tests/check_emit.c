@@ -697,6 +697,34 @@ START_TEST(test_asm_reader) {
   ck_assert_int_eq(k.inst[3].width, 4);
   ck_assert_int_eq(k.inst[4].width, 1);
   fsim_asm_free(&k);
+  /* 64-bit atomics say u64 or i64 as often as f64, b64 or x2 (u64 and i64 were read as 4 bytes) */
+  static const struct {
+    const char *line;
+    int width;
+  } atomics[] = {
+      {"ds_add_u64 v1, v[2:3]", 8},
+      {"ds_max_i64 v1, v[2:3]", 8},
+      {"ds_add_rtn_u64 v[0:1], v2, v[4:5]", 8},
+      {"ds_max_rtn_i64 v[0:1], v2, v[4:5]", 8},
+      {"ds_add_f64 v1, v[2:3]", 8},
+      {"global_atomic_add_u64 v1, v[2:3], s[0:1]", 8},
+      {"global_atomic_max_i64 v1, v[2:3], s[0:1]", 8},
+      {"global_atomic_add_u64 v[0:1], v1, v[2:3], s[0:1] sc0", 8},
+      {"global_atomic_cmpswap_b64 v1, v[2:5], s[0:1]", 8},
+      {"buffer_atomic_smax_x2 v[0:1], v2, s[0:3], 0 offen", 8},
+      {"global_atomic_add_f64 v1, v[2:3], s[0:1]", 8},
+      {"ds_add_u32 v1, v2", 4},
+      {"global_atomic_add_f32 v1, v2, s[0:1]", 4},
+      {"global_atomic_pk_add_bf16 v1, v2, s[0:1]", 4},
+  };
+  for (size_t i = 0; i < sizeof atomics / sizeof atomics[0]; i++) {
+    char text[200];
+    snprintf(text, sizeof text, "k:\n\t%s\n\ts_endpgm\n", atomics[i].line);
+    fsim_err_clear(&e);
+    ck_assert_msg(fsim_asm_parse(&k, text, "a.s", NULL, &e) == FSIM_OK, "%s: %s", atomics[i].line, e.msg);
+    ck_assert_msg(k.inst[0].width == atomics[i].width, "%s: %d bytes", atomics[i].line, k.inst[0].width);
+    fsim_asm_free(&k);
+  }
   /* cache write-backs and invalidates move no data (they were 4-byte global stores): gfx950's
    * fences (__builtin_amdgcn_fence), gfx12's, gfx9's and gfx10's; one issue cycle each */
   static const char *const cache_ops[] = {"buffer_wbl2 sc1", "buffer_inv sc0 sc1", "global_inv scope:SCOPE_SYS",

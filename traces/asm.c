@@ -155,7 +155,7 @@ static int width_in_name(const char *mn) {
   } tab[] = {{"dwordx4", 16}, {"dwordx3", 12}, {"dwordx2", 8}, {"dword", 4}, {"b128", 16}, {"b96", 12},
              {"b64", 8},      {"b32", 4},      {"b16", 2},     {"b8", 1},    {"ushort", 2}, {"sshort", 2},
              {"short", 2},    {"ubyte", 1},    {"sbyte", 1},   {"byte", 1},  {"u16", 2},    {"i16", 2},
-             {"u8", 1},       {"i8", 1},       {"x2", 8},      {"f64", 8}};
+             {"u8", 1},       {"i8", 1},       {"x2", 8},      {"f64", 8},   {"u64", 8},    {"i64", 8}};
   const char *best = NULL;
   int bytes = 0;
   /* the last matching suffix token in the mnemonic wins (ds_read_b64_tr_b16 is read first) */
@@ -172,7 +172,9 @@ static int width_in_name(const char *mn) {
   return bytes;
 }
 
-/* Bytes per lane: the type suffix's, else 4 (an atomic's u32, a format load's x). */
+/* Bytes per lane: the type suffix's, else 4 (an atomic's u32 or f32, a format load's x).  A
+ * 64-bit atomic says u64, i64, f64, b64 or x2 (ds_max_rtn_i64, global_atomic_add_u64 were read
+ * as 4 bytes until u64 and i64 were in the table). */
 static int width_of(const char *mn) {
   int w = width_in_name(mn);
   return w ? w : 4;
@@ -372,7 +374,6 @@ static int classify(fsim_asm_inst *in, const char *ops) {
     }
     in->width = (uint8_t)width_of(mn);
     if (strstr(mn, "atomic")) {
-      in->width = strstr(mn, "_x2") || strstr(mn, "f64") ? 8 : 4;
       in->flags |= FSIM_IF_ATOMIC;
       /* with return: LLVM's AMDGPU syntax gives a vdst "if and only if" glc is specified up to
        * gfx90a, sc0 on gfx940 and later; gfx12 writes th:TH_ATOMIC_RETURN.  The returned value
