@@ -621,6 +621,64 @@ static void check_long_names(void) {
   ck_assert_int_eq(strncmp(e.msg, "n.s:13: no kernel named _Zxxx", 29), 0);
 }
 
+/* Labels are kept whole and any label name is a branch target: names were cut at 63
+ * characters (two long labels with a common prefix were "defined twice", and a branch to an
+ * undefined one went to another), names without a leading '.' were no targets (and in column 0
+ * started a new kernel), and a branch to a label no line defines went nowhere, silently. */
+static void check_labels(void) {
+  char pre[80], text[600];
+  memset(pre, 'a', 70);
+  pre[0] = '.', pre[70] = '\0';
+  static const struct {
+    const char *text;
+    int target1; /* the target of instruction 1 */
+  } ok[] = {
+      {"k:\nmyloop:\n\tv_add_u32_e32 v1, v1, v1\n\ts_cbranch_scc1 myloop\n\ts_endpgm\n", 0},
+      {"k:\n\tv_add_u32_e32 v1, v1, v1\n  inner$1:\n\ts_cbranch_scc1 inner$1\n\ts_endpgm\n", 1},
+      {"k:\n\tv_add_u32_e32 v1, v1, v1\n\ts_branch _done\n\tv_add_u32_e32 v2, v2, v2\n_done:\n\ts_endpgm\n", 3},
+  };
+  fsim_asm_kernel k;
+  fsim_err e;
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    fsim_err_clear(&e);
+    ck_assert_msg(fsim_asm_parse(&k, ok[i].text, "l.s", NULL, &e) == FSIM_OK, "case %zu: %s", i, e.msg);
+    ck_assert_str_eq(k.name, "k");
+    ck_assert_msg(k.inst[1].target == ok[i].target1, "case %zu: target %d", i, k.inst[1].target);
+    ck_assert_int_eq(k.nloops, ok[i].target1 < 2 ? 1 : 0);
+    fsim_asm_free(&k);
+  }
+  /* two labels that share their first 70 characters */
+  snprintf(text, sizeof text, "k:\n%s1:\n\tv_add_u32_e32 v1, v1, v1\n%s2:\n\ts_cbranch_scc1 %s2\n\ts_endpgm\n",
+           pre, pre, pre);
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_asm_parse(&k, text, "l.s", NULL, &e) == FSIM_OK, "%s", e.msg);
+  ck_assert_int_eq(k.inst[1].target, 1);
+  fsim_asm_free(&k);
+  static const struct {
+    const char *branch, *why;
+  } bad[] = {
+      {"s_branch nowhere", "a branch to a label the kernel does not define: nowhere"},
+      {"s_cbranch_scc1 .LBB0_9", "a branch to a label the kernel does not define: .LBB0_9"},
+      {"s_branch 5", "a branch target that is neither a label nor objdump's <KERNEL+0xOFFSET>: s_branch 5"},
+      {"s_cbranch_execz", "a branch target that is neither a label nor objdump's <KERNEL+0xOFFSET>: s_cbranch_execz"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char want[300];
+    snprintf(text, sizeof text, "k:\n.L1:\n\tv_add_u32_e32 v1, v1, v1\n\t%s\n\ts_endpgm\n", bad[i].branch);
+    snprintf(want, sizeof want, "b.s:4: %s", bad[i].why);
+    fsim_err_clear(&e);
+    ck_assert_int_eq(fsim_asm_parse(&k, text, "b.s", NULL, &e), FSIM_EINVAL);
+    ck_assert_str_eq(e.msg, want);
+  }
+  /* a long label branched to but not defined is named whole (it went to the defined one) */
+  char want[300];
+  snprintf(text, sizeof text, "k:\n%s1:\n\tv_add_u32_e32 v1, v1, v1\n\ts_cbranch_scc1 %s2\n\ts_endpgm\n", pre, pre);
+  snprintf(want, sizeof want, "b.s:4: a branch to a label the kernel does not define: %s2", pre);
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_asm_parse(&k, text, "b.s", NULL, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, want);
+}
+
 START_TEST(test_asm_reader) {
   check_listing(ASM_S);
   check_listing(ASM_OBJDUMP);
@@ -628,6 +686,7 @@ START_TEST(test_asm_reader) {
   check_read2();
   check_loops();
   check_long_names();
+  check_labels();
   fsim_asm_kernel k;
   fsim_err e;
   fsim_err_clear(&e);

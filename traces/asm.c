@@ -1,7 +1,8 @@
 /* AMDGPU assembly to wave programs: see asm.h.
  *
- * The parser is line-oriented.  A kernel starts at "name:" in column 0 (clang -S) or at
- * "ADDR <name>:" (llvm-objdump) and runs to the next one, or to a .Lfunc_end label; whatever
+ * The parser is line-oriented.  A kernel starts at "name:" in column 0 (clang -S; one that a
+ * branch names is a label of the kernel) or at "ADDR <name>:" (llvm-objdump) and runs to the
+ * next one, or to a .Lfunc_end label; whatever
  * follows its last s_endpgm (objdump's s_nop padding) is dropped.  Comments (';', '//') are
  * removed after the objdump address has been read from them.  Branch targets are labels
  * (clang -S) or <name+0xOFFSET> (objdump); a branch to an earlier block closes a loop when it is
@@ -24,15 +25,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Label names, defined and branched to, are kept whole: they point into the text. */
 typedef struct label {
-  char name[64];
-  int inst;    /* the instruction the label precedes */
+  const char *name; /* len characters in the text */
+  int len;
+  int inst;         /* the instruction the label precedes */
   int line;
 } label;
 
 typedef struct pending {
   int inst;          /* branch instruction */
-  char label[64];    /* clang -S target */
+  const char *label; /* clang -S target: label_len characters in the text, NULL for none */
+  int label_len;
   long long addr;    /* objdump target address (-1: none) */
 } pending;
 
@@ -492,12 +496,61 @@ static int function_start(const char *line, const char **name, size_t *n, long l
   return 1;
 }
 
-static fsim_status perr(parser *p, int line, const char *fmt, const char *arg) {
-  return fsim__err_set(p->e, FSIM_EINVAL, __FILE__, __LINE__, "%s:%d: %s%s", p->source, line, fmt, arg ? arg : "");
+/* "SOURCE:LINE: fmt" and the first n characters of arg (n < 0: all of it). */
+static fsim_status perr_n(parser *p, int line, const char *fmt, const char *arg, int n) {
+  if (arg == NULL) arg = "", n = 0;
+  return fsim__err_set(p->e, FSIM_EINVAL, __FILE__, __LINE__, "%s:%d: %s%.*s", p->source, line, fmt,
+                       n < 0 ? (int)strlen(arg) : n, arg);
 }
 
-/* One line of the kernel, `body`, which it may modify. */
-static fsim_status add_inst(parser *p, char *body, int line) {
+static fsim_status perr(parser *p, int line, const char *fmt, const char *arg) { return perr_n(p, line, fmt, arg, -1); }
+
+/* Whether the n characters at s are a label's name as the assembler takes it unquoted: a letter,
+ * '_', '.' or '$', then those and digits. */
+static int is_label_name(const char *s, size_t n) {
+  if (n == 0 || isdigit((unsigned char)s[0])) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!is_ident(s[i])) return 0;
+  return 1;
+}
+
+/* Whether an s_branch or s_cbranch in the text branches to the label named by the n characters
+ * at name: such a label in column 0 ("myloop:") belongs to the kernel, where a name in column 0
+ * that no branch names starts the next kernel. */
+static int branched_to(const char *text, const char *name, size_t n) {
+  for (const char *l = text; l != NULL && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    const char *c = l + strspn(l, " \t");
+    if (!starts(c, "s_branch") && !starts(c, "s_cbranch")) continue;
+    c += strcspn(c, " \t\n");
+    c += strspn(c, " \t");
+    if (strncmp(c, name, n) == 0 && !is_ident(c[n])) return 1;
+  }
+  return 0;
+}
+
+static fsim_status add_label(parser *p, const char *name, int len, int line) {
+  if (grow((void **)&p->labels, &p->labels_cap, p->nlabels + 1, sizeof *p->labels))
+    return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
+  p->labels[p->nlabels++] = (label){name, len, p->k->n, line};
+  return FSIM_OK;
+}
+
+/* The target of the branch at `line` (`what`: the instruction): objdump's address, or the label
+ * its operand names (text: the operand in the text, copy: the same in the line's copy).  An
+ * operand that is neither is an error at the line: the branch went nowhere. */
+static fsim_status add_branch(parser *p, const char *copy, const char *text, long long target, int line,
+                              const char *what) {
+  size_t n = strcspn(copy, " \t,");
+  if (target < 0 && !is_label_name(copy, n))
+    return perr(p, line, "a branch target that is neither a label nor objdump's <KERNEL+0xOFFSET>: ", what);
+  if (grow((void **)&p->pend, &p->pend_cap, p->npend + 1, sizeof *p->pend))
+    return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
+  p->pend[p->npend++] = (pending){p->k->n, target < 0 ? text : NULL, target < 0 ? (int)n : 0, target};
+  return FSIM_OK;
+}
+
+/* One line of the kernel: `body`, a copy of `text` (the line in the text) that it may modify. */
+static fsim_status add_inst(parser *p, char *body, const char *text, int line) {
   fsim_asm_kernel *k = p->k;
   /* objdump: "mnemonic ops   // 000000001608: HEX <k+0x68>" */
   long long addr = -1, target = -1;
@@ -521,19 +574,9 @@ static fsim_status add_inst(parser *p, char *body, int line) {
   size_t L = strlen(s);
   while (L > 0 && isspace((unsigned char)s[L - 1])) s[--L] = '\0';
   if (L == 0) return FSIM_OK;
-  if (s[0] == '.') {
-    if (s[L - 1] == ':') { /* a label */
-      if (grow((void **)&p->labels, &p->labels_cap, p->nlabels + 1, sizeof *p->labels))
-        return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
-      label *lb = &p->labels[p->nlabels];
-      snprintf(lb->name, sizeof lb->name, "%.*s", (int)(L - 1), s);
-      lb->inst = k->n;
-      lb->line = line;
-      p->nlabels++;
-    }
-    return FSIM_OK; /* a directive */
-  }
-  if (s[L - 1] == ':') return FSIM_OK; /* another label form */
+  if (s[L - 1] == ':') /* a label (".LBB0_3:", "myloop:"), or a form the reader does not take */
+    return is_label_name(s, L - 1) ? add_label(p, text + (s - body), (int)(L - 1), line) : FSIM_OK;
+  if (s[0] == '.') return FSIM_OK; /* a directive */
   if (grow((void **)&k->inst, &k->cap, k->n + 1, sizeof *k->inst) ||
       grow((void **)&p->addr, &p->addr_cap, k->n + 1, sizeof *p->addr))
     return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
@@ -577,14 +620,11 @@ static fsim_status add_inst(parser *p, char *body, int line) {
       return perr(p, line, "expected D, A, B and C operands (D, A and B registers): ", ms);
   }
   p->addr[k->n] = addr;
-  if (in->op == FSIM_OP_BRANCH && (starts(in->mnemonic, "s_branch") || starts(in->mnemonic, "s_cbranch"))) {
-    if (grow((void **)&p->pend, &p->pend_cap, p->npend + 1, sizeof *p->pend))
-      return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
-    pending *pd = &p->pend[p->npend++];
-    pd->inst = k->n;
-    pd->addr = target;
-    pd->label[0] = '\0';
-    if (target < 0 && s[0] == '.') snprintf(pd->label, sizeof pd->label, "%s", s);
+  /* s_cbranch_join and the forks (gfx9 and before; no compiler emits them) take registers */
+  if (in->op == FSIM_OP_BRANCH && (starts(in->mnemonic, "s_branch") || starts(in->mnemonic, "s_cbranch")) &&
+      !strstr(in->mnemonic, "join") && !strstr(in->mnemonic, "fork")) {
+    fsim_status st = add_branch(p, s, text + (s - body), target, line, ms);
+    if (st != FSIM_OK) return st;
   }
   for (int i = 0; i <= in->nsrc; i++) {
     const fsim_asm_reg *r = i == 0 ? &in->dst : &in->src[i - 1];
@@ -764,9 +804,14 @@ static void cfg_free(cfg *g) {
   free(g->stack);
 }
 
+static int name_cmp(const char *a, int na, const char *b, int nb) {
+  int c = memcmp(a, b, (size_t)(na < nb ? na : nb));
+  return c ? c : (na > nb) - (na < nb);
+}
+
 static int label_cmp(const void *x, const void *y) {
   const label *a = x, *b = y;
-  int c = strcmp(a->name, b->name);
+  int c = name_cmp(a->name, a->len, b->name, b->len);
   return c ? c : (a->line > b->line) - (a->line < b->line);
 }
 
@@ -776,10 +821,10 @@ static fsim_status resolve(parser *p) {
    * went to the first), and a branch finds its target by a binary search */
   if (p->nlabels > 1) qsort(p->labels, (size_t)p->nlabels, sizeof *p->labels, label_cmp);
   for (int j = 1; j < p->nlabels; j++)
-    if (strcmp(p->labels[j - 1].name, p->labels[j].name) == 0) {
+    if (name_cmp(p->labels[j - 1].name, p->labels[j - 1].len, p->labels[j].name, p->labels[j].len) == 0) {
       char why[96];
       snprintf(why, sizeof why, "a label defined twice (first on line %d): ", p->labels[j - 1].line);
-      return perr(p, p->labels[j].line, why, p->labels[j].name);
+      return perr_n(p, p->labels[j].line, why, p->labels[j].name, p->labels[j].len);
     }
   for (int i = 0; i < p->npend; i++) {
     pending *pd = &p->pend[i];
@@ -789,17 +834,18 @@ static fsim_status resolve(parser *p) {
     if (pd->addr >= 0) {
       for (int j = 0; j <= k->n && t < 0; j++)
         if (p->addr[j] == pd->addr) t = j;
-    } else if (pd->label[0]) {
-      label key;
-      snprintf(key.name, sizeof key.name, "%s", pd->label);
-      int lo = 0, hi = p->nlabels; /* the first label not before key's name */
+    } else if (pd->label) {
+      int lo = 0, hi = p->nlabels; /* the first label not before the target's name */
       while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (strcmp(p->labels[mid].name, key.name) < 0) lo = mid + 1;
+        if (name_cmp(p->labels[mid].name, p->labels[mid].len, pd->label, pd->label_len) < 0) lo = mid + 1;
         else hi = mid;
       }
-      if (lo < p->nlabels && strcmp(p->labels[lo].name, key.name) == 0) t = p->labels[lo].inst;
-      if (t < 0) return perr(p, k->inst[pd->inst].line, "a branch to a label the kernel does not define: ", pd->label);
+      if (lo < p->nlabels && name_cmp(p->labels[lo].name, p->labels[lo].len, pd->label, pd->label_len) == 0)
+        t = p->labels[lo].inst;
+      if (t < 0)
+        return perr_n(p, k->inst[pd->inst].line, "a branch to a label the kernel does not define: ", pd->label,
+                      pd->label_len);
     }
     k->inst[pd->inst].target = t <= k->n ? t : -1;
   }
@@ -906,7 +952,7 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
   char *buf = NULL; /* the line, whole: a kernel's name or an objdump branch target <NAME+0x68> may be long */
   size_t buf_cap = 0;
   while (*s && !done && st == FSIM_OK) {
-    const char *nl = strchr(s, '\n');
+    const char *here = s, *nl = strchr(s, '\n');
     size_t len = nl ? (size_t)(nl - s) : strlen(s);
     line++;
     if (copy_line(&buf, &buf_cap, s, len) != 0) {
@@ -917,7 +963,8 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
     const char *name;
     size_t nlen;
     long long faddr;
-    if (function_start(buf, &name, &nlen, &faddr)) {
+    /* a name in column 0 inside the kernel that a branch names is one of its labels */
+    if (function_start(buf, &name, &nlen, &faddr) && !(in_kernel && faddr < 0 && branched_to(text, name, nlen))) {
       if (in_kernel) {
         done = 1;
         break;
@@ -939,7 +986,7 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
       done = 1;
       break;
     }
-    st = add_inst(&p, buf, line);
+    st = add_inst(&p, buf, here, line);
   }
   if (st == FSIM_OK && !in_kernel && line == 0) /* no line to name ("FILE:0:") */
     st = fsim__err_set(e, FSIM_EINVAL, __FILE__, __LINE__, "%s: an empty file: no kernel found in the assembly", p.source);
