@@ -809,6 +809,17 @@ START_TEST(test_asm_reader) {
   ck_assert_int_eq(k.inst[0].vmcnt, 63);
   ck_assert_int_eq(k.inst[0].lgkmcnt, 0);
   fsim_asm_free(&k);
+  /* hex, as llvm-mc takes it (vmcnt(0x3f) was refused); still 0 to 63 */
+  fsim_err_clear(&e);
+  ck_assert_msg(
+      fsim_asm_parse(&k, "k:\n\ts_waitcnt vmcnt(0x3f) lgkmcnt(0xA)\n\ts_endpgm\n", "w.s", NULL, &e) == FSIM_OK, "%s",
+      e.msg);
+  ck_assert_int_eq(k.inst[0].vmcnt, 63);
+  ck_assert_int_eq(k.inst[0].lgkmcnt, 10);
+  fsim_asm_free(&k);
+  fsim_err_clear(&e);
+  ck_assert_int_eq(fsim_asm_parse(&k, "k:\n\ts_waitcnt vmcnt(0x40)\n\ts_endpgm\n", "w.s", NULL, &e), FSIM_EINVAL);
+  ck_assert_str_eq(e.msg, "w.s:2: a wait count that is not a whole number from 0 to 63: s_waitcnt vmcnt(0x40)");
   /* gfx12 spellings */
   fsim_err_clear(&e);
   ck_assert_msg(fsim_asm_parse(&k,

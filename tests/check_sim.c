@@ -508,6 +508,34 @@ START_TEST(test_asm_long_kernel_name) {
 }
 END_TEST
 
+/* Assembly loops nest 4 deep at most, as wave programs do: a fifth level was refused as
+ * "program 0: loops nest deeper than 4", naming no line. */
+START_TEST(test_asm_loops_too_deep) {
+  for (int levels = 4; levels <= 5; levels++) {
+    char body[512] = "";
+    for (int d = 0; d < levels; d++) {
+      size_t l = strlen(body);
+      snprintf(body + l, sizeof body - l, ".L%d:\n  v_add_u32_e32 v1, v1, v1\n", d);
+    }
+    for (int d = levels - 1; d >= 0; d--) {
+      size_t l = strlen(body);
+      snprintf(body + l, sizeof body - l, "  s_cbranch_scc0 .L%d\n", d);
+    }
+    int st;
+    char *out = asm_run(body, &st);
+    if (levels == 4) {
+      ck_assert_msg(st == 0, "%s", out);
+    } else {
+      ck_assert_int_eq(st, 2);
+      ck_assert_msg(strstr(out, ".s:11: loops nest deeper than 4, the most a wave program holds (this loop, to line 12, "
+                                "is 5 deep)\n") != NULL,
+                    "%s", out);
+    }
+    free(out);
+  }
+}
+END_TEST
+
 /* Rounds whose cost per round is not yet steady go to the fallback (XCD 0's whole share at the
  * short trips): on MI300X this 32x128x64 tile on 2x1 waves, four rounds, adds 0.795 of the
  * share per round that the rounds' extrapolation needs (the check wanted 0.25 until
@@ -2721,6 +2749,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_asm_loop_guard);
   tcase_add_test(tc, test_asm_out_of_line_block);
   tcase_add_test(tc, test_asm_long_kernel_name);
+  tcase_add_test(tc, test_asm_loops_too_deep);
   tcase_add_test(tc, test_sampled_unsteady_rounds);
   tcase_add_test(tc, test_sampled_trips_and_plan);
   tcase_add_test(tc, test_sampled_address_period);

@@ -195,15 +195,17 @@ static int lds_width(const char *mn) {
 /* ---- classification ------------------------------------------------------------------------- */
 
 /* The count N of "NAME(N)" in ops: -1 when ops does not name it, -2 when N is not a whole
- * number from 0 to 63 (the widest of the counters: gfx9's lgkmcnt holds 4 bits, gfx10's 6). */
+ * number from 0 to 63 (the widest of the counters: gfx9's lgkmcnt holds 4 bits, gfx10's 6),
+ * written as llvm-mc takes it (decimal, 0x.. hex, 0.. octal: vmcnt(0x3f) was refused). */
 static int wait_count(const char *ops, const char *name) {
   const char *p = strstr(ops, name);
   if (p == NULL) return -1;
   p += strlen(name);
   if (!isdigit((unsigned char)*p)) return -2;
   char *end;
-  long v = strtol(p, &end, 10);
-  return *end == ')' && v <= 63 ? (int)v : -2;
+  errno = 0;
+  long v = strtol(p, &end, 0);
+  return errno == 0 && *end == ')' && v <= 63 ? (int)v : -2;
 }
 
 /* s (blanks around it aside) as a whole number from 0 to max, written as C writes integers
@@ -1863,6 +1865,19 @@ static int lgkm_entries(const fsim_asm_kernel *k, const path *pa, int pe, int n)
   return entries + need; /* too little history: one each */
 }
 
+/* Opens loop l of the assembly, `depth` deep on the wave's path, in the program.  A wave
+ * program's loops nest FSIM_WP_MAX_DEPTH deep at most: a deeper one is an error that names the
+ * loop's first line (the wave-program check said "program 0: loops nest deeper than 4"). */
+static fsim_status loop_begin(fsim_wp_program *prog, const fsim_asm_kernel *k, int l, int depth, int64_t trip,
+                              fsim_err *e) {
+  if (depth > FSIM_WP_MAX_DEPTH)
+    return FSIM_ERR(e, FSIM_EINVAL,
+                    "line %d: loops nest deeper than %d, the most a wave program holds (this loop, to line %d, is %d "
+                    "deep)",
+                    k->inst[k->loops[l].begin].line, FSIM_WP_MAX_DEPTH, k->inst[k->loops[l].end].line, depth);
+  return fsim_wp_program_loop_begin(prog, trip, e);
+}
+
 /* The wave program's name for a kernel symbol: the symbol where it fits in n bytes, else its
  * first characters and "..." (a mangled C++ name of 48 characters or more was refused as "too
  * long"); "asm" for none. */
@@ -2009,15 +2024,15 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
   for (int pi = 0; pi < nprog && st == FSIM_OK; pi++) {
     fsim_wp_program *prog = &wp->programs[pi];
     const path *pa = &paths[rep[pi]];
-    int nth[2 * FSIM_ASM_MAX_LOOPS + 2][N_CLASSES], nth_whole[N_CLASSES];
+    int nth[2 * FSIM_ASM_MAX_LOOPS + 2][N_CLASSES], nth_whole[N_CLASSES], depth = 0;
     memset(nth, 0, sizeof nth);
     memset(nth_whole, 0, sizeof nth_whole);
     for (int pe = 0; pe < pa->n && st == FSIM_OK; pe++) {
       int i = pa->e[pe];
       if (i < 0) {
         int l = -1 - i;
-        if (l < FSIM_ASM_MAX_LOOPS) st = fsim_wp_program_loop_begin(prog, trips[l], e);
-        else st = fsim_wp_program_loop_end(prog, e);
+        if (l < FSIM_ASM_MAX_LOOPS) st = loop_begin(prog, k, l, ++depth, trips[l], e);
+        else st = fsim_wp_program_loop_end(prog, e), depth--;
         continue;
       }
       const fsim_asm_inst *ai = &k->inst[i];
