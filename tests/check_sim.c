@@ -448,6 +448,28 @@ START_TEST(test_asm_loop_guard) {
   }
   ck_assert_int_eq(insts[0], 720);
   ck_assert_int_eq(insts[1] - insts[0], 700);
+  /* the zero-trip path that stores and ends, as clang lays it out when the loop body branches
+   * (a cold if inside it) */
+  static const char ends[] =
+      "kern:\n\ts_load_dword s6, s[0:1], 0x10\n\ts_waitcnt lgkmcnt(0)\n\ts_cmp_gt_i32 s6, 0\n\ts_cbranch_scc1 .LBB0_2\n"
+      "\tv_mov_b32_e32 v1, 0\n\tglobal_store_dword v[2:3], v1, off\n\ts_endpgm\n.LBB0_2:\n\tv_mov_b32_e32 v4, 0\n"
+      ".LBB0_3:\n\tglobal_load_dword v5, v[2:3], off\n\ts_add_i32 s6, s6, -1\n\ts_cmp_eq_u32 s6, 0\n"
+      "\ts_waitcnt vmcnt(0)\n\tv_add_f32_e32 v4, v4, v5\n\ts_cbranch_scc0 .LBB0_3\n"
+      "\tglobal_store_dword v[2:3], v4, off\n\ts_endpgm\n";
+  path = tu_write_temp(ends, ".s");
+  for (int i = 0; i < 2; i++) {
+    char args[512];
+    snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %d --json", path, 100 * (i + 1));
+    tu_run r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    json_t *j = tu_json(&r);
+    insts[i] = json_integer_value(json_object_get(j, "wave_instructions"));
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "assembly"), "loop_guards")), 1);
+    json_decref(j);
+    tu_run_free(&r);
+  }
+  ck_assert_int_eq(insts[0], 607);
+  ck_assert_int_eq(insts[1] - insts[0], 600);
 }
 END_TEST
 

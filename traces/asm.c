@@ -1560,17 +1560,24 @@ static int keeps_loops(const fsim_asm_kernel *k, int from, int to) {
 
 /* Whether an undecided conditional branch from `from` forward to `to` is the guard of a loop
  * laid out past the zero-trip path, as clang lays out `for (k = 0; k < n; ++k)` with n a
- * kernel argument: the fall-through (from + 1 .. to - 1) holds no loop and ends in an
- * s_branch past a loop that starts at or after `to`.  The loop's trips are what --trips
- * gives, so the reader enters it rather than take the zero-trip path. */
+ * kernel argument: the fall-through (from + 1 .. to - 1) holds no loop and ends either in an
+ * s_branch past a loop that starts at or after `to`, or in the kernel's end (s_endpgm: the
+ * zero-trip path stores its result and ends, and a loop starts at or after `to`).  The loop's
+ * trips are what --trips gives, so the reader enters it rather than take the zero-trip path. */
 static int guards_loop(const fsim_asm_kernel *k, int from, int to) {
   if (to <= from + 1 || to > k->n) return 0;
   const fsim_asm_inst *last = &k->inst[to - 1];
-  if (!is_uncond(last) || last->target <= to) return 0;
+  int rejoin; /* the loop must end before the zero-trip path rejoins */
+  if (strcmp(last->mnemonic, "s_endpgm") == 0)
+    rejoin = k->n;
+  else if (is_uncond(last) && last->target > to)
+    rejoin = last->target;
+  else
+    return 0;
   for (int l = 0; l < k->nloops; l++)
     if (k->loops[l].begin > from && k->loops[l].begin < to) return 0;
   for (int l = 0; l < k->nloops; l++)
-    if (k->loops[l].begin >= to && k->loops[l].end < last->target) return 1;
+    if (k->loops[l].begin >= to && k->loops[l].end < rejoin) return 1;
   return 0;
 }
 
