@@ -249,7 +249,8 @@ int fsim_cmd_sim(int argc, char **argv) {
       json_object_set_new(ai, "loops_without_trip", json_integer(ainfo.loops_without_trip));
       json_object_set_new(ai, "synthetic_addresses", json_integer(ainfo.synthetic));
       json_object_set_new(ai, "unknown_mnemonics", json_integer(unknown));
-      json_object_set_new(ai, "branches_undecided", json_integer(ainfo.branches_undecided + ainfo.branches_kept_straight));
+      json_object_set_new(ai, "branches_undecided", json_integer(ainfo.branches_undecided));
+      json_object_set_new(ai, "branches_kept_straight", json_integer(ainfo.branches_kept_straight));
       json_object_set_new(ai, "loop_guards", json_integer(ainfo.loop_guards));
       json_object_set_new(out, "assembly", ai);
     }
@@ -274,11 +275,15 @@ int fsim_cmd_sim(int argc, char **argv) {
   if (is_asm) {
     char unk[96] = "";
     if (unknown > 0) snprintf(unk, sizeof unk, "; %d mnemonic(s) not recognised, timed as VALU", unknown);
-    char br[160] = "";
-    int undecided = ainfo.branches_undecided + ainfo.branches_kept_straight;
-    if (undecided > 0 || ainfo.loop_guards > 0)
+    char br[200] = "";
+    if (ainfo.branches_undecided > 0 || ainfo.loop_guards > 0)
       snprintf(br, sizeof br, "; on unknown conditions %d branch(es) read as falling through, %d loop guard(s) taken",
-               undecided, ainfo.loop_guards);
+               ainfo.branches_undecided, ainfo.loop_guards);
+    if (ainfo.branches_kept_straight > 0) {
+      size_t l = strlen(br);
+      snprintf(br + l, sizeof br - l, "; %d taken branch(es) out of a loop sideways read as falling through",
+               ainfo.branches_kept_straight);
+    }
     printf("assembly     one wave of one workgroup; %d loop(s)%s; %d memory instruction(s) at synthetic addresses%s%s\n",
            ainfo.loops_without_trip > 0 ? ainfo.loops_without_trip : ntrips,
            ainfo.loops_without_trip > 0 ? " run once for want of --trips"

@@ -171,9 +171,6 @@ int64_t fsim_gemm_lane_c_chunk(const fsim_gemm_plan *p, int c, int pitch, int gl
  * FSIM_FAULT_C_PITCH (C through LDS) reads the staged C tile with a column pitch 8 elements
  * shorter than the one it was written with.  A fault that does not apply to the plan (a
  * pitch fault with C stored directly) is an FSIM_EINVAL error. */
-/* The wave programs' global address ranges: A at 0, B and C one and two of these further
- * (the simulated caches tell lines apart below 2^39 bytes, sim/cache.h). */
-#define FSIM_GEMM_REGION (INT64_C(1) << 37)
 
 #define FSIM_FAULT_READ_SWIZZLE 1u
 #define FSIM_FAULT_A_LAYOUT 2u

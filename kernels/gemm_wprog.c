@@ -159,7 +159,7 @@ static void copy_addrs(gen *g, int o, int c, const char *loop_name, int first, i
   int vals = fsim_dtype_bits(o == 0 ? p->s.a_type : p->s.b_type) == 4 ? 2 : 1;
   int64_t kstride = (op->k_contig ? 1 : op->ld) * (p->s.bk / vals) * eb;
   int64_t mnstride = (op->k_contig ? op->ld : 1) * (int64_t)op->rows * eb;
-  int64_t base = o == 0 ? 0 : FSIM_GEMM_REGION; /* A and B in separate address ranges */
+  int64_t base = o == 0 ? 0 : fsim_arch_global_region(p->a); /* A and B in separate address ranges */
   int64_t wg[3] = {0, 0, 0};
   wg[o == 0 ? 1 : 0] = mnstride;                      /* y = tile along M, x = tile along N */
   wg[2] = (int64_t)p->k_tiles * kstride;              /* z = K slice */
@@ -191,7 +191,8 @@ static void emit_scale_loads(gen *g, const char *loop_name, int first, int level
     int width;
     int64_t chunk;
     int n = fsim_gemm_scale_loads(p, o, &width, &chunk);
-    int64_t kt = (int64_t)p->s.split_k * p->k_tiles, base = 3 * FSIM_GEMM_REGION + o * (FSIM_GEMM_REGION / 2);
+    const int64_t region = fsim_arch_global_region(p->a);
+    int64_t kt = (int64_t)p->s.split_k * p->k_tiles, base = 3 * region + o * (region / 2);
     int64_t wg[3] = {0, 0, p->k_tiles * chunk};
     wg[o == 0 ? 1 : 0] = (int64_t)(o == 0 ? p->s.waves_m : p->s.waves_n) * kt * chunk; /* a tile's row blocks */
     for (int j = 0; j < n; j++) {
@@ -526,7 +527,7 @@ static void emit_epilogue(gen *g) {
   const fsim_gemm_plan *p = g->p;
   int runs = fsim_mma_atom_values(p->atom, 'C') / 4; /* 4 consecutive rows per run */
   int run_bytes = 4 * p->c_bits / 8;
-  int64_t cbase = 2 * FSIM_GEMM_REGION;
+  int64_t cbase = 2 * fsim_arch_global_region(p->a);
   int64_t wg[3] = {(int64_t)p->s.bn * p->s.m * p->c_bits / 8, (int64_t)p->s.bm * p->c_bits / 8, 0};
   if (p->s.op == FSIM_KOP_GROUPED_GEMM) wg[2] = p->s.m * p->s.n * p->c_bits / 8;
   waitcnt(g, 0, 0);
@@ -731,18 +732,19 @@ static void gen_pingpong_program(gen *g, int group) {
 }
 
 fsim_status fsim_gemm_wave_program(const fsim_gemm_plan *p, fsim_wprog *wp, fsim_err *e) {
-  /* A, B and C lie FSIM_GEMM_REGION bytes apart, below the 2^39 bytes the simulated caches tell
-   * apart (sim/cache.h) */
+  /* A, B and C lie a region apart (fsim_arch_global_region: 2^37 bytes with 128-byte lines),
+   * inside the lines the simulated caches tell apart (sim/internal.h) */
+  const double region = (double)fsim_arch_global_region(p->a);
   const double ng = p->s.op == FSIM_KOP_GROUPED_GEMM ? p->s.groups : 1;
   const double bytes[3] = {ng * p->s.m * p->s.k * p->op[0].elem_bits / 8, ng * p->s.n * p->s.k * p->op[1].elem_bits / 8,
                            ng * p->s.m * p->s.n * p->c_bits / 8};
   for (int i = 0; i < 3; i++)
-    if (bytes[i] > (double)FSIM_GEMM_REGION)
+    if (bytes[i] > region)
       return FSIM_ERR(e, FSIM_EINVAL,
-                      "--m/--n/--k: %c of %s takes %.0f bytes, more than the %.0f (128 GiB) a wave program, "
+                      "--m/--n/--k: %c of %s takes %.0f bytes, more than the %.0f (%.0f GiB) a wave program, "
                       "which the simulator and emit work from, holds an operand in (predict --mode model has no "
                       "such limit)",
-                      "ABC"[i], p->s.name, bytes[i], (double)FSIM_GEMM_REGION);
+                      "ABC"[i], p->s.name, bytes[i], region, region / 0x1p30);
   fsim_status st = fsim_wprog_init(wp, p->s.name, e);
   if (st != FSIM_OK) return st;
   wp->grid[0] = p->tiles_n;

@@ -606,7 +606,8 @@ static int compose_leaf(lbuild *b, const int64_t *as, const int64_t *ad, int na,
   }
   if (s == 1) {
     /* a single element, at a(0) == 0; its stride is where the next one would be, a(d) (the
-     * last mode of a taking the rest), as CuTe gives rhs_stride * lhs_stride for a one-mode a.
+     * last mode of a taking the rest), as CuTe gives rhs_stride * lhs_stride for a one-mode a
+     * (d > 0 here: a negative d keeps 0, as above, and is refused on a larger mode).
      * It was 0, and a later composition that runs the index on past the mode's size then
      * broke associativity: (8:1 o 1:1) o 4:1 was 4:0, 8:1 o (1:1 o 4:1) 4:1 */
     int64_t rem = d, v = 0, t;

@@ -763,6 +763,12 @@ const fsim_lane_phases *fsim_arch_lds_phases(const fsim_arch *a, int width_bytes
   return &a->lds.phases_b128;
 }
 
+int64_t fsim_arch_global_region(const fsim_arch *a) {
+  int64_t r = INT64_C(1) << 37;
+  for (int line = a->memory.l2_line; line < 128 && r > 1; line *= 2) r /= 2;
+  return r;
+}
+
 const fsim_mfma_entry *fsim_arch_find_mfma(const fsim_arch *a, const char *name) {
   for (int i = 0; i < a->n_mfma; i++)
     if (strcmp(a->mfma[i].name, name) == 0) return &a->mfma[i];

@@ -193,6 +193,12 @@ void fsim_arch_list_free(char **paths, int n);
 
 /* An MFMA entry by section id or ISA mnemonic with operand types; NULL when absent. */
 const fsim_mfma_entry *fsim_arch_find_mfma(const fsim_arch *a, const char *name);
+/* The size of the global address regions that wave programs lay their operands out in (a
+ * GEMM's A, B and C one region apart, its scales and assembly's synthetic accesses in the
+ * fourth): 2^37 bytes with lines of 128 bytes or more, halved for each halving of the line,
+ * so that the four stay inside the lines the simulated caches tell apart (2^32 - 1 of them,
+ * sim/internal.h). */
+int64_t fsim_arch_global_region(const fsim_arch *a);
 /* How many entries share the ISA mnemonic inst (variants differ by operand types: f8f6f4's
  * .fp8 and .fp4), their names comma-separated in names. */
 int fsim_arch_mfma_variants(const fsim_arch *a, const char *inst, char *names, size_t n);

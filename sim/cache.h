@@ -30,7 +30,7 @@ typedef struct fsim__cache {
   int line_shift;      /* log2(line bytes) */
   fsim__cache_way *way; /* sets * ways */
   uint8_t *head;       /* per set: the way holding its most recent line */
-  int list;            /* 1: sets are plain lists in recency order, heads 0 (cache.c says when) */
+  int list;            /* 1: sets are plain lists in recency order, heads 0 (more than 32 ways) */
   struct {
     int64_t hits, misses, evictions, dirty_evictions;
   } stats;
@@ -76,8 +76,8 @@ static inline void fsim__cache_prefetch_h(const fsim__cache *c, uint64_t h) {
 void fsim__cache_prefetch(const fsim__cache *c, uint64_t line);
 
 /* ---- probes and fills ------------------------------------------------------------------------
- * The ring's common paths are inline here; the plain list (cache.c) takes over for good once a
- * cache meets a line whose tag is 0, and for sets of more than 32 ways. */
+ * The ring's common paths are inline here; the plain list (cache.c) serves sets of more than
+ * 32 ways. */
 #define FSIM__CACHE_DIRTY 0x80000000u
 #define FSIM__CACHE_SLOT_SHIFT 11 /* a probe's slot: set << 11 | way (the arch allows up to 1024 ways) */
 
@@ -218,6 +218,15 @@ static inline int fsim__cache_fill_h(fsim__cache *c, uint64_t line, uint64_t h, 
   fsim__cache_way nw = fsim__cache_replace(c, w[j], line, ready, dirty, victim, &evicted_dirty);
   fsim__cache_to_front(c, s, w, j, nw);
   return evicted_dirty;
+}
+
+/* Moves the arrival time of the line with hash h, the most recent of its set (just filled or
+ * refreshed), to `ready`, keeping its dirty bit: for a write that turns out to complete later
+ * than the time its fill was given (memsys.c).  Nothing happens if it is not the most recent. */
+static inline void fsim__cache_set_recent_ready_h(fsim__cache *c, uint64_t line, uint64_t h, double ready) {
+  size_t s = fsim__cache_set(c, h);
+  fsim__cache_way *w = &c->way[s * (size_t)c->ways + (c->list ? 0 : c->head[s])];
+  if (w->tag == (uint32_t)line + 1) w->ready = fsim__cache_cycle(ready) | (w->ready & FSIM__CACHE_DIRTY);
 }
 
 /* The same without a known hash. */

@@ -1418,15 +1418,17 @@ static fsim_status check_full_length(const fsim_arch *a, const fsim_wprog *wp, c
     for (int w = 0; w < wp->waves_per_wg; w++) waves += wp->wave_program[w] == pi;
     int64_t per_simd = (waves + a->cu.simds - 1) / a->cu.simds;
     int64_t least = issue;
-    const char *what = "issues";
-    if (fsim_count_mul(valu, per_simd) > least) least = fsim_count_mul(valu, per_simd), what = "keeps its SIMD's VALU busy";
-    if (fsim_count_mul(mfma, per_simd) > least) least = fsim_count_mul(mfma, per_simd), what = "keeps its SIMD's matrix pipe busy";
+    const char *what = "issues for", *with = "";
+    if (fsim_count_mul(valu, per_simd) > least)
+      least = fsim_count_mul(valu, per_simd), what = "keeps its SIMD's VALU busy for";
+    if (fsim_count_mul(mfma, per_simd) > least)
+      least = fsim_count_mul(mfma, per_simd), what = "keeps its SIMD's matrix pipe busy for";
+    if (least > issue && per_simd > 1) with = " (with the workgroup's other waves on that SIMD)";
     if (least > FSIM__CYCLE_LIMIT)
       return FSIM_ERR(e, FSIM_EINVAL,
-                      "%s: a wave of program %d %s for at least %lld cycles (with the workgroup's other waves on its "
-                      "SIMD), past the %lld that the simulated caches' 31-bit time stamps allow; simulate it sampled (a "
-                      "few iterations of its main loop)",
-                      wp->name, pi, what, (long long)least, (long long)FSIM__CYCLE_LIMIT);
+                      "%s: a wave of program %d %s at least %lld cycles%s, past the %lld that the simulated caches' "
+                      "31-bit time stamps allow; simulate it sampled (a few iterations of its main loop)",
+                      wp->name, pi, what, (long long)least, with, (long long)FSIM__CYCLE_LIMIT);
   }
   return FSIM_OK;
 }

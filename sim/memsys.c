@@ -148,7 +148,10 @@ double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, dou
    * feel it. */
   if (fsim__cache_fill_h(&m->l2[x], line, h, done, 1, &victim)) {
     double gone = write_back_from_l2(m, victim, start) + m->l2_latency;
-    if (gone > done) done = gone;
+    if (gone > done) {
+      done = gone;
+      fsim__cache_set_recent_ready_h(&m->l2[x], line, h, done); /* its data is there then, not before */
+    }
   }
   return done;
 }

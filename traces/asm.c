@@ -1642,7 +1642,7 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
        * but the last does */
       int leaves = 0;
       for (int q = 0; q < sp; q++) leaves |= in->target < 0 || !in_loop(k, stack[q], in->target);
-      if (!leaves && guards_loop(k, pc, in->target)) {
+      if (!leaves && guards_loop(k, pc, in->target) && keeps_loops(k, pc, in->target)) {
         br[pc] |= BR_GUARD; /* taken, into the guarded loop */
       } else {
         br[pc] |= leaves ? BR_EXIT : BR_UNDECIDED;
@@ -1764,8 +1764,9 @@ static fsim_status copy_template(fsim_wprog *wp, const fsim_wprog *t, fsim_err *
   return FSIM_OK;
 }
 
-/* A synthetic address of the space, shared by all unmatched accesses. */
-static int synthetic_addr(fsim_wprog *wp, int lds, fsim_err *e) {
+/* A synthetic address of the space, shared by all unmatched accesses; a global one at
+ * global_base. */
+static int synthetic_addr(fsim_wprog *wp, int lds, int64_t global_base, fsim_err *e) {
   const char *name = lds ? "asm_synthetic_lds" : "asm_synthetic_global";
   int ai = fsim_wprog_find_addr(wp, name);
   if (ai >= 0) return ai;
@@ -1780,7 +1781,7 @@ static int synthetic_addr(fsim_wprog *wp, int lds, fsim_err *e) {
   snprintf(ad.name, sizeof ad.name, "%s", name);
   ad.space = (uint8_t)(lds ? FSIM_SPACE_LDS : FSIM_SPACE_GLOBAL);
   ad.lanes = li;
-  ad.base = lds ? 0 : (int64_t)3 << 37; /* after the GEMM plans' A, B and C (FSIM_GEMM_REGION), below 2^39 */
+  ad.base = lds ? 0 : global_base;
   return fsim_wprog_add_addr(wp, &ad, e);
 }
 
@@ -1899,6 +1900,8 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
   fsim_asm_wprog_info local;
   if (info == NULL) info = &local;
   memset(info, 0, sizeof *info);
+  /* unmatched global accesses go after a GEMM plan's A, B and C (fsim_arch_global_region) */
+  const int64_t synthetic_base = 3 * fsim_arch_global_region(a);
   const fsim_wprog *t = o ? o->tmpl : NULL;
   char name[FSIM_WP_NAME];
   wprog_name(k->name, name, sizeof name);
@@ -2109,8 +2112,8 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
             in.addr2 = L->addr2[at];
           } else {
             int lds = ai->op == FSIM_OP_LDS_READ || ai->op == FSIM_OP_LDS_WRITE;
-            in.addr = synthetic_addr(wp, lds, e);
-            if (ai->op == FSIM_OP_LOAD_LDS) in.addr2 = synthetic_addr(wp, 1, e);
+            in.addr = synthetic_addr(wp, lds, synthetic_base, e);
+            if (ai->op == FSIM_OP_LOAD_LDS) in.addr2 = synthetic_addr(wp, 1, synthetic_base, e);
             if (in.addr < 0 || (ai->op == FSIM_OP_LOAD_LDS && in.addr2 < 0)) {
               st = e ? e->code : FSIM_ENOMEM;
               break;
@@ -2145,7 +2148,7 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
             if (!(lds_op && L2->width[at] < in.width)) {
               in.addr = L2->addr[at];
             } else {
-              in.addr = synthetic_addr(wp, 1, e);
+              in.addr = synthetic_addr(wp, 1, synthetic_base, e);
               if (in.addr < 0) {
                 st = e ? e->code : FSIM_ENOMEM;
                 break;
