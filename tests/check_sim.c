@@ -422,6 +422,24 @@ START_TEST(test_asm_scaled_formats_and_registers) {
 }
 END_TEST
 
+/* Simulates the assembly `text` with its loop run `trips` times; returns the wave
+ * instructions and sets *guards to the loop guards the reader took and *undecided to the
+ * branches it read as falling through on unknown conditions. */
+static long long asm_trips(const char *text, int trips, long long *guards, long long *undecided) {
+  char args[512];
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %d --json", tu_write_temp(text, ".s"), trips);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  long long n = json_integer_value(json_object_get(j, "wave_instructions"));
+  json_t *as = json_object_get(j, "assembly");
+  *guards = json_integer_value(json_object_get(as, "loop_guards"));
+  *undecided = json_integer_value(json_object_get(as, "branches_undecided"));
+  json_decref(j);
+  tu_run_free(&r);
+  return n;
+}
+
 /* A loop over a kernel argument, as clang-22 lays out `for (k = 0; k < n; ++k)` at -O3 for
  * gfx950: the guard jumps to the loop when n > 0 and falls through to the zero-trip path,
  * which jumps past the loop.  The reader cannot decide n > 0; it used to take the fall-through
@@ -439,20 +457,11 @@ START_TEST(test_asm_loop_guard) {
       "\tv_mov_b64_e32 v[2:3], v[0:1]\n\tv_mov_b32_e32 v1, v4\n.LBB0_6:\n\ts_waitcnt lgkmcnt(0)\n\tv_mov_b32_e32 v4, s0\n"
       "\tv_mov_b32_e32 v5, s1\n\tv_lshl_add_u64 v[2:3], v[2:3], 2, v[4:5]\n\tglobal_store_dword v[2:3], v1, off\n"
       "\ts_endpgm\n";
-  const char *path = tu_write_temp(text, ".s");
-  long long insts[2];
+  long long insts[2], guards, undecided;
   for (int i = 0; i < 2; i++) {
-    char args[512];
-    snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %d --json", path, 100 * (i + 1));
-    tu_run r = tu_flysim(args);
-    ck_assert_msg(r.status == 0, "%s", r.err);
-    json_t *j = tu_json(&r);
-    insts[i] = json_integer_value(json_object_get(j, "wave_instructions"));
-    json_t *as = json_object_get(j, "assembly");
-    ck_assert_int_eq(json_integer_value(json_object_get(as, "loop_guards")), 1);
-    ck_assert_int_eq(json_integer_value(json_object_get(as, "branches_undecided")), 0);
-    json_decref(j);
-    tu_run_free(&r);
+    insts[i] = asm_trips(text, 100 * (i + 1), &guards, &undecided);
+    ck_assert_int_eq(guards, 1);
+    ck_assert_int_eq(undecided, 0);
   }
   ck_assert_int_eq(insts[0], 720);
   ck_assert_int_eq(insts[1] - insts[0], 700);
@@ -464,17 +473,9 @@ START_TEST(test_asm_loop_guard) {
       ".LBB0_3:\n\tglobal_load_dword v5, v[2:3], off\n\ts_add_i32 s6, s6, -1\n\ts_cmp_eq_u32 s6, 0\n"
       "\ts_waitcnt vmcnt(0)\n\tv_add_f32_e32 v4, v4, v5\n\ts_cbranch_scc0 .LBB0_3\n"
       "\tglobal_store_dword v[2:3], v4, off\n\ts_endpgm\n";
-  path = tu_write_temp(ends, ".s");
   for (int i = 0; i < 2; i++) {
-    char args[512];
-    snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %d --json", path, 100 * (i + 1));
-    tu_run r = tu_flysim(args);
-    ck_assert_msg(r.status == 0, "%s", r.err);
-    json_t *j = tu_json(&r);
-    insts[i] = json_integer_value(json_object_get(j, "wave_instructions"));
-    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "assembly"), "loop_guards")), 1);
-    json_decref(j);
-    tu_run_free(&r);
+    insts[i] = asm_trips(ends, 100 * (i + 1), &guards, &undecided);
+    ck_assert_int_eq(guards, 1);
   }
   ck_assert_int_eq(insts[0], 607);
   ck_assert_int_eq(insts[1] - insts[0], 600);
@@ -495,18 +496,8 @@ START_TEST(test_asm_out_of_line_block) {
       "\ts_add_i32 s10, s10, -1\n\ts_cmp_eq_u32 s10, 0\n\ts_cbranch_scc0 .LBB0_5\n\ts_branch .LBB0_8\n.LBB0_7:\n"
       "\tv_sqrt_f32_e32 v7, v6\n\tv_fmac_f32_e32 v4, 0x40400000, v7\n\tglobal_store_dword v1, v4, s[6:7]\n"
       "\ts_branch .LBB0_6\n.LBB0_8:\n\tglobal_store_dword v[0:1], v4, off\n\ts_endpgm\n";
-  const char *path = tu_write_temp(cold, ".s");
-  long long insts[2];
-  for (int i = 0; i < 2; i++) {
-    char args[512];
-    snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %d --json", path, 100 * (i + 1));
-    tu_run r = tu_flysim(args);
-    ck_assert_msg(r.status == 0, "%s", r.err);
-    json_t *j = tu_json(&r);
-    insts[i] = json_integer_value(json_object_get(j, "wave_instructions"));
-    json_decref(j);
-    tu_run_free(&r);
-  }
+  long long insts[2], guards, undecided;
+  for (int i = 0; i < 2; i++) insts[i] = asm_trips(cold, 100 * (i + 1), &guards, &undecided);
   ck_assert_int_eq(insts[0], 906);
   ck_assert_int_eq(insts[1] - insts[0], 900);
   static const char smallest[] = "k:\n.LBB0_1:\n\tv_add_u32_e32 v1, v1, v1\n\ts_cbranch_execz .LBB0_3\n"
