@@ -743,15 +743,25 @@ static fsim_status fn_append_prepend(ecall *c) {
   return put_layout(c, &r, NULL, 0);
 }
 
-static int clamp_int(int64_t v) { return v > 1000000 ? 1000000 : v < -1000000 ? -1000000 : (int)v; }
+/* Argument i as a small int (a mode index, a swizzle's bits): past +-10^6 it is refused here,
+ * naming the value (clamped to 10^6, the callee's refusal quoted 1000000 for 4294967298). */
+static fsim_status arg_small(ecall *c, int i, int *out) {
+  int64_t v = 0;
+  TRY(arg_int(c, i, &v));
+  if (v > 1000000 || v < -1000000)
+    return perr(c->p, c->apos[i], FSIM_EINVAL, "%s: argument %d, %lld, is out of range [-1000000, 1000000]", c->name,
+                i + 1, (long long)v);
+  *out = (int)v;
+  return FSIM_OK;
+}
 
 static fsim_status fn_group(ecall *c) {
   fsim_layout l, r;
-  int64_t b = 0, e = 0;
+  int b = 0, e = 0;
   TRY(arg_layout(c, 0, &l));
-  TRY(arg_int(c, 1, &b));
-  TRY(arg_int(c, 2, &e));
-  ALG(c, fsim_layout_group(&r, &l, clamp_int(b), clamp_int(e), c->p->e));
+  TRY(arg_small(c, 1, &b));
+  TRY(arg_small(c, 2, &e));
+  ALG(c, fsim_layout_group(&r, &l, b, e, c->p->e));
   return put_layout(c, &r, NULL, 0);
 }
 
@@ -759,23 +769,19 @@ static fsim_status fn_select(ecall *c) {
   fsim_layout l, r;
   int idx[EXPR_MAX_ARGS];
   TRY(arg_layout(c, 0, &l));
-  for (int i = 1; i < c->n; i++) {
-    int64_t v = 0;
-    TRY(arg_int(c, i, &v));
-    idx[i - 1] = clamp_int(v);
-  }
+  for (int i = 1; i < c->n; i++) TRY(arg_small(c, i, &idx[i - 1]));
   ALG(c, fsim_layout_select(&r, &l, idx, c->n - 1, c->p->e));
   return put_layout(c, &r, NULL, 0);
 }
 
 static fsim_status fn_swizzle(ecall *c) {
-  int64_t bms[3] = {0, 0, 0};
+  int bms[3] = {0, 0, 0};
   fsim_swizzle sw;
   fsim_layout l;
-  for (int i = 0; i < 3; i++) TRY(arg_int(c, i, &bms[i]));
+  for (int i = 0; i < 3; i++) TRY(arg_small(c, i, &bms[i]));
   if (c->a[3].kind == FSIM_LV_SWIZZLED) return arg_err(c, 3, "a layout without a swizzle");
   TRY(arg_layout(c, 3, &l));
-  ALG(c, fsim_swizzle_make(&sw, clamp_int(bms[0]), clamp_int(bms[1]), clamp_int(bms[2]), c->p->e));
+  ALG(c, fsim_swizzle_make(&sw, bms[0], bms[1], bms[2], c->p->e));
   c->out->kind = FSIM_LV_SWIZZLED;
   fsim_composed_make(&c->out->u.c, &sw, 0, &l);
   return FSIM_OK;
@@ -842,7 +848,10 @@ static fsim_status parse_swizzle(pstate *p, size_t at, fsim_layout_value *out) {
   p->pos++; /* '<' */
   for (int i = 0; i < 3; i++) {
     skip_ws(p);
+    size_t vat = p->pos;
     TRY(parse_int(p, &v[i]));
+    if (v[i] > 1000000 || v[i] < -1000000) /* quoted as given (it was clamped to 10^6 first) */
+      return perr(p, vat, FSIM_EINVAL, "swizzle: %lld is out of range [-1000000, 1000000]", (long long)v[i]);
     skip_ws(p);
     char want = i < 2 ? ',' : '>';
     if (p->text[p->pos] != want)
@@ -850,7 +859,7 @@ static fsim_status parse_swizzle(pstate *p, size_t at, fsim_layout_value *out) {
     p->pos++;
   }
   fsim_swizzle sw;
-  if (fsim_swizzle_make(&sw, clamp_int(v[0]), clamp_int(v[1]), clamp_int(v[2]), p->e) != FSIM_OK)
+  if (fsim_swizzle_make(&sw, (int)v[0], (int)v[1], (int)v[2], p->e) != FSIM_OK)
     return pfail(p, at, p->e->code);
   if (!at_o(p))
     return perr(p, p->pos, FSIM_EINVAL, "expected 'o' and a layout after the swizzle, found %s", found(p, f, sizeof f));

@@ -528,6 +528,17 @@ START_TEST(test_expression_errors) {
   /* values all below zero: 1 + the largest, swizzled or not (swizzled it said 0) */
   expr_is("cosize(S<1,0,1> o -10 o 4:1)", "-6");
   expr_is("cosize(S<0,0,0> o -10 o 4:1)", "-6");
+  /* small-integer arguments past 10^6 are refused quoting the value (it was clamped to 10^6
+   * first, and the refusal quoted that) */
+  expr_fails("group((2,3):(1,2),0,4294967298)", FSIM_EINVAL,
+             "expression 'group((2,3):(1,2),0,4294967298)': position 21: group: argument 3, 4294967298, is out of "
+             "range [-1000000, 1000000]");
+  expr_fails("S<3,3,4294967299> o 8:1", FSIM_EINVAL,
+             "expression 'S<3,3,4294967299> o 8:1': position 7: swizzle: 4294967299 is out of range [-1000000, "
+             "1000000]");
+  expr_fails("swizzle(99999999999,3,3,4:1)", FSIM_EINVAL,
+             "expression 'swizzle(99999999999,3,3,4:1)': position 9: swizzle: argument 1, 99999999999, is out of range "
+             "[-1000000, 1000000]");
   /* a stride of -2^63 could be printed but not read back */
   expr_fails("composition(2:-4611686018427387904,2:2)", FSIM_ERANGE,
              "expression 'composition(2:-4611686018427387904,2:2)': position 1: composition(2:-4611686018427387904, "
