@@ -329,6 +329,16 @@ static int moves_no_data(const char *mn) {
   return strstr(mn, "_load") == NULL && strstr(mn, "_store") == NULL && strstr(mn, "_atomic") == NULL;
 }
 
+/* VALU instructions whose second operand is a second destination, a carry-out or a flag
+ * (VOP2's vcc, VOP3b's SGPR pair). */
+static int has_carry_out(const char *mn) {
+  static const char *const names[] = {"v_add_co_",     "v_sub_co_",     "v_subrev_co_",  "v_addc_co_", "v_subb_co_",
+                                      "v_subbrev_co_", "v_mad_u64_u32", "v_mad_i64_i32", "v_div_scale_"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (starts(mn, names[i])) return 1;
+  return 0;
+}
+
 /* Fills op, width, flags and the register operands; returns 0 if the mnemonic is unknown
  * (it is then a VALU). */
 static int classify(fsim_asm_inst *in, const char *ops) {
@@ -347,12 +357,25 @@ static int classify(fsim_asm_inst *in, const char *ops) {
     in->arg = (uint16_t)((fa < 0 || fa > 15 ? 15 : fa) | (fb < 0 || fb > 15 ? 15 : fb) << 4);
   } else if (starts(mn, "v_")) {
     in->op = FSIM_OP_VALU;
-    if (starts(mn, "v_cmp") && strstr(mn, "_e32")) has_dst = 0; /* writes vcc implicitly */
+    /* a VOPC compare writes vcc, which LLVM prints as its first operand (v_cmp_gt_u32_e32 vcc,
+     * s0, v0), or nothing it names (gfx10+'s v_cmpx writes exec): the first register is its
+     * destination only when it is vcc (it was read as a source) */
+    if (starts(mn, "v_cmp") && strstr(mn, "_e32") && !(nr > 0 && regs[0].file == 'c'))
+      has_dst = 0;
     if (starts(mn, "v_nop")) has_dst = 0;
+    /* a second destination, the carry-out (v_add_co_u32_e32 v2, vcc, v0, v1; v_mad_u64_u32
+     * v[8:9], s[6:7], v1, v2, v[8:9]; v_div_scale_f32 v1, vcc, v2, v2, v3): not a source (it
+     * was, and it pushed the last real source out of the three kept); the wave program keeps
+     * one destination, the first */
+    if (has_dst && nr > 1 && has_carry_out(mn)) {
+      memmove(&regs[1], &regs[2], (size_t)(nr - 2) * sizeof regs[0]);
+      nr--;
+    }
   } else if (starts(mn, "ds_")) {
     /* an LDS atomic with return (ds_add_rtn_u32) reads into its first operand as a read does */
     int rd = starts(mn, "ds_read") || starts(mn, "ds_load") || starts(mn, "ds_bpermute") || starts(mn, "ds_permute") ||
-             starts(mn, "ds_swizzle") || strstr(mn, "_rtn") != NULL;
+             starts(mn, "ds_swizzle") || strstr(mn, "_rtn") != NULL || starts(mn, "ds_append") ||
+             starts(mn, "ds_consume"); /* the last two return the counter's value into their operand */
     in->op = rd ? FSIM_OP_LDS_READ : FSIM_OP_LDS_WRITE;
     in->width = (uint8_t)lds_width(mn);
     if (strstr(mn, "_tr_")) in->flags |= FSIM_IF_TRANSPOSE;
