@@ -159,8 +159,8 @@ void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r) {
   /* a share of the time worth a warning: the short runs may leave out that much write-back */
   if (r->sampled && r->sample_unseen_writeback_us > 0.05 * r->kernel_us)
     fprintf(f, "warning      [sampled: the kernel stores %.3g MB, more than the MALL holds; a full run writes back up to "
-               "%.3g us more of it to HBM (%.0f%% of the kernel's time) than the short runs saw: simulate in full "
-               "(predict --full; sim without --sampled)]\n",
+               "%.3g us more of it to HBM (%.0f%% of the kernel's time) than the short runs saw, which the time counts "
+               "as HBM time only: simulate in full (predict --full; sim without --sampled)]\n",
             r->store_bytes / 1e6, r->sample_unseen_writeback_us, 100.0 * r->sample_unseen_writeback_us / r->kernel_us);
   double life = r->wave_cycles > 0 ? r->wave_cycles : 1;
   fprintf(f, "stalls       per wave, share of its lifetime (%.0f cycles): issued %s", r->waves ? r->wave_cycles / r->waves : 0,

@@ -2258,9 +2258,9 @@ END_TEST
 /* A kernel that stores more than the MALL holds: the short sampled runs never fill it with
  * dirty lines, so they miss the HBM write-back that dominates a full run (stream_copy with a
  * main loop of 200 stores 839 MB against the MI355X's 256 MiB).  The sampled result says how
- * much time that may leave out, and adding it to the sampled time comes within 10% of the
- * full run; the loop as shipped (67 MB stored) leaves nothing out, and the report warns only
- * in the first case. */
+ * much time that may leave out and counts it as DRAM time, to which the run is held: within
+ * 10% of the full run (-9.6%; -43% before 2026-12-02, when it was only reported); the loop
+ * as shipped (67 MB stored) leaves nothing out, and the report warns only in the first case. */
 START_TEST(test_sampled_unseen_writeback) {
   fsim_arch a = arch_of("mi355x");
   char *text = tu_read_file(tu_src_path("traces/examples/stream_copy.wp"));
@@ -2278,10 +2278,10 @@ START_TEST(test_sampled_unseen_writeback) {
   ck_assert(s0.sample_unseen_writeback_us == 0);
   ck_assert_int_eq(s.store_bytes, full.store_bytes); /* extrapolated exactly */
   ck_assert_int_eq(full.store_bytes, 838860800);
-  ck_assert(s.kernel_us < 0.7 * full.kernel_us); /* the limitation itself */
-  double with = s.kernel_us + s.sample_unseen_writeback_us;
-  ck_assert_msg(fabs(with - full.kernel_us) < 0.1 * full.kernel_us, "sampled %.1f + unseen %.1f us vs full %.1f us",
+  ck_assert(s.sample_unseen_writeback_us > 0.3 * s.kernel_us); /* the limitation itself */
+  ck_assert_msg(fabs(s.kernel_us - full.kernel_us) < 0.1 * full.kernel_us, "sampled %.1f (unseen %.1f) us vs full %.1f us",
                 s.kernel_us, s.sample_unseen_writeback_us, full.kernel_us);
+  ck_assert(s.util_dram <= 1.0);
   const char *path = tu_write_temp(big, ".wp");
   char args[1200];
   snprintf(args, sizeof args, "sim %s --arch mi355x --sampled", path);
