@@ -1196,6 +1196,12 @@ fsim_status fsim_gemm_plan_make_memo(fsim_gemm_plan *p, const fsim_schedule *s, 
   p->tiles_n = (int)ceil_div(s->n, s->bn);
   p->k_tiles = (int)ceil_div(ceil_div(s->k, s->split_k), s->bk);
   p->workgroups = (int64_t)p->tiles_m * p->tiles_n * s->split_k * (s->op == FSIM_KOP_GROUPED_GEMM ? s->groups : 1);
+  /* a HIP dispatch gives the grid's size in work-items in 32 bits: 8,388,608 workgroups of
+   * 512 threads (a forced config of grouped-gemm 4096x4096x32 on 2048 groups) cannot launch */
+  if ((double)p->workgroups * p->threads >= 0x1p32)
+    return PERR(e, "tile", "bm", "%lld workgroups of %d threads are %.0f work-items, past the 2^32 - 1 a dispatch's "
+                "grid holds; use larger tiles or fewer waves", (long long)p->workgroups, p->threads,
+                (double)p->workgroups * p->threads);
   /* a slice is k_tiles whole K tiles, so fewer slices than asked for can cover K (7168 split 8
    * ways in 256-deep tiles: 7 slices of 4 tiles); the rest would load and add zeros */
   int64_t covering = ceil_div(s->k, (int64_t)p->k_tiles * s->bk);

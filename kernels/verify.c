@@ -245,10 +245,13 @@ static void mix_compare(fsim_verify_report *r) {
     u += (size_t)snprintf(why + u, sizeof why - u, "%sVMEM loads %lld vs %lld", u ? "; " : "",
                           (long long)(c->vmem_load + c->load_lds), (long long)(w->vmem_load + w->load_lds));
   }
-  if (c->lds_read > w->lds_read || 2 * c->lds_read < w->lds_read) {
+  /* a compiler merges adjacent reads up to ds_read_b128's 16 bytes a lane (four ds_read_u16 into
+   * one ds_read_b64: halving at most, the rule until 2026-12-02, failed such a correct kernel);
+   * the bytes are checked exactly above */
+  if (c->lds_read > w->lds_read || 16 * c->lds_read < w->lds_read_bytes) {
     ok = 0;
-    u += (size_t)snprintf(why + u, sizeof why - u, "%sLDS reads %lld vs %lld (merging may halve, no more)", u ? "; " : "",
-                          (long long)c->lds_read, (long long)w->lds_read);
+    u += (size_t)snprintf(why + u, sizeof why - u, "%sLDS reads %lld vs %lld (merging may join reads up to 16 bytes a lane, "
+                          "no more)", u ? "; " : "", (long long)c->lds_read, (long long)w->lds_read);
   }
   if (c->lds_write > w->lds_write || 2 * c->lds_write < w->lds_write) {
     ok = 0;
@@ -610,6 +613,20 @@ static int header_code_line(const char *text, const char *end) {
  * functional check runs the plan's maps, and the address self-test sees the index functions and
  * constant tables but not every literal of the kernel, so an edited file (a store offset, a
  * table index, a size constant) could pass them both. */
+/* Reads a file as fsim_file_load does, with CRLF line ends read as LF (a checkout with
+ * autocrlf: the header's marks were not found in such a file, an audit found; the compiler
+ * reads either). */
+static fsim_status load_lf(const char *path, char **text, size_t *len, fsim_err *e) {
+  fsim_status st = fsim_file_load(path, text, len, e);
+  if (st != FSIM_OK) return st;
+  size_t k = 0;
+  for (size_t i = 0; i < *len; i++)
+    if (!((*text)[i] == '\r' && i + 1 < *len && (*text)[i + 1] == '\n')) (*text)[k++] = (*text)[i];
+  (*text)[k] = '\0';
+  *len = k;
+  return FSIM_OK;
+}
+
 static void source_check(fsim_verify_report *r, const fsim_gemm_plan *p, const char *file) {
   static const char mark[] = "// flysim-schedule-end\n";
   int bad_line = 0;
@@ -617,7 +634,7 @@ static void source_check(fsim_verify_report *r, const fsim_gemm_plan *p, const c
   size_t len = 0, wlen = 0;
   fsim_err e;
   fsim_err_clear(&e);
-  fsim_status st = fsim_file_load(file, &text, &len, &e);
+  fsim_status st = load_lf(file, &text, &len, &e);
   FILE *f = st == FSIM_OK ? open_memstream(&want, &wlen) : NULL;
   if (st == FSIM_OK && f == NULL) st = FSIM_ERR(&e, FSIM_ENOMEM, "out of memory");
   if (f != NULL) {
@@ -859,7 +876,7 @@ fsim_status fsim_verify_file(const char *path, const fsim_arch *a, const fsim_ve
   snprintf(r->file, sizeof r->file, "%s", path);
   char *text;
   size_t len;
-  fsim_status st = fsim_file_load(path, &text, &len, e);
+  fsim_status st = load_lf(path, &text, &len, e);
   if (st != FSIM_OK) return st;
   if (memchr(text, '\0', len) != NULL) {
     free(text);

@@ -970,6 +970,15 @@ START_TEST(test_command_errors) {
        "flysim verify: '/nonexistent.hip' is neither an OP (gemm, grouped-gemm, scaled-gemm) nor a readable file (No "
        "such file or directory)\n"},
       {"verify gemm --m 64 --n 64 --k 64 --arch mi355x --config bogus=1", 2, NULL},
+      /* 2^32 work-items, which a dispatch's 32-bit grid size cannot launch (an audit: it was emitted) */
+      {"emit grouped-gemm 4096x4096x32 --groups 2048 --arch mi355x --config tile=64x64x32,waves=2x4,splitk=1 --db "
+       "/nonexistent -o gw.hip",
+       2,
+       "flysim emit: --config tile=64x64x32,waves=2x4,splitk=1: no legal configuration of grouped-gemm 4096x4096x32 "
+       "bf16 on MI355X has these keys together (each alone is possible); e.g. tile=64x64x32,waves=2x4,stages=1,"
+       "mfma=v_mfma_f32_16x16x32_bf16,splitk=1,path=direct,c=lds,kind=plain: [tile] bm: 8388608 workgroups of 512 "
+       "threads are 4294967296 work-items, past the 2^32 - 1 a dispatch's grid holds; use larger tiles or fewer "
+       "waves\n"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tu_run r = tu_flysim(cases[i].args);
@@ -1240,6 +1249,43 @@ START_TEST(test_fp8_transposed_compiled) {
     ck_assert_msg(cr == wr && cr > 0, "%s: LDS reads compiled %lld, wave program %lld", cases[i], cr, wr);
     json_decref(j);
   }
+}
+END_TEST
+
+/* An audit (2026-12-02): A read with ds_read_u16 from a k-major tile, which the compiler merges
+ * four at a time into 8-byte reads (8 against 40 reads, the same 128 bytes a lane), failed
+ * instruction_mix, whose rule let merging halve the reads at most; and a file with CRLF line
+ * ends was refused ("no '// flysim-schedule-begin' block"). */
+START_TEST(test_verify_merged_reads_and_crlf) {
+  static const char sched[] =
+      "[schedule]\nname = gemm_u16\nop = gemm\narch = gfx950\n[problem]\nm = 256\nn = 256\nk = 256\na_type = bf16\n"
+      "b_type = bf16\nc_type = bf16\nlayout = TN\n[tile]\nbm = 64\nbn = 64\nbk = 64\nwaves_m = 2\nwaves_n = 2\n"
+      "split_k = 1\n[mma]\natom = v_mfma_f32_16x16x16_bf16\n[pipeline]\nstages = 2\nkind = plain\n[epilogue]\n"
+      "c_path = direct\nstore = buffer_store_dwordx2\n[operand.A]\nglobal_copy = buffer_load_dwordx4\n"
+      "path = registers\nlds_major = k-major\nswizzle = auto\nlds_read = ds_read_u16\n[operand.B]\n"
+      "global_copy = buffer_load_dwordx4\npath = registers\nlds_major = k-major\nswizzle = auto\nlds_read = ds_read_b64\n";
+  char args[1200], hip[512];
+  snprintf(args, sizeof args, "'--schedule' '%s' --arch mi355x", tu_write_temp(sched, ".sched"));
+  int status;
+  json_t *j = verify_json(args, &status);
+  expect_all_ok("ds_read_u16", j, status);
+  json_t *mix = json_object_get(j, "instruction_mix");
+  ck_assert_int_lt(json_integer_value(json_object_get(json_object_get(mix, "compiled"), "lds_read")),
+                   json_integer_value(json_object_get(json_object_get(mix, "wave_program"), "lds_read")) / 2);
+  json_decref(j);
+  /* the same kernel's file with CRLF line ends */
+  snprintf(hip, sizeof hip, "%s/crlf.hip", tmpdir());
+  snprintf(args, sizeof args, "emit --schedule '%s' --arch mi355x -o '%s'", tu_write_temp(sched, ".sched"), hip);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  char cmd[1200];
+  snprintf(cmd, sizeof cmd, "sed -i 's/$/\\r/' '%s'", hip);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(args, sizeof args, "'%s' --arch mi355x", hip);
+  j = verify_json(args, &status);
+  expect_all_ok("CRLF", j, status);
+  json_decref(j);
 }
 END_TEST
 
@@ -1826,6 +1872,7 @@ static Suite *suite(void) {
 #ifdef FSIM_HIP_CLANG
   tcase_add_test(tc, test_default_suite_gfx950);
   tcase_add_test(tc, test_edge_stores_compiled);
+  tcase_add_test(tc, test_verify_merged_reads_and_crlf);
   tcase_add_test(tc, test_fp8_transposed_compiled);
   tcase_add_test(tc, test_asm_pattern_widths);
   tcase_add_test(tc, test_tune_compiled);
