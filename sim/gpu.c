@@ -1019,8 +1019,8 @@ static void extrapolate(fsim_sim_result *r, const fsim_sim_result *r1, double k)
    * units, and the run lasts at least its average unit's busy time.  Waves that share a SIMD
    * overlap little in the short runs and much in the full one: mfma_chain.wp on 512
    * workgroups (two waves a SIMD) extrapolated to 107,438 cycles, an MFMA utilisation of 119%,
-   * against the full run's 128,515; held to 100%, 127,959.  (The memory levels' bound came a
-   * day later: grouped GEMMs' extrapolated HBM time reached 100.2% and 140.8%.) */
+   * against the full run's 128,515; held to 100%, 127,959.  (The memory levels' bound came
+   * later that day: grouped GEMMs' extrapolated HBM time reached 100.2% and 140.8%.) */
   stretch_to_units(r);
 }
 
