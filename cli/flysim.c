@@ -57,12 +57,12 @@ static const struct {
      "  --groups G                  the number of problems (default 1)\n"
      "taken by: predict, tune, emit, verify; schedule files (op = grouped-gemm).\n"
      "docs/gemm.md\n"},
-    {"scaled-gemm", "flysim (predict|tune) scaled-gemm SHAPE --dtype fp8|fp4 [options]",
+    {"scaled-gemm", "flysim (predict|tune) scaled-gemm SHAPE [--dtype fp8|fp4] [options]",
      "MX scaled GEMM: FP8-E4M3 or packed FP4-E2M1 operands, one E8M0 scale per 32 values\n"
      "along K, on gfx950's scaled MFMA.\n"
      "shape:\n"
      "  MxNxK | --m M --n N --k K   the problem; K a multiple of 128, else it falls back\n"
-     "  --dtype T                   fp8 or fp4\n"
+     "  --dtype T                   fp8 (default) or fp4\n"
      "  --b-dtype T                 B's type where it differs (fp8 x fp4)\n"
      "  --c-dtype T                 C's type (default bf16)\n"
      "  --layout TN                 the only layout its kernels take (others fall back)\n"

@@ -44,7 +44,7 @@ enum {
   "problem (OP is " ops "):\n"                                                                                         \
   "  MxNxK              the shape after OP, e.g. 4096x4096x4096 (or the three flags below)\n"                      \
   "  --m M --n N --k K  C is MxN, the reduction is K (" mnk_required ")\n"                                          \
-  "  --dtype T          operand type: bf16 (default), fp16, fp8; scaled-gemm: fp8 or fp4\n"                          \
+  "  --dtype T          operand type: bf16 (default), fp16, fp8; scaled-gemm: fp8 (default) or fp4\n"                          \
   "  --b-dtype T        B's type when it differs (scaled-gemm: fp8 x fp4)\n"                                          \
   "  --c-dtype T        output type (default bf16)\n"                                                                 \
   "  --layout L         TN (default: both K-contiguous), NN, NT or TT\n"                                             \
