@@ -172,6 +172,11 @@ int64_t fsim_gemm_lane_c_chunk(const fsim_gemm_plan *p, int c, int pitch, int gl
  * shorter than the one it was written with.  A fault that does not apply to the plan (a
  * pitch fault with C stored directly) is an FSIM_EINVAL error. */
 
+/* A transposing LDS read (ds_read_b64_tr_b16, _b8) needs the element width it transposes and
+ * an mn-major tile (fsim_lds_major); 1 when r is no such read or fits, else 0 and why, which
+ * names the operand id.  GEMM plans and the other operators' schedule checks share it. */
+int fsim_transpose_read_fits(const fsim_copy_atom *r, int elem_bits, int lds_major, const char *id, char *why, size_t n);
+
 #define FSIM_FAULT_READ_SWIZZLE 1u
 #define FSIM_FAULT_A_LAYOUT 2u
 #define FSIM_FAULT_A_READ_LAYOUT 4u

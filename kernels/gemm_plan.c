@@ -216,6 +216,16 @@ static const fsim_layout *atom_tv(const fsim_gemm_plan *p, int o) { return o == 
 
 /* ---- checks ----------------------------------------------------------------------------------- */
 
+int fsim_transpose_read_fits(const fsim_copy_atom *r, int elem_bits, int lds_major, const char *id, char *why, size_t n) {
+  if (r->transpose && r->transpose != elem_bits)
+    snprintf(why, n, "%s transposes %d-bit elements; %s is %d-bit", r->name, r->transpose, id, elem_bits);
+  else if (r->transpose && lds_major != FSIM_LDS_MN_MAJOR)
+    snprintf(why, n, "%s reads an mn-major tile; this one is k-major", r->name);
+  else
+    return 1;
+  return 0;
+}
+
 /* Does the read atom deliver exactly the atom's fragment layout?  Fills reads per fragment. */
 static fsim_status check_reads(fsim_gemm_plan *p, int o, fsim_err *e) {
   fsim_gemm_operand *op = &p->op[o];
@@ -223,11 +233,9 @@ static fsim_status check_reads(fsim_gemm_plan *p, int o, fsim_err *e) {
   int vals = fsim_mma_atom_values(p->atom, o == 0 ? 'A' : 'B');
   int eb = op->elem_bits / 8;
   int vr = op->lread->bytes / eb * op->vals_per_elem; /* values per read (a transposing read's too) */
-  if (op->lread->transpose && op->lread->transpose != op->elem_bits)
-    return PERR(e, sec, "lds_read", "%s transposes %d-bit elements; %s is %d-bit", op->lread->name, op->lread->transpose,
-                id, op->elem_bits);
-  if (op->lread->transpose && op->lds_major != FSIM_LDS_MN_MAJOR)
-    return PERR(e, sec, "lds_read", "%s reads an mn-major tile; this one is k-major", op->lread->name);
+  char why[160];
+  if (!fsim_transpose_read_fits(op->lread, op->elem_bits, op->lds_major, id, why, sizeof why))
+    return PERR(e, sec, "lds_read", "%s", why);
   if (!op->lread->transpose && op->lds_major == FSIM_LDS_MN_MAJOR && vr != 1)
     return PERR(e, sec, "lds_read",
                 "an mn-major tile needs a transposing read (ds_read_b64_tr_b16, ds_read_b64_tr_b8) or one "

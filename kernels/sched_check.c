@@ -113,10 +113,8 @@ static fsim_status staged(const fsim_schedule *s, const char *id, int major, con
                major == FSIM_LDS_K_MAJOR ? "k-major" : "mn-major");
   const int bits = fsim_dtype_bits(s->a_type);
   const fsim_copy_atom *r = fsim_copy_atom_find(o->lds_read), *c = fsim_copy_atom_find(o->global_copy);
-  if (r->transpose && r->transpose != bits)
-    return bad(e, sec, "lds_read", "%s transposes %d-bit elements; %s is %d-bit", r->name, r->transpose, id, bits);
-  if (r->transpose && o->lds_major != FSIM_LDS_MN_MAJOR)
-    return bad(e, sec, "lds_read", "%s reads an mn-major tile; this one is k-major", r->name);
+  char why[160];
+  if (!fsim_transpose_read_fits(r, bits, o->lds_major, id, why, sizeof why)) return bad(e, sec, "lds_read", "%s", why);
   if (!r->transpose && o->lds_major == FSIM_LDS_MN_MAJOR && (long long)r->bytes * 8 != bits)
     return bad(e, sec, "lds_read",
                "an mn-major tile needs a transposing read (ds_read_b64_tr_b16, ds_read_b64_tr_b8) or one element per "
