@@ -803,63 +803,67 @@ fsim_status fsim_gemm_enumerate_shared(const fsim_gemm_problem *pr, const fsim_g
 enum { KEY_TILE, KEY_WAVES, KEY_STAGES, KEY_MFMA, KEY_SPLITK, KEY_PATH, KEY_C, KEY_REMAP, KEY_GROUPM, KEY_KIND,
        KEY_SWIZZLE, KEY_COUNT };
 
-/* Copies key `key` of src into dst (all other keys free) and writes it as --config text;
- * returns 0 when src leaves that key free. */
-static int only_key(const fsim_gemm_config *src, int key, fsim_gemm_config *dst, char *text, size_t n) {
-  fsim_gemm_config_free_all(dst);
+/* Copies key `key` of src into dst (its other keys untouched), free or not, and writes it as
+ * --config text when src fixes it; returns 0 when src leaves that key free. */
+static int copy_key(const fsim_gemm_config *src, int key, fsim_gemm_config *dst, char *text, size_t n) {
   switch (key) {
   case KEY_TILE:
-    if (!src->bm) return 0;
     dst->bm = src->bm, dst->bn = src->bn, dst->bk = src->bk;
+    if (!src->bm) return 0;
     if (src->bk) snprintf(text, n, "tile=%dx%dx%d", src->bm, src->bn, src->bk);
     else snprintf(text, n, "tile=%dx%d", src->bm, src->bn);
     return 1;
   case KEY_WAVES:
-    if (!src->waves_m) return 0;
     dst->waves_m = src->waves_m, dst->waves_n = src->waves_n;
+    if (!src->waves_m) return 0;
     return snprintf(text, n, "waves=%dx%d", src->waves_m, src->waves_n), 1;
   case KEY_STAGES:
-    if (!src->stages) return 0;
     dst->stages = src->stages;
+    if (!src->stages) return 0;
     return snprintf(text, n, "stages=%d", src->stages), 1;
   case KEY_MFMA:
-    if (src->atom[0]) {
-      snprintf(dst->atom, sizeof dst->atom, "%s", src->atom);
-      return snprintf(text, n, "mfma=%s", src->atom), 1;
-    }
-    if (!src->atom_m) return 0;
+    snprintf(dst->atom, sizeof dst->atom, "%s", src->atom);
     dst->atom_m = src->atom_m, dst->atom_n = src->atom_n, dst->atom_k = src->atom_k;
+    if (src->atom[0]) return snprintf(text, n, "mfma=%s", src->atom), 1;
+    if (!src->atom_m) return 0;
     return snprintf(text, n, "mfma=%dx%dx%d", src->atom_m, src->atom_n, src->atom_k), 1;
   case KEY_SPLITK:
-    if (!src->split_k) return 0;
     dst->split_k = src->split_k;
+    if (!src->split_k) return 0;
     return snprintf(text, n, "splitk=%d", src->split_k), 1;
   case KEY_PATH:
-    if (src->path < 0) return 0;
     dst->path = src->path;
+    if (src->path < 0) return 0;
     return snprintf(text, n, "path=%s", src->path == FSIM_PATH_DIRECT ? "direct" : "registers"), 1;
   case KEY_C:
-    if (src->c_path < 0) return 0;
     dst->c_path = src->c_path;
+    if (src->c_path < 0) return 0;
     return snprintf(text, n, "c=%s", src->c_path == FSIM_EPI_DIRECT ? "direct" : "lds"), 1;
   case KEY_REMAP:
-    if (src->xcd_remap < 0) return 0;
     dst->xcd_remap = src->xcd_remap;
+    if (src->xcd_remap < 0) return 0;
     return snprintf(text, n, "remap=%d", src->xcd_remap), 1;
   case KEY_GROUPM:
-    if (src->group_m < 0) return 0;
     dst->group_m = src->group_m;
+    if (src->group_m < 0) return 0;
     return snprintf(text, n, "groupm=%d", src->group_m), 1;
   case KEY_KIND:
-    if (src->kind < 0) return 0;
     dst->kind = src->kind;
+    if (src->kind < 0) return 0;
     return snprintf(text, n, "kind=%s", src->kind == FSIM_PIPE_PINGPONG ? "pingpong" : "plain"), 1;
   case KEY_SWIZZLE:
-    if (!src->swizzle[0]) return 0;
     snprintf(dst->swizzle, sizeof dst->swizzle, "%s", src->swizzle);
+    if (!src->swizzle[0]) return 0;
     return snprintf(text, n, "swizzle=%s", src->swizzle), 1;
   default: return 0;
   }
+}
+
+/* Copies key `key` of src into dst (all other keys free) and writes it as --config text;
+ * returns 0 when src leaves that key free. */
+static int only_key(const fsim_gemm_config *src, int key, fsim_gemm_config *dst, char *text, size_t n) {
+  fsim_gemm_config_free_all(dst);
+  return copy_key(src, key, dst, text, n);
 }
 
 void fsim_gemm_config_fixed_text(const fsim_gemm_config *c, char *buf, size_t n) {
@@ -894,6 +898,52 @@ static fsim_status probe(const fsim_gemm_problem *pr, const fsim_gemm_config *cf
     snprintf(tail, n, "; e.g. %s: %s", eg, why.msg);
   else
     tail[0] = '\0';
+  return FSIM_OK;
+}
+
+static int first_config(void *ctx, const fsim_gemm_plan *p) {
+  fsim_gemm_config_format(&p->s, ctx, 512);
+  return 1;
+}
+
+/* For a key at fault: a legal config with every other key given, changed to the key's given
+ * value, and why that one is refused, as "; e.g. CONFIG: WHY" in tail, so that the reason is
+ * the key's own (the first candidate the search builds can fail for a reason of its tile that
+ * has nothing to do with the key: a grouped GEMM's splitk=2 once came with a C-path reason).
+ * *found 0 (tail untouched) when no legal config has the other keys. */
+static fsim_status key_example(const fsim_gemm_problem *pr, const fsim_gemm_config *fixed, int key,
+                               const fsim_arch *a, char *tail, size_t n, int *found, fsim_err *e) {
+  fsim_gemm_config others = *fixed, free_all, c;
+  char text[96], legal_text[512] = "";
+  fsim_gemm_config_free_all(&free_all);
+  copy_key(&free_all, key, &others, text, sizeof text);
+  *found = 0;
+  int64_t legal = 0;
+  fsim_status st = enumerate(pr, &others, a, first_config, legal_text, NULL, NULL, &legal, NULL, NULL, 0, e);
+  if (st != FSIM_OK || legal == 0) return st;
+  fsim_err why;
+  fsim_err_clear(&why);
+  if (fsim_gemm_config_parse(legal_text, &c, &why) != FSIM_OK) return FSIM_OK; /* defended: the format parses */
+  for (int k = 0; k < KEY_COUNT; k++) {
+    fsim_gemm_config keep = c;
+    if (!copy_key(fixed, k, &c, text, sizeof text)) c = keep; /* a key left free keeps the legal config's value */
+  }
+  fsim_schedule *s = malloc(sizeof *s);
+  fsim_gemm_plan *p = malloc(sizeof *p);
+  if (s == NULL || p == NULL) {
+    free(s);
+    free(p);
+    return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  }
+  if (fsim_gemm_schedule_from(pr, &c, a, s, &why) == FSIM_OK) fsim_gemm_plan_make(p, s, a, &why);
+  free(s);
+  free(p);
+  if (why.msg[0]) {
+    char cfg[300];
+    fsim_gemm_config_fixed_text(&c, cfg, sizeof cfg);
+    snprintf(tail, n, "; e.g. %s: %s", cfg, why.msg);
+    *found = 1;
+  }
   return FSIM_OK;
 }
 
@@ -1008,9 +1058,12 @@ fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gem
     if ((st = probe(pr, &one, a, &legal, tail, sizeof tail, e)) != FSIM_OK) return st;
     if (legal == 0) {
       /* the example honours every key given (one built from this key alone could contradict
-       * the others: c=lds where c=direct was given), where a candidate with them all was built */
+       * the others: c=lds where c=direct was given): a legal config of the other keys with
+       * this one changed, else the first candidate with them all that was built */
       char all[1100];
-      if ((st = probe(pr, fixed, a, NULL, all, sizeof all, e)) != FSIM_OK) return st;
+      int found;
+      if ((st = key_example(pr, fixed, k, a, all, sizeof all, &found, e)) != FSIM_OK) return st;
+      if (!found && (st = probe(pr, fixed, a, NULL, all, sizeof all, e)) != FSIM_OK) return st;
       if (all[0]) snprintf(tail, sizeof tail, "%s", all);
       if (strcmp(given, text) == 0)
         return FSIM_ERR(e, FSIM_EINVAL, "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has it%s",
@@ -1019,7 +1072,14 @@ fsim_status fsim_gemm_config_explain(const fsim_gemm_problem *pr, const fsim_gem
                       given, fsim_kop_name(pr->op), pr->m, pr->n, pr->k, an, a->device.name, text, tail);
     }
   }
-  if ((st = probe(pr, fixed, a, NULL, tail, sizeof tail, e)) != FSIM_OK) return st;
+  /* the example: the first key whose change turns a legal config of the others illegal, else
+   * the first candidate with them all */
+  int found = 0;
+  for (int k = 0; k < KEY_COUNT && !found; k++)
+    if (only_key(fixed, k, &one, text, sizeof text) &&
+        (st = key_example(pr, fixed, k, a, tail, sizeof tail, &found, e)) != FSIM_OK)
+      return st;
+  if (!found && (st = probe(pr, fixed, a, NULL, tail, sizeof tail, e)) != FSIM_OK) return st;
   return FSIM_ERR(e, FSIM_EINVAL,
                   "--config %s: no legal configuration of %s %lldx%lldx%lld %s on %s has these keys together (each "
                   "alone is possible)%s",

@@ -976,7 +976,7 @@ START_TEST(test_command_errors) {
        2,
        "flysim emit: --config tile=64x64x32,waves=2x4,splitk=1: no legal configuration of grouped-gemm 4096x4096x32 "
        "bf16 on MI355X has these keys together (each alone is possible); e.g. tile=64x64x32,waves=2x4,stages=1,"
-       "mfma=v_mfma_f32_16x16x32_bf16,splitk=1,path=direct,c=lds,kind=plain: [tile] bm: 8388608 workgroups of 512 "
+       "mfma=16x16x32,splitk=1,path=direct,c=lds,remap=1,groupm=0,kind=plain: [tile] bm: 8388608 workgroups of 512 "
        "threads are 4294967296 work-items, past the 2^32 - 1 a dispatch's grid holds; use larger tiles or fewer "
        "waves\n"},
   };

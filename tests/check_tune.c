@@ -2160,30 +2160,38 @@ START_TEST(test_cli_config_errors) {
        "16x16x32, 32x32x16, 16x16x16, 32x32x8)\n"},
       {"predict gemm 256x256x256 --arch mi355x --db /nonexistent --config waves=1x1,kind=pingpong",
        "flysim predict: --config waves=1x1,kind=pingpong: no legal configuration of gemm 256x256x256 bf16 on MI355X "
-       "has these keys together (each alone is possible); e.g. tile=16x16x32,waves=1x1,stages=2,"
-       "mfma=v_mfma_f32_16x16x32_bf16,splitk=1,path=direct,c=lds,kind=pingpong: [pipeline] kind: a two-group pipeline "
+       "has these keys together (each alone is possible); e.g. tile=16x64x32,waves=1x1,stages=2,"
+       "mfma=16x16x32,splitk=1,path=direct,c=lds,remap=1,groupm=0,kind=pingpong: [pipeline] kind: a two-group pipeline "
        "needs an even number of waves, not 1\n"},
       /* the example keeps every key given (it once showed c=lds and advised c_path = direct to
        * one who had given c=direct), and names the key no legal config has */
       {"predict gemm 33x65x130 --arch mi355x --db /nonexistent --config c=direct,splitk=2",
        "flysim predict: --config splitk=2,c=direct: no legal configuration of gemm 33x65x130 bf16 on MI355X has "
-       "splitk=2; e.g. tile=16x16x32,waves=1x1,stages=1,mfma=v_mfma_f32_16x16x32_bf16,splitk=2,path=direct,c=direct,"
-       "kind=plain: [tile] split_k: 2 slices add bf16 partial sums in 4-byte pairs, but a C of 33x65 values (an odd "
+       "splitk=2; e.g. tile=16x16x32,waves=1x1,stages=1,mfma=16x16x32,splitk=2,path=direct,c=direct,"
+       "remap=1,groupm=0,kind=plain: [tile] split_k: 2 slices add bf16 partial sums in 4-byte pairs, but a C of 33x65 values (an odd "
        "number) leaves its last value in a pair with the value past its end; use split_k = 1 or an even M x N\n"},
       /* a key whose candidates are all skipped before a plan is built: the reason comes from one
        * built with every key (it once gave none) */
       {"predict gemm 480x480x480 --arch mi355x --db /nonexistent --config waves=2x3,tile=64x96x64",
        "flysim predict: --config tile=64x96x64,waves=2x3: no legal configuration of gemm 480x480x480 bf16 on MI355X "
-       "has waves=2x3; e.g. tile=64x96x64,waves=2x3,stages=1,mfma=v_mfma_f32_16x16x32_bf16,splitk=1,path=direct,"
-       "c=lds,kind=plain: [operand.A] global_copy: no direct-to-LDS copy divides a 64x64 tile on 384 threads\n"},
+       "has waves=2x3; e.g. tile=64x96x64,waves=2x3,stages=1,mfma=16x16x32,splitk=1,path=direct,"
+       "c=lds,remap=1,groupm=0,kind=plain: [operand.A] global_copy: no direct-to-LDS copy divides a 64x64 tile on 384 threads\n"},
       /* ping-pong with the stages free: not the one stage that every ping-pong plan refuses, but
        * what stops two (it once blamed the stages) */
       {"predict gemm 2048x2048x2048 --arch mi300x --db /nonexistent --config kind=pingpong,tile=256x256x64,waves=2x4",
        "flysim predict: --config tile=256x256x64,waves=2x4,kind=pingpong: no legal configuration of gemm "
        "2048x2048x2048 bf16 on MI300X has these keys together (each alone is possible); e.g. tile=256x256x64,"
-       "waves=2x4,stages=2,mfma=v_mfma_f32_16x16x16_bf16,splitk=1,path=direct,c=lds,kind=pingpong: [pipeline] "
+       "waves=2x4,stages=2,mfma=16x16x16,splitk=1,path=direct,c=lds,remap=1,groupm=0,kind=pingpong: [pipeline] "
        "stages: 2 stages of 256x64 and 256x64 tiles need 131072 bytes of LDS, more than the 65536 a workgroup may use "
        "on MI300X\n"},
+      /* a key whose first candidate fails for a reason of its own (a grouped GEMM's split-K once
+       * came with the C path of the first tile): the example is a legal config with only the
+       * key changed */
+      {"predict grouped-gemm 4096x4096x4096 --groups 4 --arch mi355x --db /nonexistent --config splitk=2",
+       "flysim predict: --config splitk=2: no legal configuration of grouped-gemm 4096x4096x4096 bf16 on MI355X has "
+       "it; e.g. tile=16x16x32,waves=1x1,stages=1,mfma=16x16x32,splitk=2,path=direct,c=direct,remap=1,groupm=0,"
+       "kind=plain: [tile] split_k: 2 slices of a grouped GEMM are not simulated (the wave program's addresses are "
+       "linear in the workgroup's grid coordinates, and z would be group x 2 + slice); use split_k = 1\n"},
       /* nothing at all is legal: the keys are not named as the reason (they once were, with an
        * example that contradicted them) */
       {"predict gemm 256x256x256 --arch mi355x --db /nonexistent --config tile=64x64x64,waves=2x2 --set "
