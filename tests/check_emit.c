@@ -682,6 +682,12 @@ static void check_labels(void) {
 START_TEST(test_asm_reader) {
   check_listing(ASM_S);
   check_listing(ASM_OBJDUMP);
+  /* llvm-objdump --no-leading-addr: "<k>:" alone, the addresses in the comments (it once found
+   * no kernel); a second kernel after it ends this one */
+  char noaddr[sizeof ASM_OBJDUMP + 64];
+  snprintf(noaddr, sizeof noaddr, "<k>:\n%s\n<k2>:\n\ts_endpgm // 00000000165C: BF810000\n",
+           strchr(ASM_OBJDUMP, '\n') + 1);
+  check_listing(noaddr);
   check_branchy();
   check_read2();
   check_loops();

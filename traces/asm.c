@@ -488,16 +488,25 @@ typedef struct parser {
   int npend, pend_cap;
   long long *addr;       /* per instruction: objdump address, -1 if none */
   int addr_cap;
-  long long func_addr;   /* objdump: the kernel symbol's address */
+  long long func_addr;   /* objdump: the kernel symbol's address; -2: its first instruction's, not yet seen */
   int pending_labels;    /* labels seen since the last instruction */
 } parser;
 
 static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$'; }
 
 /* "name:" in column 0 (not a local .L label) or objdump "0000... <name>:": the kernel name,
- * *n characters at *name in the line. */
+ * *n characters at *name in the line, and *addr objdump's address (-1: none).  objdump's
+ * --no-leading-addr writes "<name>:" alone: *addr is then -2, the address of the kernel's first
+ * instruction (the comments give each instruction's). */
 static int function_start(const char *line, const char **name, size_t *n, long long *addr) {
   *addr = -1;
+  if (line[0] == '<') {
+    const char *gt = strstr(line + 1, ">:");
+    if (gt == NULL || gt == line + 1 || gt[2 + strspn(gt + 2, " \t\r")] != '\0') return 0;
+    *name = line + 1, *n = (size_t)(gt - line - 1);
+    *addr = -2;
+    return 1;
+  }
   if (isxdigit((unsigned char)line[0])) {
     char *end;
     long long a = strtoll(line, &end, 16);
@@ -584,8 +593,9 @@ static fsim_status add_inst(parser *p, char *body, const char *text, int line) {
     char *end;
     long long a = strtoll(cm + 2, &end, 16);
     if (end != cm + 2 && *end == ':') addr = a;
+    if (addr >= 0 && p->func_addr == -2) p->func_addr = addr; /* "<name>:" without an address */
     char *lt = strchr(cm, '<');
-    if (lt) {
+    if (lt && p->func_addr >= 0) {
       char *plus = strstr(lt, "+0x");
       if (plus && strchr(plus, '>')) target = p->func_addr + strtoll(plus + 3, NULL, 16);
       else if (strchr(lt, '>')) target = p->func_addr;
@@ -989,7 +999,7 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
     size_t nlen;
     long long faddr;
     /* a name in column 0 inside the kernel that a branch names is one of its labels */
-    if (function_start(buf, &name, &nlen, &faddr) && !(in_kernel && faddr < 0 && branched_to(text, name, nlen))) {
+    if (function_start(buf, &name, &nlen, &faddr) && !(in_kernel && faddr == -1 && branched_to(text, name, nlen))) {
       if (in_kernel) {
         done = 1;
         break;
@@ -1002,7 +1012,7 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
         }
         memcpy(k->name, name, nlen);
         k->name[nlen] = '\0';
-        p.func_addr = faddr >= 0 ? faddr : 0;
+        p.func_addr = faddr >= 0 || faddr == -2 ? faddr : 0;
       }
       continue;
     }
