@@ -797,15 +797,20 @@ START_TEST(test_asm_reader) {
     const char *line;
     char dst_file;
     int dst_first, nsrc;
-    char src_file[3];
-    int src_first[3];
+    char src_file[4];
+    int src_first[4];
+    int dst_count;
   } roles[] = {
-      {"v_cmp_gt_u32_e32 vcc, s0, v0", 'c', 0, 2, {'s', 'v'}, {0, 0}},
-      {"v_add_co_u32_e32 v2, vcc, v0, v1", 'v', 2, 2, {'v', 'v'}, {0, 1}},
-      {"v_mad_u64_u32 v[8:9], s[6:7], v1, v2, v[8:9]", 'v', 8, 3, {'v', 'v', 'v'}, {1, 2, 8}},
-      {"v_addc_co_u32_e32 v7, vcc, v8, v9, vcc", 'v', 7, 3, {'v', 'v', 'c'}, {8, 9, 0}},
-      {"v_add_u32_e64 v1, v2, v3 clamp", 'v', 1, 2, {'v', 'v'}, {2, 3}},
-      {"ds_append v22", 'v', 22, 0, {0}, {0}},
+      {"v_cmp_gt_u32_e32 vcc, s0, v0", 'c', 0, 2, {'s', 'v'}, {0, 0}, 1},
+      {"v_add_co_u32_e32 v2, vcc, v0, v1", 'v', 2, 2, {'v', 'v'}, {0, 1}, 1},
+      {"v_mad_u64_u32 v[8:9], s[6:7], v1, v2, v[8:9]", 'v', 8, 3, {'v', 'v', 'v'}, {1, 2, 8}, 2},
+      {"v_addc_co_u32_e32 v7, vcc, v8, v9, vcc", 'v', 7, 3, {'v', 'v', 'c'}, {8, 9, 0}, 1},
+      {"v_add_u32_e64 v1, v2, v3 clamp", 'v', 1, 2, {'v', 'v'}, {2, 3}, 1},
+      {"ds_append v22", 'v', 22, 0, {0}, {0}, 1},
+      /* gfx12 VOPD: Y's destination is no source (it was, and pushed Y's sources out); it
+       * joins X's when they are neighbours */
+      {"v_dual_mul_f32 v0, v1, v2 :: v_dual_mov_b32 v5, v4", 'v', 0, 3, {'v', 'v', 'v'}, {1, 2, 4}, 1},
+      {"v_dual_fmac_f32 v2, v5, v6 :: v_dual_add_f32 v3, v7, v8", 'v', 2, 4, {'v', 'v', 'v', 'v'}, {5, 6, 7, 8}, 2},
   };
   for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++) {
     char text[200];
@@ -816,6 +821,8 @@ START_TEST(test_asm_reader) {
     ck_assert_msg(in->dst.file == roles[i].dst_file && in->dst.first == roles[i].dst_first, "%s: destination %c%d",
                   roles[i].line, in->dst.file ? in->dst.file : '-', in->dst.first);
     ck_assert_msg(in->nsrc == roles[i].nsrc, "%s: %d sources", roles[i].line, in->nsrc);
+    ck_assert_msg(in->dst.count == roles[i].dst_count, "%s: %d destination registers",
+                  roles[i].line, in->dst.count);
     for (int j = 0; j < in->nsrc; j++)
       ck_assert_msg(in->src[j].file == roles[i].src_file[j] && in->src[j].first == roles[i].src_first[j],
                     "%s: source %d is %c%d", roles[i].line, j, in->src[j].file, in->src[j].first);

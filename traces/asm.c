@@ -452,6 +452,32 @@ static int classify(fsim_asm_inst *in, const char *ops) {
     in->op = FSIM_OP_VALU;
     known = 0;
   }
+  const char *dual = in->op == FSIM_OP_VALU && starts(mn, "v_dual_") ? strstr(ops, "::") : NULL;
+  if (dual) {
+    /* gfx11/gfx12 VOPD, two VALU ops issued as one ("v_dual_mul_f32 v0, v1, v2 :: v_dual_mov_b32
+     * v3, v4"): X's destination, then the sources of both (Y's destination was read as a
+     * source, and pushed Y's own sources out).  The wave program keeps one destination: X's,
+     * widened to Y's when they are neighbours (the ISA puts one in an even and the other in an
+     * odd VGPR), else Y's is not tracked */
+    char xops[512];
+    snprintf(xops, sizeof xops, "%.*s", (int)(dual - ops), ops);
+    const char *yops = dual + 2;
+    yops += strspn(yops, " \t");
+    yops += strcspn(yops, " \t"); /* Y's mnemonic */
+    fsim_asm_reg xr[4], yr[4];
+    int nx = operand_regs(xops, xr, 4), ny = operand_regs(yops, yr, 4);
+    if (nx > 0) {
+      in->dst = xr[0];
+      if (ny > 0 && yr[0].file == xr[0].file && xr[0].count == 1 && yr[0].count == 1 &&
+          (yr[0].first == xr[0].first + 1 || yr[0].first == xr[0].first - 1)) {
+        in->dst.first = xr[0].first < yr[0].first ? xr[0].first : yr[0].first;
+        in->dst.count = 2;
+      }
+    }
+    for (int i = 1; i < nx && in->nsrc < FSIM_WP_MAX_SRC; i++) in->src[in->nsrc++] = xr[i];
+    for (int i = 1; i < ny && in->nsrc < FSIM_WP_MAX_SRC; i++) in->src[in->nsrc++] = yr[i];
+    return known;
+  }
   if (in->op == FSIM_OP_MFMA) {
     /* by position: D, A, B, C, and a scaled MFMA's scales of A and B (v_mfma_scale_*: VGPRs,
      * SGPRs or constants), which it reads as it reads A and B.  C may be a constant (0 on the
