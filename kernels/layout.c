@@ -848,17 +848,22 @@ static fsim_status divide1(fsim_layout *out, const fsim_layout *a, const fsim_la
   return st;
 }
 
-/* (a, complement(a, size(a)*cosize(t)) o t) */
-static fsim_status product1(fsim_layout *out, const fsim_layout *a, const fsim_layout *t, fsim_err *e) {
+/* (a, complement(a, size(a)*cosize(t)) o t); errors name `name`, the function the user called */
+static fsim_status product_named(fsim_layout *out, const fsim_layout *a, const fsim_layout *t, const char *name,
+                                 fsim_err *e) {
   fsim_layout parts[2], c;
   int64_t target;
   if (__builtin_mul_overflow(fsim_layout_size(a), fsim_layout_cosize(t), &target))
-    return FSIM_ERR(e, FSIM_ERANGE, "logical_product: size(A)*cosize(B) overflows 64 bits");
+    return FSIM_ERR(e, FSIM_ERANGE, "%s: size(A)*cosize(B) overflows 64 bits", name);
   parts[0] = *a;
   fsim_status st = fsim_layout_complement(&c, a, target, e);
   if (st == FSIM_OK) st = fsim_layout_compose(&parts[1], &c, t, e);
-  if (st == FSIM_OK) st = concat_named(out, parts, 2, "logical_product", e);
+  if (st == FSIM_OK) st = concat_named(out, parts, 2, name, e);
   return st;
+}
+
+static fsim_status product1(fsim_layout *out, const fsim_layout *a, const fsim_layout *t, fsim_err *e) {
+  return product_named(out, a, t, "logical_product", e);
 }
 
 typedef fsim_status (*mode_op)(fsim_layout *, const fsim_layout *, const fsim_layout *, fsim_err *);
@@ -995,7 +1000,7 @@ static fsim_status rank_product(fsim_layout *out, const fsim_layout *a, const fs
   fsim_layout pa, pb, p;
   fsim_status st = pad_rank(&pa, a, r, e);
   if (st == FSIM_OK) st = pad_rank(&pb, bl, r, e);
-  if (st == FSIM_OK) st = product1(&p, &pa, &pb, e);
+  if (st == FSIM_OK) st = product_named(&p, &pa, &pb, name, e);
   if (st != FSIM_OK) return st;
   /* p = (A, C) with C congruent to B: zip mode i of A with mode i of C and coalesce each */
   int ta = mode_tok(p.prof, 0), tc = mode_tok(p.prof, 1);
