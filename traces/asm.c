@@ -574,17 +574,47 @@ static int is_label_name(const char *s, size_t n) {
   return 1;
 }
 
-/* Whether an s_branch or s_cbranch in the text branches to the label named by the n characters
- * at name: such a label in column 0 ("myloop:") belongs to the kernel, where a name in column 0
- * that no branch names starts the next kernel. */
-static int branched_to(const char *text, const char *name, size_t n) {
+/* The operands of the text's s_branch and s_cbranch instructions, each up to a blank, comma
+ * or line end, listed once (a kernel's column-0 names each looked through the whole text). */
+typedef struct branch_names {
+  const char **at;
+  size_t *len;
+  int n, cap;
+  int built;
+} branch_names;
+
+static int branch_names_build(branch_names *b, const char *text) {
+  b->built = 1;
   for (const char *l = text; l != NULL && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
     const char *c = l + strspn(l, " \t");
     if (!starts(c, "s_branch") && !starts(c, "s_cbranch")) continue;
     c += strcspn(c, " \t\n");
     c += strspn(c, " \t");
-    if (strncmp(c, name, n) == 0 && !is_ident(c[n])) return 1;
+    size_t len = 0;
+    while (is_ident(c[len])) len++;
+    if (len == 0) continue;
+    if (b->n == b->cap) {
+      int nc = b->cap ? 2 * b->cap : 64;
+      const char **na = realloc(b->at, (size_t)nc * sizeof *na);
+      if (na == NULL) return -1;
+      b->at = na;
+      size_t *nl = realloc(b->len, (size_t)nc * sizeof *nl);
+      if (nl == NULL) return -1;
+      b->len = nl;
+      b->cap = nc;
+    }
+    b->at[b->n] = c, b->len[b->n] = len, b->n++;
   }
+  return 0;
+}
+
+/* Whether an s_branch or s_cbranch in the text branches to the label named by the n characters
+ * at name: such a label in column 0 ("myloop:") belongs to the kernel, where a name in column 0
+ * that no branch names starts the next kernel.  -1: out of memory. */
+static int branched_to(branch_names *b, const char *text, const char *name, size_t n) {
+  if (!b->built && branch_names_build(b, text) != 0) return -1;
+  for (int i = 0; i < b->n; i++)
+    if (b->len[i] == n && memcmp(b->at[i], name, n) == 0) return 1;
   return 0;
 }
 
@@ -1011,6 +1041,7 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
   fsim_status st = FSIM_OK;
   const char *s = text;
   char *buf = NULL; /* the line, whole: a kernel's name or an objdump branch target <NAME+0x68> may be long */
+  branch_names names = {0};
   size_t buf_cap = 0;
   while (*s && !done && st == FSIM_OK) {
     const char *here = s, *nl = strchr(s, '\n');
@@ -1025,7 +1056,13 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
     size_t nlen;
     long long faddr;
     /* a name in column 0 inside the kernel that a branch names is one of its labels */
-    if (function_start(buf, &name, &nlen, &faddr) && !(in_kernel && faddr == -1 && branched_to(text, name, nlen))) {
+    int is_label = 0; /* a name in column 0 that a branch names: a label of the kernel */
+    if (in_kernel && function_start(buf, &name, &nlen, &faddr) && faddr == -1 &&
+        (is_label = branched_to(&names, text, name, nlen)) < 0) {
+      st = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+      break;
+    }
+    if (!is_label && function_start(buf, &name, &nlen, &faddr)) {
       if (in_kernel) {
         done = 1;
         break;
@@ -1064,6 +1101,8 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
   if (st == FSIM_OK) st = resolve(&p);
   if (st == FSIM_OK) st = descriptor_lds(&p, text, k->name, &k->lds_bytes);
   free(buf);
+  free(names.at);
+  free(names.len);
   free(p.labels);
   free(p.pend);
   free(p.addr);
