@@ -536,6 +536,11 @@ START_TEST(test_expression_errors) {
   expr_is("composition((4,2):(1,4),1:3)", "1:3");
   expr_is("composition((4,2):(1,4),1:5)", "1:5");
   expr_is("zipped_divide(8:1,1:1)", "(1,8):(1,1)");
+  /* past its size a layout continues along its last mode, a trailing size-1 mode included, as
+   * CuTe's coalesce_x keeps it (an audit compared with pycute, whose composition coalesces it
+   * away): (3,1):(2,1) runs on along stride 1, 3:2 along 2 */
+  expr_is("composition((3,1):(2,1),(3,2):(1,3))", "(3,2):(2,1)");
+  expr_is("composition(3:2,(3,2):(1,3))", "(3,2):(2,6)");
   /* values all below zero: 1 + the largest, swizzled or not (swizzled it said 0) */
   expr_is("cosize(S<1,0,1> o -10 o 4:1)", "-6");
   expr_is("cosize(S<0,0,0> o -10 o 4:1)", "-6");
