@@ -661,6 +661,11 @@ static void check_labels(void) {
       {"s_cbranch_scc1 .LBB0_9", "a branch to a label the kernel does not define: .LBB0_9"},
       {"s_branch 5", "a branch target that is neither a label nor objdump's <KERNEL+0xOFFSET>: s_branch 5"},
       {"s_cbranch_execz", "a branch target that is neither a label nor objdump's <KERNEL+0xOFFSET>: s_cbranch_execz"},
+      /* calls and computed jumps (an audit: a call was read as a branch, its callee's loads left out) */
+      {"s_swappc_b64 s[30:31], s[4:5]", "a function call, which the reader does not follow (the callee's instructions "
+                                        "would be left out; make the callee inline): s_swappc_b64 s[30:31], s[4:5]"},
+      {"s_setpc_b64 s[30:31]", "a return or jump to a computed address, which the reader does not follow (a function "
+                               "that is not a kernel ends so; give the kernel with --kernel): s_setpc_b64 s[30:31]"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char want[300];

@@ -679,6 +679,14 @@ static fsim_status add_inst(parser *p, char *body, const char *text, int line) {
   snprintf(in->mnemonic, sizeof in->mnemonic, "%.*s", (int)(s - ms), ms);
   while (isspace((unsigned char)*s)) s++;
   if (!classify(in, s)) k->unknown++;
+  /* control the reader cannot follow: a call runs instructions of another function, which the
+   * wave program would leave out (they were read as a plain branch, silently) */
+  if (starts(in->mnemonic, "s_swappc") || starts(in->mnemonic, "s_call"))
+    return perr(p, line, "a function call, which the reader does not follow (the callee's instructions would be left "
+                "out; make the callee inline): ", ms);
+  if (starts(in->mnemonic, "s_setpc"))
+    return perr(p, line, "a return or jump to a computed address, which the reader does not follow (a function that "
+                "is not a kernel ends so; give the kernel with --kernel): ", ms);
   if (in->op == FSIM_OP_WAITCNT && (in->vmcnt == -2 || in->lgkmcnt == -2))
     return perr(p, line, "a wait count that is not a whole number from 0 to 63: ", ms);
   char badr[64];
