@@ -551,6 +551,33 @@ static void check_loops(void) {
       {"k:\n\ts_branch .L2\n.L1:\n\tv_add_u32_e32 v1, v1, v1\n.L2:\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc0 .L1\n"
        "\ts_endpgm\n",
        1, 1, 3},
+      /* clang-22 -O3 for gfx950 (an audit): a loop nest whose outer latch falls through into its
+       * header, with blocks of the body above the header that branches go back to; those
+       * branches made loops of their own, which overlapped ("irreducible") */
+      {"nested:\n\ts_load_dwordx2 s[4:5], s[0:1], 0x10\n\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n\tv_mov_b32_e32 v3, 0\n"
+       "\ts_waitcnt lgkmcnt(0)\n\ts_cmp_lt_i32 s4, 1\n\ts_cbranch_scc1 .LBB0_9\n\ts_load_dwordx2 s[6:7], s[0:1], 0x8\n"
+       "\ts_cmp_gt_i32 s5, 0\n\ts_cselect_b64 s[0:1], -1, 0\n\tv_cndmask_b32_e64 v2, 0, 1, s[0:1]\n\ts_mov_b32 s8, 0\n"
+       "\ts_lshl_b32 s9, s5, 8\n\tv_mov_b32_e32 v1, 0\n\tv_cmp_ne_u32_e64 s[0:1], 1, v2\n\tv_mov_b32_e32 v4, v0\n"
+       "\ts_branch .LBB0_4\n.LBB0_2:\n\tv_mov_b32_e32 v2, 0\n.LBB0_3:\n\ts_add_i32 s8, s8, 1\n\tv_add_f32_e32 v1, v1, v2\n"
+       "\ts_cmp_eq_u32 s8, s4\n\tv_add_u32_e32 v4, s9, v4\n\ts_cbranch_scc1 .LBB0_8\n.LBB0_4:\n"
+       "\ts_and_b64 vcc, exec, s[0:1]\n\ts_cbranch_vccnz .LBB0_2\n\tv_mov_b32_e32 v5, 0\n\tv_mov_b32_e32 v2, v4\n"
+       "\ts_mov_b32 s10, s5\n.LBB0_6:\n\ts_waitcnt lgkmcnt(0)\n\tv_lshl_add_u64 v[6:7], v[2:3], 2, s[6:7]\n"
+       "\tglobal_load_dword v6, v[6:7], off\n\ts_add_i32 s10, s10, -1\n\tv_add_u32_e32 v2, 0x100, v2\n"
+       "\ts_cmp_eq_u32 s10, 0\n\ts_waitcnt vmcnt(0)\n\tv_add_f32_e32 v5, v5, v6\n\ts_cbranch_scc0 .LBB0_6\n"
+       "\tv_mul_f32_e32 v2, v5, v5\n\ts_branch .LBB0_3\n.LBB0_8:\n\tv_mov_b32_e32 v3, v1\n.LBB0_9:\n"
+       "\tv_lshlrev_b32_e32 v0, 2, v0\n\tglobal_store_dword v0, v3, s[2:3]\n\ts_endpgm\n",
+       2, 16, 37},
+      /* the same compiler's loop with a `break`: one loop */
+      {"brk:\n\ts_load_dword s7, s[0:1], 0x10\n\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n\ts_waitcnt lgkmcnt(0)\n"
+       "\ts_cmp_lt_i32 s7, 1\n\ts_cbranch_scc1 .LBB1_6\n\ts_load_dwordx2 s[0:1], s[0:1], 0x8\n\ts_mov_b32 s6, 0\n"
+       "\ts_branch .LBB1_3\n.LBB1_2:\n\ts_add_i32 s6, s8, s6\n\ts_add_i32 s7, s7, -1\n\ts_add_u32 s0, s0, 4\n"
+       "\ts_addc_u32 s1, s1, 0\n\ts_cmp_eq_u32 s7, 0\n\ts_cselect_b64 s[4:5], -1, 0\n\ts_andn2_b64 vcc, exec, s[4:5]\n"
+       "\ts_cbranch_vccz .LBB1_5\n.LBB1_3:\n\ts_waitcnt lgkmcnt(0)\n\ts_load_dword s8, s[0:1], 0x0\n"
+       "\ts_mov_b64 s[4:5], -1\n\ts_waitcnt lgkmcnt(0)\n\ts_cmp_eq_u32 s8, 7\n\ts_cbranch_scc0 .LBB1_2\n"
+       "\ts_andn2_b64 vcc, exec, s[4:5]\n\ts_cbranch_vccnz .LBB1_3\n.LBB1_5:\n\tv_lshlrev_b32_e32 v0, 2, v0\n"
+       "\tv_mov_b32_e32 v1, s6\n\tglobal_store_dword v0, v1, s[2:3]\n\ts_endpgm\n.LBB1_6:\n\ts_mov_b32 s6, 0\n"
+       "\tv_lshlrev_b32_e32 v0, 2, v0\n\tv_mov_b32_e32 v1, s6\n\tglobal_store_dword v0, v1, s[2:3]\n\ts_endpgm\n",
+       1, 8, 23},
       /* nested, with a second latch to the outer loop's header */
       {"k:\n.L1:\n\tv_add_u32_e32 v1, v1, v1\n.L2:\n\ts_cbranch_scc0 .L1\n\ts_cbranch_vccz .L2\n"
        "\ts_cbranch_execz .L1\n\ts_endpgm\n",
@@ -564,6 +591,9 @@ static void check_loops(void) {
     ck_assert_msg(k.nloops == cases[i].nloops, "case %zu: %d loops", i, k.nloops);
     ck_assert_msg(k.loops[0].begin == cases[i].begin && k.loops[0].end == cases[i].end, "case %zu: loop [%d, %d]", i,
                   k.loops[0].begin, k.loops[0].end);
+    if (cases[i].begin == 16) /* the nest's inner loop: .LBB0_6 to its back edge */
+      ck_assert_msg(k.loops[1].begin == 27 && k.loops[1].end == 35, "inner loop [%d, %d]", k.loops[1].begin,
+                    k.loops[1].end);
     fsim_asm_free(&k);
   }
   /* a cycle entered at .A and at .B, which no block dominates, overlapping a loop at .B */

@@ -883,14 +883,53 @@ static int reaches(cfg *g, int from, int to) {
   return 0;
 }
 
-/* Whether the backward branch from block `from` to block `to` (to <= from) closes a loop of its
- * own (the comment of struct cfg). */
+/* Whether block h dominates block b (both reachable). */
+static int dominates(const cfg *g, int h, int b) {
+  while (b != h) {
+    int up = g->idom[b];
+    if (up < 0 || up == b) return 0;
+    b = up;
+  }
+  return 1;
+}
+
+/* Whether block b lies in the natural loop of header h: a path from b through blocks that h
+ * dominates comes back to h (so h is a loop's header, and b in its body). */
+static int in_natural_loop(cfg *g, int h, int b) {
+  if (!dominates(g, h, b)) return 0;
+  memset(g->seen, 0, (size_t)g->nb);
+  int sp = 0;
+  g->stack[sp++] = b;
+  g->seen[b] = 1;
+  while (sp > 0) {
+    int x = g->stack[--sp];
+    for (int q = 0; q < 2; q++) {
+      int y = g->succ[x][q];
+      if (y < 0) continue;
+      if (y == h) return 1;
+      if (!g->seen[y] && dominates(g, h, y)) g->seen[y] = 1, g->stack[sp++] = y;
+    }
+  }
+  return 0;
+}
+
+/* Whether the backward branch from block `from` to block `to` (to <= from) closes a loop (the
+ * comment of struct cfg): -1 if not, else the loop's key.  The key is the header of the
+ * innermost natural loop holding both blocks, so that the backward branches of one loop make
+ * one loop: clang lays out an outer loop with its latch falling through into its header and
+ * blocks of its body above the header, each branched back to (they were loops of their own,
+ * which overlapped: "irreducible").  Where no natural loop holds both (code no path reaches,
+ * irreducible control flow) it is nb + to: one loop per target, as before. */
 static int closes_loop(cfg *g, int from, int to) {
-  if (to != from && !reaches(g, to, from)) return 0; /* no cycle runs through it */
-  if (g->idom[from] < 0 || g->idom[to] < 0) return 1; /* code no path reaches: the cycle decides */
+  if (to != from && !reaches(g, to, from)) return -1; /* no cycle runs through it */
+  if (g->idom[from] < 0 || g->idom[to] < 0) return g->nb + to; /* code no path reaches: the cycle decides */
   int head = cfg_common_dominator(g, from, to);
-  if (head >= to && head <= from) return 1;
-  return !reaches(g, to, head); /* no loop through the header encloses it: irreducible */
+  if (!(head >= to && head <= from) && reaches(g, to, head)) return -1; /* back inside an enclosing loop */
+  for (int h = from;; h = g->idom[h]) {
+    if (in_natural_loop(g, h, from) && in_natural_loop(g, h, to)) return h;
+    if (g->idom[h] == h) break;
+  }
+  return g->nb + to; /* no loop through a header encloses it: irreducible */
 }
 
 static void cfg_free(cfg *g) {
@@ -953,16 +992,20 @@ static fsim_status resolve(parser *p) {
     cfg_free(&g);
     return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
   }
+  int key[FSIM_ASM_MAX_LOOPS];
   for (int i = 0; i < k->n; i++) {
     int t = k->inst[i].target;
     if (!is_branch(&k->inst[i]) || t < 0 || t > i) continue;
-    if (!closes_loop(&g, g.block_of[i], g.block_of[t])) continue;
-    /* a loop is its header: several backward branches to it (latches) make one loop */
+    int kl = closes_loop(&g, g.block_of[i], g.block_of[t]);
+    if (kl < 0) continue;
+    /* a loop is its header: several backward branches in it (latches, and branches to blocks
+     * placed above the header) make one loop, from the highest target to the last branch */
     int same = -1;
     for (int l = 0; l < k->nloops && same < 0; l++)
-      if (k->loops[l].begin == t) same = l;
+      if (key[l] == kl) same = l;
     if (same >= 0) {
       if (i > k->loops[same].end) k->loops[same].end = i;
+      if (t < k->loops[same].begin) k->loops[same].begin = t;
       continue;
     }
     if (k->nloops == FSIM_ASM_MAX_LOOPS) {
@@ -971,6 +1014,7 @@ static fsim_status resolve(parser *p) {
       snprintf(why, sizeof why, "more than %d loops, the most the reader keeps", FSIM_ASM_MAX_LOOPS);
       return perr(p, k->inst[i].line, why, NULL);
     }
+    key[k->nloops] = kl;
     k->loops[k->nloops].begin = t;
     k->loops[k->nloops].end = i;
     k->nloops++;
