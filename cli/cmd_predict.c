@@ -73,6 +73,7 @@ static json_t *estimate_json(const fsim_estimate *e) {
   json_object_set_new(o, "iteration_cycles", it);
   json_object_set_new(o, "hbm_cycles", json_real(e->t_hbm));
   json_object_set_new(o, "hbm_bytes", json_real(e->dram_bytes));
+  json_object_set_new(o, "launch_cycles", json_real(e->t_launch));
   json_object_set_new(o, "workgroup_cycles", json_real(e->t_wg));
   json_object_set_new(o, "rounds", json_real(e->rounds));
   json_t *occ = json_object();
@@ -89,8 +90,9 @@ static void estimate_print(FILE *f, const fsim_estimate *e) {
           e->time_us, e->bound, e->t_mfma, e->t_lds, e->t_issue, e->t_chain, e->t_l2, e->t_mall, e->t_dram,
           e->t_exposed, e->t_iter);
   fprintf(f, "             occupancy %d workgroups/CU, %d waves/SIMD (limited by %s); %.2f rounds of workgroups; "
-             "HBM %.0f cycles (%.1f MB)\n",
-          e->wgs_per_cu, e->waves_per_simd, e->occupancy_limit, e->rounds, e->t_hbm, e->dram_bytes / 1e6);
+             "HBM %.0f cycles (%.1f MB); launches %.0f cycles\n",
+          e->wgs_per_cu, e->waves_per_simd, e->occupancy_limit, e->rounds, e->t_hbm, e->dram_bytes / 1e6,
+          e->t_launch);
 }
 
 /* The "predicted" line; how: what the time is, after the clock ("" for a FlyDSL kernel's). */

@@ -29,6 +29,7 @@
 #include "model/occupancy.h"
 
 static double dmax(double a, double b) { return a > b ? a : b; }
+static double dmin(double a, double b) { return a < b ? a : b; }
 
 /* Workgroups an XCD runs at once with c on each CU: no more than its share of the grid. */
 static double xcd_resident(const fsim_arch *a, const fsim_plan_summary *s, int c) {
@@ -223,6 +224,24 @@ int fsim_model_estimate(const fsim_arch *a, const fsim_plan_summary *s, fsim_est
   if (o->t_hbm > cycles) {
     cycles = o->t_hbm;
     bound = "hbm";
+  }
+  /* the dispatcher launches every workgroup of an XCD wg_launch_cycles after the one before,
+   * refills included (sim/gpu.c, dispatch_next): the last starts (per_xcd - 1) of those in and
+   * then runs a workgroup's time, the shorter of a batch's and one alone on its CU (the
+   * model's batch of two can be the shorter).  Small tiles on a large grid are held to that
+   * (8192x8192x32 on 16x16 tiles: 262,144 workgroups, 16 cycles apart per XCD, 524,288 cycles;
+   * the model said 94 us where the simulator, launch-bound, says 320 us) */
+  double launch = (double)(per_xcd - 1) * a->dispatch.wg_launch_cycles + t_full;
+  if (launch > cycles) { /* only then can it bind: the workgroup alone is worked out */
+    fsim_estimate before = *o;
+    double alone = workgroup(a, s, 1, o);
+    *o = before;
+    launch += dmin(alone, t_full) - t_full;
+  }
+  o->t_launch = launch;
+  if (launch > cycles) {
+    cycles = launch;
+    bound = "launch";
   }
   o->bound = bound;
   o->cycles = cycles;

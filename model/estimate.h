@@ -66,12 +66,14 @@ typedef struct fsim_plan_summary {
 typedef struct fsim_estimate {
   double cycles;             /* kernel, at the sustained clock */
   double kernel_us, time_us; /* time_us adds the launch overhead */
-  const char *bound;         /* "mfma", "lds", "l2", "mall", "hbm", "latency" or "issue" */
+  const char *bound;         /* "mfma", "lds", "l2", "mall", "hbm", "latency", "issue" or "launch" */
   /* per main-loop iteration of one workgroup at the modelled occupancy, cycles */
   double t_mfma, t_lds, t_l2, t_mall, t_dram, t_issue, t_exposed, t_iter;
   double t_chain;            /* the k steps on a SIMD with the LDS latency each step's reads leave
                                 exposed (>= t_mfma when its waves' MFMAs fill the pipe) */
   double t_hbm;              /* DRAM over the whole kernel (unique bytes, or misses past the MALL) */
+  double t_launch;           /* the dispatcher's bound: an XCD's launches, wg_launch_cycles apart, and
+                                the last workgroup's time */
   double dram_bytes;         /* the bytes it moves: A and B as read (re-reads past the MALL), C once */
   double t_wg;               /* one workgroup, prologue to epilogue */
   double rounds;             /* workgroups per CU slot on the busiest CU */

@@ -2692,6 +2692,33 @@ START_TEST(test_model_l2_counts_resident_workgroups) {
 }
 END_TEST
 
+/* The dispatcher launches an XCD's workgroups wg_launch_cycles apart (sim/gpu.c), which holds
+ * small tiles on a large grid: 2048x2048x32 on 16x16 tiles, 16,384 workgroups, simulates
+ * (--full) to 22.198 us, latency-bound.  The model charged the launches of the first batch
+ * only and said 12.4 us (an audit: 94.0 against 320.2 us at 8192x8192x32); it now names the
+ * launches as the bound. */
+START_TEST(test_model_launch_bound) {
+  static const char cfg[] = "tile=16x16x32,waves=1x1,stages=1,mfma=16x16x32,splitk=1,path=direct,c=direct,kind=plain,"
+                            "remap=1,groupm=0";
+  char args[600];
+  snprintf(args, sizeof args, "predict gemm 2048x2048x32 --arch mi355x --db /nonexistent --json --full --config %s", cfg);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  double sim = json_real_value(json_object_get(j, "time_us"));
+  json_t *m = json_object_get(j, "model");
+  double model = json_real_value(json_object_get(m, "time_us"));
+  ck_assert_msg(fabs(sim - 22.198) < 0.001, "simulated %g us", sim);
+  ck_assert_msg(fabs(model / sim - 1) < 0.03, "model %g us, simulated %g us", model, sim);
+  ck_assert_str_eq(json_string_value(json_object_get(m, "bound")), "launch");
+  /* the launches: (16,384 / 8 - 1) x 16 cycles, and a workgroup's time */
+  double launch = json_real_value(json_object_get(m, "launch_cycles"));
+  ck_assert_msg(launch > 2047.0 * 16 && launch < 2047.0 * 16 + 5000, "%g cycles", launch);
+  json_decref(j);
+  tu_run_free(&r);
+}
+END_TEST
+
 /* A copy's latency is hidden by the copy_lead iterations after it, exposure included: a
  * latency-bound decode GEMM (1x4096x4096 fp8, 32x64x32 on 1x4 waves) with 2, 3 and 4 stages
  * simulates (--full) to 31.81, 23.85 and 20.86 us; the model said 52.1, 49.3 and 46.5 when
@@ -3004,6 +3031,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_cli_simulated_rows_and_dram);
   tcase_add_test(tc, test_model_more_work_not_much_faster);
   tcase_add_test(tc, test_model_l2_counts_resident_workgroups);
+  tcase_add_test(tc, test_model_launch_bound);
   tcase_add_test(tc, test_cli_audit_inputs);
   tcase_add_test(tc, test_cli_audit_second);
   tcase_add_test(tc, test_file_out_write_error);
