@@ -752,6 +752,8 @@ typedef struct cfg {
   int (*succ)[2]; /* per block: up to two successors, -1 for none */
   int *idom;      /* per block: immediate dominator (the entry's is itself), -1 when unreachable */
   int *order;     /* per block: reverse postorder number from the entry, -1 when unreachable */
+  int *tin, *tout; /* per block: entry and exit numbers in the dominator tree, -1 when unreachable */
+  char *head;     /* per block: 1 for a loop header (an edge into it from a block it dominates) */
   char *seen;     /* search scratch */
   int *stack;
 } cfg;
@@ -832,6 +834,51 @@ static int cfg_dominators(cfg *g) {
   return 0;
 }
 
+/* Whether block h dominates block b (both reachable), in constant time by their dominator-tree
+ * numbers. */
+static int dominates(const cfg *g, int h, int b) {
+  return g->tin[h] >= 0 && g->tin[b] >= 0 && g->tin[h] <= g->tin[b] && g->tout[b] <= g->tout[h];
+}
+
+/* The dominator tree's entry and exit numbers (g->tin, g->tout) by an iterative depth-first
+ * walk from the entry, and the loop headers (g->head). */
+static int cfg_tree(cfg *g) {
+  int nb = g->nb;
+  g->tin = malloc(((size_t)nb + 1) * sizeof *g->tin);
+  g->tout = malloc(((size_t)nb + 1) * sizeof *g->tout);
+  g->head = calloc((size_t)nb + 1, 1);
+  int *child = malloc(((size_t)nb + 1) * sizeof *child), *sib = malloc(((size_t)nb + 1) * sizeof *sib);
+  if (g->tin == NULL || g->tout == NULL || g->head == NULL || child == NULL || sib == NULL)
+    return free(child), free(sib), -1;
+  for (int b = 0; b < nb; b++) child[b] = sib[b] = g->tin[b] = g->tout[b] = -1;
+  for (int b = nb - 1; b >= 0; b--)
+    if (g->idom[b] >= 0 && g->idom[b] != b) sib[b] = child[g->idom[b]], child[g->idom[b]] = b;
+  if (nb > 0 && g->idom[0] == 0) {
+    int sp = 0, clock = 0;
+    g->stack[sp++] = 0;
+    g->tin[0] = clock++;
+    while (sp > 0) {
+      int x = g->stack[sp - 1], c = child[x]; /* child[x]: the next child of x to visit */
+      if (c >= 0) {
+        child[x] = sib[c];
+        g->tin[c] = clock++;
+        g->stack[sp++] = c;
+      } else {
+        g->tout[x] = clock++;
+        sp--;
+      }
+    }
+  }
+  free(child);
+  free(sib);
+  for (int u = 0; u < nb; u++)
+    for (int q = 0; q < 2; q++) {
+      int h = g->succ[u][q];
+      if (h >= 0 && dominates(g, h, u)) g->head[h] = 1;
+    }
+  return 0;
+}
+
 static int cfg_build(const fsim_asm_kernel *k, cfg *g) {
   memset(g, 0, sizeof *g);
   int n = k->n;
@@ -863,7 +910,7 @@ static int cfg_build(const fsim_asm_kernel *k, cfg *g) {
     if (!(is_branch(in) && is_uncond(in)) && b + 1 < g->nb) g->succ[b][ns++] = b + 1;
     if (is_branch(in) && in->target >= 0 && in->target < n) g->succ[b][ns++] = g->block_of[in->target];
   }
-  return cfg_dominators(g);
+  return cfg_dominators(g) != 0 ? -1 : cfg_tree(g);
 }
 
 static int reaches(cfg *g, int from, int to) {
@@ -883,15 +930,6 @@ static int reaches(cfg *g, int from, int to) {
   return 0;
 }
 
-/* Whether block h dominates block b (both reachable). */
-static int dominates(const cfg *g, int h, int b) {
-  while (b != h) {
-    int up = g->idom[b];
-    if (up < 0 || up == b) return 0;
-    b = up;
-  }
-  return 1;
-}
 
 /* Whether block b lies in the natural loop of header h: a path from b through blocks that h
  * dominates comes back to h (so h is a loop's header, and b in its body). */
@@ -926,7 +964,7 @@ static int closes_loop(cfg *g, int from, int to) {
   int head = cfg_common_dominator(g, from, to);
   if (!(head >= to && head <= from) && reaches(g, to, head)) return -1; /* back inside an enclosing loop */
   for (int h = from;; h = g->idom[h]) {
-    if (in_natural_loop(g, h, from) && in_natural_loop(g, h, to)) return h;
+    if (g->head[h] && in_natural_loop(g, h, from) && in_natural_loop(g, h, to)) return h;
     if (g->idom[h] == h) break;
   }
   return g->nb + to; /* no loop through a header encloses it: irreducible */
@@ -938,6 +976,9 @@ static void cfg_free(cfg *g) {
   free(g->succ);
   free(g->idom);
   free(g->order);
+  free(g->tin);
+  free(g->tout);
+  free(g->head);
   free(g->seen);
   free(g->stack);
 }
