@@ -98,13 +98,27 @@ int fsim_cli_load_arch_as(const char *cmd, const char *label, const char *name, 
 
 static const char *abbreviated; /* the last abbreviated option fsim_cli_getopt refused */
 static const struct option *last_opts; /* the table fsim_cli_getopt was last given */
+static char missing_flag[64];          /* an option whose value was left out ("" if none) ... */
+static const char *missing_next;       /* ... and the flag that followed it */
 
 int fsim_cli_getopt(int argc, char **argv, const char *optstring, const struct option *opts) {
   int idx = -1;
   abbreviated = NULL;
+  missing_next = NULL;
   last_opts = opts;
   int c = getopt_long(argc, argv, optstring, opts, &idx);
-  if (c == -1 || idx < 0 || c == '?' || c == ':') return c;
+  if (c == -1 || c == '?' || c == ':') return c;
+  /* `--timeline --json`, `-o --json`: getopt takes the next flag as the value, and the run
+   * wrote a file named "--json" (an audit); a value of its own token that reads as a long flag
+   * is the value left out, as the whole-number options already say */
+  if (optarg != NULL && optind >= 1 && optarg == argv[optind - 1] && optarg[0] == '-' && optarg[1] == '-' &&
+      isalpha((unsigned char)optarg[2])) {
+    if (idx >= 0) snprintf(missing_flag, sizeof missing_flag, "--%s", opts[idx].name);
+    else snprintf(missing_flag, sizeof missing_flag, "-%c", c);
+    missing_next = optarg;
+    return '?';
+  }
+  if (idx < 0) return c;
   /* the token just taken: argv[optind - 1], or before it when the value came separately */
   const char *name = opts[idx].name;
   for (int back = 1; back <= 2 && optind - back >= 1; back++) {
@@ -120,6 +134,9 @@ int fsim_cli_getopt(int argc, char **argv, const char *optstring, const struct o
 }
 
 int fsim_cli_bad_option(const char *cmd, int argc, char **argv) {
+  if (missing_next != NULL)
+    return fsim_cli_usage_error(cmd, "%s: missing its value (the next argument is the flag %s)", missing_flag,
+                                missing_next);
   if (abbreviated != NULL)
     return fsim_cli_usage_error(cmd, "option '%s': give the whole name (see --help)", abbreviated);
   const char *arg = (optind - 1 < argc && optind >= 1) ? argv[optind - 1] : "?";

@@ -189,13 +189,20 @@ int main(int argc, char **argv) {
     return FSIM_EXIT_USAGE;
   }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-    /* `flysim --help COMMAND` is the command's help, as `flysim help COMMAND` */
-    for (size_t i = 0; argc == 3 && i < N_COMMANDS; i++)
-      if (strcmp(argv[2], commands[i].name) == 0) {
-        char *args[] = {argv[2], "--help", NULL};
-        return finish(commands[i].run(2, args));
-      }
-    if (argc == 3 && operator_of(argv[2]) >= 0) return operator_help(operator_of(argv[2]));
+    /* `flysim --help COMMAND [...]` is the command's help, as `flysim COMMAND ... --help` (the
+     * arguments after it were ignored, and a name that is no command gave this usage, exit 0:
+     * an audit); a flag after --help leaves it this usage */
+    if (argc >= 3 && argv[2][0] != '-') {
+      for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(argv[2], commands[i].name) == 0) {
+          char *args[] = {argv[2], "--help", NULL};
+          return finish(commands[i].run(2, args));
+        }
+      if (operator_of(argv[2]) >= 0) return operator_help(operator_of(argv[2]));
+      fsim_text_one_line(argv[2]);
+      fprintf(stderr, "flysim: --help '%s': not a command or an operator (see 'flysim --help')\n", argv[2]);
+      return FSIM_EXIT_USAGE;
+    }
     usage(stdout);
     return finish(FSIM_EXIT_OK);
   }

@@ -1733,6 +1733,17 @@ START_TEST(test_cli_errors) {
       {"predict gemm 64x64x64 --arch mi355x --config ''",
        "flysim predict: --config: empty (give key=value pairs, or leave it out to tune every key)\n"},
       {"help frob", "flysim: help 'frob': not a command or an operator (see 'flysim --help')\n"},
+      {"--help frob", "flysim: --help 'frob': not a command or an operator (see 'flysim --help')\n"},
+      /* a value left out before another flag, for every kind of option (a file option took the
+       * flag as its file: --timeline --json wrote a file named "--json") */
+      {"predict gemm 64x64x64 --arch mi355x --timeline --json",
+       "flysim predict: --timeline: missing its value (the next argument is the flag --json)\n"},
+      {"predict gemm 64x64x64 --arch mi355x --db --json",
+       "flysim predict: --db: missing its value (the next argument is the flag --json)\n"},
+      {"predict gemm 64x64x64 --arch --json", "flysim predict: --arch: missing its value (the next argument is the flag "
+                                              "--json)\n"},
+      {"emit gemm 64x64x64 --arch mi355x -o --json",
+       "flysim emit: -o: missing its value (the next argument is the flag --json)\n"},
       /* an operator where a command goes (design.md: each OP documents its own in 'flysim OP --help') */
       {"gemm --m 64", "flysim: 'gemm' is an operator, not a command (see 'flysim gemm --help')\n"},
       {"predict gemm 64x64x64 --arch mi355x --mode model --waves",
@@ -1821,7 +1832,7 @@ START_TEST(test_cli_errors) {
        "flysim verify: --db /tmp: is a directory\n"},
       {"tune gemm -1x64x64 --arch mi355x",
        "flysim tune: option '-1': not an option; a negative SHAPE or value? (they are whole numbers from 1)\n"},
-      {"tune --suite --arch mi355x", "flysim tune: --suite: expected a suite name (default), not '--arch'\n"},
+      {"tune --suite --arch mi355x", "flysim tune: --suite: missing its value (the next argument is the flag --arch)\n"},
       {"predict gemm --m ' 1024' --n 64 --k 64 --arch mi355x", "flysim predict: --m: ' 1024' is not an integer\n"},
       /* no sign either (strtol takes one: '+64' passed where ' 64' did not) */
       {"predict gemm --m +1024 --n 64 --k 64 --arch mi355x", "flysim predict: --m: '+1024' is not an integer\n"},
@@ -2975,6 +2986,10 @@ START_TEST(test_cli_help) {
                                          {"gemm --help", "usage: flysim (predict|tune|emit|verify) gemm SHAPE"},
                                          {"help scaled-gemm", "usage: flysim (predict|tune) scaled-gemm SHAPE"},
                                          {"--help topk", "usage: flysim schedule check|print FILE"},
+                                         /* the command's, whatever follows (it was the top-level usage) */
+                                         {"--help tune extra", "usage: flysim tune "},
+                                         {"--help tune --json", "usage: flysim tune "},
+                                         {"--help --json", "usage: flysim COMMAND "},
                                          {"attention -h", "usage: flysim schedule check|print FILE"}};
   for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
     r = tu_flysim(lines[i][0]);
