@@ -177,6 +177,36 @@ static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /* The MxNxK an MFMA or WMMA mnemonic carries ("v_mfma_f32_32x32x8bf16_1k": 32, 32, 8); 0 when
  * it carries none. */
+/* The operand types a matrix mnemonic names by its suffix (A's and B's; *any 1: any of the 8-,
+ * 6- and 4-bit float types, the f8f6f4 instructions taking them by cbsz/blgp or by the row's
+ * types); 0 when the suffix is not one of these (an instruction this table does not know). */
+static int mnemonic_types(const char *inst, fsim_dtype *a, fsim_dtype *b, int *any) {
+  static const struct {
+    const char *suffix;
+    fsim_dtype a, b;
+  } tab[] = {{"_bf16", FSIM_DT_BF16, FSIM_DT_BF16}, {"_f16", FSIM_DT_F16, FSIM_DT_F16},
+             {"_fp8_fp8", FSIM_DT_FP8, FSIM_DT_FP8}, {"_fp8_bf8", FSIM_DT_FP8, FSIM_DT_BF8},
+             {"_bf8_fp8", FSIM_DT_BF8, FSIM_DT_FP8}, {"_bf8_bf8", FSIM_DT_BF8, FSIM_DT_BF8},
+             {"_xf32", FSIM_DT_XF32, FSIM_DT_XF32},  {"_f32", FSIM_DT_F32, FSIM_DT_F32},
+             {"_f64", FSIM_DT_F64, FSIM_DT_F64},     {"_iu8", FSIM_DT_I8, FSIM_DT_I8},
+             {"_i8", FSIM_DT_I8, FSIM_DT_I8},        {"_iu4", FSIM_DT_I4, FSIM_DT_I4}};
+  size_t n = strlen(inst);
+  *any = 0;
+  if (n >= 7 && strcmp(inst + n - 7, "_f8f6f4") == 0) return *any = 1;
+  for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++) {
+    size_t l = strlen(tab[i].suffix);
+    if (n > l && strcmp(inst + n - l, tab[i].suffix) == 0) {
+      *a = tab[i].a, *b = tab[i].b;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int is_narrow_float(fsim_dtype t) {
+  return t == FSIM_DT_FP8 || t == FSIM_DT_BF8 || t == FSIM_DT_FP6 || t == FSIM_DT_BF6 || t == FSIM_DT_FP4;
+}
+
 static int mnemonic_shape(const char *inst, int *m, int *n, int *k) {
   for (const char *p = inst; *p; p++) {
     if (!isdigit((unsigned char)*p) || (p > inst && isdigit((unsigned char)p[-1]))) continue;
@@ -344,6 +374,32 @@ static int check_relations(const void *base, const char **sec, const char **key,
       static _Thread_local char msec[96]; /* the entry's own section, for the message and its line */
       snprintf(msec, sizeof msec, "mfma.%s", m->name);
       BAD(msec, "latency", "%d is shorter than its %d pipe cycles", m->latency, m->passes * a->issue.mfma_pass_cycles);
+    }
+    /* the row's name, its instruction, its types and its scaling agree (an audit: a bf16 row
+     * given a_type = fp8 doubled the derived fp8 peak, and the kernel was the same) */
+    {
+      static _Thread_local char msec[96];
+      snprintf(msec, sizeof msec, "mfma.%s", m->name);
+      size_t il = strlen(m->inst);
+      if (strncmp(m->name, m->inst, il) != 0 || (m->name[il] != '\0' && m->name[il] != '.'))
+        BAD(msec, "inst", "%s is not the instruction the section names ([mfma.INST] or [mfma.INST.VARIANT])",
+            m->inst);
+      int scale_inst = strstr(m->inst, "_scale_") != NULL;
+      if (m->scaled != scale_inst)
+        BAD(msec, "scaled", "%d, but %s is %sa block-scaled instruction", m->scaled, m->inst, scale_inst ? "" : "not ");
+      fsim_dtype ta, tb;
+      int any;
+      if (mnemonic_types(m->inst, &ta, &tb, &any)) {
+        if (any && (!is_narrow_float(m->a_type) || !is_narrow_float(m->b_type)))
+          BAD(msec, is_narrow_float(m->a_type) ? "b_type" : "a_type",
+              "%s: %s takes fp8, bf8, fp6, bf6 or fp4 operands", fsim_dtype_name(is_narrow_float(m->a_type) ? m->b_type
+                                                                                                          : m->a_type),
+              m->inst);
+        if (!any && (m->a_type != ta || m->b_type != tb))
+          BAD(msec, m->a_type != ta ? "a_type" : "b_type", "%s disagrees with the instruction %s, whose operands are %s x %s",
+              fsim_dtype_name(m->a_type != ta ? m->a_type : m->b_type), m->inst, fsim_dtype_name(ta),
+              fsim_dtype_name(tb));
+      }
     }
     /* the shape is the mnemonic's (MxNxK in it): kernels take their atoms' shapes from the
      * instruction, so another m, n or k would change the peak and nothing else */

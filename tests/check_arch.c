@@ -439,6 +439,9 @@ START_TEST(test_overrides) {
       {"mfma.v_nope.passes=1", "--set mfma.v_nope.passes=1: [mfma.v_nope]: no such section"},
       {"mfma.v_mfma_f32_16x16x32_bf16.a_type=f99",
        "--set mfma.v_mfma_f32_16x16x32_bf16.a_type=f99: [mfma.v_mfma_f32_16x16x32_bf16] a_type: 'f99' is not a data type"},
+      {"mfma.v_mfma_scale_f32_16x16x128_f8f6f4.fp8.a_type=bf16",
+       "--set mfma.v_mfma_scale_f32_16x16x128_f8f6f4.fp8.a_type=bf16: [mfma.v_mfma_scale_f32_16x16x128_f8f6f4.fp8] "
+       "a_type: bf16: v_mfma_scale_f32_16x16x128_f8f6f4 takes fp8, bf8, fp6, bf6 or fp4 operands"},
       {"mfma.v_mfma_f32_16x16x32_bf16.k=1",
        "--set mfma.v_mfma_f32_16x16x32_bf16.k=1: [mfma.v_mfma_f32_16x16x32_bf16] k: 1 disagrees with the instruction "
        "v_mfma_f32_16x16x32_bf16, whose shape is 16x16x32"},
@@ -509,11 +512,29 @@ START_TEST(test_loader_errors) {
   expect_file_error("passes = 4\nlatency = 32", "passes = 4\nlatency = 8",
                     "[mfma.v_mfma_f32_16x16x32_bf16] latency: 8 is shorter than its 16 pipe cycles", 1);
   /* two entries of one instruction and operand types: which one a lookup finds is ambiguous */
-  expect_file_error("inst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 16\n",
-                    "inst = v_mfma_f32_16x16x32_bf16\nm = 16\nn = 16\nk = 32\n",
-                    "[mfma.v_mfma_f32_32x32x16_bf16] inst: v_mfma_f32_16x16x32_bf16 with these operand types is also "
-                    "[mfma.v_mfma_f32_16x16x32_bf16]",
+  expect_file_error("[mfma.v_mfma_f32_32x32x16_bf16]\ninst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 16\n",
+                    "[mfma.v_mfma_f32_16x16x32_bf16.again]\ninst = v_mfma_f32_16x16x32_bf16\nm = 16\nn = 16\nk = 32\n",
+                    "[mfma.v_mfma_f32_16x16x32_bf16.again] inst: v_mfma_f32_16x16x32_bf16 with these operand types is "
+                    "also [mfma.v_mfma_f32_16x16x32_bf16]",
+                    1);
+  /* a row's instruction, types and scaling agree with its section's name and mnemonic (an
+   * audit: a bf16 row given fp8 operand types doubled the derived fp8 peak, the kernel the same) */
+  expect_file_error("inst = v_mfma_f32_32x32x16_bf16\n", "inst = v_mfma_f32_16x16x32_bf16\n",
+                    "[mfma.v_mfma_f32_32x32x16_bf16] inst: v_mfma_f32_16x16x32_bf16 is not the instruction the section "
+                    "names ([mfma.INST] or [mfma.INST.VARIANT])",
                     0);
+  expect_file_error("inst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 16\na_type = bf16\nb_type = bf16\n",
+                    "inst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 16\na_type = fp8\nb_type = fp8\n",
+                    "[mfma.v_mfma_f32_32x32x16_bf16] a_type: fp8 disagrees with the instruction v_mfma_f32_32x32x16_bf16, "
+                    "whose operands are bf16 x bf16",
+                    4);
+  expect_file_error("inst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 16\na_type = bf16\nb_type = bf16\n"
+                    "c_type = f32\nscaled = 0\n",
+                    "inst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 16\na_type = bf16\nb_type = bf16\n"
+                    "c_type = f32\nscaled = 1\n",
+                    "[mfma.v_mfma_f32_32x32x16_bf16] scaled: 1, but v_mfma_f32_32x32x16_bf16 is not a block-scaled "
+                    "instruction",
+                    7);
   /* the shape is the instruction's: another k changed the peak and nothing else */
   expect_file_error("inst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 16\n",
                     "inst = v_mfma_f32_32x32x16_bf16\nm = 32\nn = 32\nk = 8\n",
