@@ -1335,7 +1335,16 @@ static fsim_status job_finish(const fsim_arch *a, sim_job *j, fsim_status st, in
      * XCD 0's whole share is simulated at the short trips. */
     const fsim_sim_result *r1 = &j->pt[0];
     int64_t ra = j->ra, inc = j->pt[1].cycles - r1->cycles;
-    if (inc * 10 * (ra + 1) < r1->cycles * ra * 9 || inc > 2 * r1->cycles) {
+    /* and where DRAM is busy for half the shorter run or more, its bytes decide the time: the
+     * rounds' bytes must be steady too.  An increment below half of r1's share or above twice
+     * it means the rounds' data come in blocks longer than the runs (split-K slices that XCD 0
+     * works through eight rounds at a time: 0.04 of the share, and the rounds came out 6%
+     * fast with HBM bytes below what any launch reads; docs/simulator.md).  No run of the
+     * default suites' refinements is that DRAM-bound (0.24 at most) */
+    double binc = (double)(j->pt[1].dram_read_bytes - r1->dram_read_bytes),
+           bshare = (double)r1->dram_read_bytes * (double)ra / (double)(ra + 1);
+    int bytes_unsteady = r1->util_dram >= 0.5 && (binc < 0.5 * bshare || binc > 2 * bshare);
+    if (inc * 10 * (ra + 1) < r1->cycles * ra * 9 || inc > 2 * r1->cycles || bytes_unsteady) {
       if (tl && *tl) json_decref(*tl);
       if (tl) *tl = NULL;
       int64_t none = 0;

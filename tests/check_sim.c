@@ -589,6 +589,29 @@ START_TEST(test_sampled_unsteady_rounds) {
 }
 END_TEST
 
+/* Rounds whose DRAM bytes are not steady where DRAM decides the time (an audit): split-K 16 of
+ * 256x8192x8192 on 64x128x128 tiles, XCD 0 working through each K slice eight rounds at a
+ * time.  The runs of the last 2 and 4 of its 16 rounds read 8.58 and 8.78 MB (DRAM busy 70% of
+ * the first), and the rounds came out at 139,842 cycles and 79.9 MB of HBM reads, below the
+ * 138.4 MB of A and B; XCD 0's whole share is simulated instead: 149,266 cycles and 142.8 MB
+ * (full: 169,230 cycles and 142.6 MB; the rest of the gap is the split-K atomics of the other
+ * XCDs, docs/simulator.md). */
+START_TEST(test_sampled_unsteady_round_bytes) {
+  tu_run r = tu_flysim("predict gemm 256x8192x8192 --arch mi355x --db /nonexistent --config "
+                       "tile=64x128x128,waves=2x2,stages=2,mfma=16x16x32,splitk=16,path=direct,c=direct,remap=1,"
+                       "groupm=0,kind=plain --sampled --json");
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  json_t *sim = json_object_get(j, "simulation");
+  ck_assert_int_eq(json_integer_value(json_object_get(sim, "cycles")), 149266);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(sim, "sample"), "rounds")), 0);
+  json_int_t hbm = json_integer_value(json_object_get(json_object_get(sim, "memory"), "hbm_read_bytes"));
+  ck_assert_msg(hbm >= 2LL * 256 * 8192 + 2LL * 8192 * 8192, "%lld bytes", (long long)hbm);
+  json_decref(j);
+  tu_run_free(&r);
+}
+END_TEST
+
 /* The short runs' trip counts (--sample-trips).  This small tile (128x32x32 through registers
  * on 2x1 waves, eight workgroups a CU, two rounds) is L2-bound, and its cost per trip still
  * falls past the default 6 and 12 trips: sampled at those it takes 270,014 cycles, at 24 and
@@ -2803,6 +2826,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_asm_long_kernel_name);
   tcase_add_test(tc, test_asm_loops_too_deep);
   tcase_add_test(tc, test_sampled_unsteady_rounds);
+  tcase_add_test(tc, test_sampled_unsteady_round_bytes);
   tcase_add_test(tc, test_sampled_trips_and_plan);
   tcase_add_test(tc, test_sampled_address_period);
   tcase_add_test(tc, test_sampled_issue_bound);
