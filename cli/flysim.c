@@ -135,6 +135,20 @@ static int finish(int rc) {
   return rc;
 }
 
+/* The help of the command or operator `name` (`flysim help NAME`, `flysim --help NAME`, `via`
+ * saying which), or exit 2 when it is neither. */
+static int named_help(const char *via, char *name) {
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    if (strcmp(name, commands[i].name) == 0) {
+      char *args[] = {name, "--help", NULL};
+      return finish(commands[i].run(2, args));
+    }
+  if (operator_of(name) >= 0) return operator_help(operator_of(name));
+  fsim_text_one_line(name);
+  fprintf(stderr, "flysim: %s '%s': not a command or an operator (see 'flysim --help')\n", via, name);
+  return FSIM_EXIT_USAGE;
+}
+
 /* A run stopped by a signal removes the output files it was writing (they are written to a
  * temporary file and renamed when complete), then dies of the signal as it would have. */
 static void on_stop(int sig) {
@@ -178,31 +192,13 @@ int main(int argc, char **argv) {
       fprintf(stderr, "flysim: help '%s': expected one command, not more\n", argv[3]);
       return FSIM_EXIT_USAGE;
     }
-    for (size_t i = 0; i < N_COMMANDS; i++)
-      if (strcmp(argv[2], commands[i].name) == 0) {
-        char *args[] = {argv[2], "--help", NULL};
-        return finish(commands[i].run(2, args));
-      }
-    if (operator_of(argv[2]) >= 0) return operator_help(operator_of(argv[2]));
-    fsim_text_one_line(argv[2]);
-    fprintf(stderr, "flysim: help '%s': not a command or an operator (see 'flysim --help')\n", argv[2]);
-    return FSIM_EXIT_USAGE;
+    return named_help("help", argv[2]);
   }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
     /* `flysim --help COMMAND [...]` is the command's help, as `flysim COMMAND ... --help` (the
      * arguments after it were ignored, and a name that is no command gave this usage, exit 0:
      * an audit); a flag after --help leaves it this usage */
-    if (argc >= 3 && argv[2][0] != '-') {
-      for (size_t i = 0; i < N_COMMANDS; i++)
-        if (strcmp(argv[2], commands[i].name) == 0) {
-          char *args[] = {argv[2], "--help", NULL};
-          return finish(commands[i].run(2, args));
-        }
-      if (operator_of(argv[2]) >= 0) return operator_help(operator_of(argv[2]));
-      fsim_text_one_line(argv[2]);
-      fprintf(stderr, "flysim: --help '%s': not a command or an operator (see 'flysim --help')\n", argv[2]);
-      return FSIM_EXIT_USAGE;
-    }
+    if (argc >= 3 && argv[2][0] != '-') return named_help("--help", argv[2]);
     usage(stdout);
     return finish(FSIM_EXIT_OK);
   }

@@ -913,7 +913,9 @@ static int cfg_build(const fsim_asm_kernel *k, cfg *g) {
   return cfg_dominators(g) != 0 ? -1 : cfg_tree(g);
 }
 
-static int reaches(cfg *g, int from, int to) {
+/* Whether a path leads from block `from` to block `to` (taking at least one edge), through
+ * blocks that block `within` dominates when it is not -1. */
+static int reaches_within(cfg *g, int from, int to, int within) {
   memset(g->seen, 0, (size_t)g->nb);
   int sp = 0;
   g->stack[sp++] = from;
@@ -924,32 +926,17 @@ static int reaches(cfg *g, int from, int to) {
       int s2 = g->succ[b][q];
       if (s2 < 0) continue;
       if (s2 == to) return 1;
-      if (!g->seen[s2]) g->seen[s2] = 1, g->stack[sp++] = s2;
+      if (!g->seen[s2] && (within < 0 || dominates(g, within, s2))) g->seen[s2] = 1, g->stack[sp++] = s2;
     }
   }
   return 0;
 }
 
+static int reaches(cfg *g, int from, int to) { return reaches_within(g, from, to, -1); }
 
 /* Whether block b lies in the natural loop of header h: a path from b through blocks that h
  * dominates comes back to h (so h is a loop's header, and b in its body). */
-static int in_natural_loop(cfg *g, int h, int b) {
-  if (!dominates(g, h, b)) return 0;
-  memset(g->seen, 0, (size_t)g->nb);
-  int sp = 0;
-  g->stack[sp++] = b;
-  g->seen[b] = 1;
-  while (sp > 0) {
-    int x = g->stack[--sp];
-    for (int q = 0; q < 2; q++) {
-      int y = g->succ[x][q];
-      if (y < 0) continue;
-      if (y == h) return 1;
-      if (!g->seen[y] && dominates(g, h, y)) g->seen[y] = 1, g->stack[sp++] = y;
-    }
-  }
-  return 0;
-}
+static int in_natural_loop(cfg *g, int h, int b) { return dominates(g, h, b) && reaches_within(g, b, h, h); }
 
 /* Whether the backward branch from block `from` to block `to` (to <= from) closes a loop (the
  * comment of struct cfg): -1 if not, else the loop's key.  The key is the header of the
