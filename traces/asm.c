@@ -1783,12 +1783,30 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
     return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   }
   int stack[FSIM_ASM_MAX_LOOPS], sp = 0, pc = 0;
+  /* the fall-through arms of undecided branches being walked: [arm_from, arm_to) ends where
+   * the taken path starts.  Once the walk reaches or passes arm_to, the paths have joined, and
+   * what the arm wrote is no longer known: clang's two-step loop guard (`s_cbranch_scc1 .L2`
+   * over an arm that sets s[4:5] = 0, .L2 setting it to -1, then `s_cbranch_vccnz` past the
+   * loop on it) decided the second branch from the zero-trip arm's value, and the loop of a
+   * kernel whose trip count is an argument was never walked (an audit) */
+  enum { MAX_ARMS = 8 };
+  int arm_from[MAX_ARMS], arm_to[MAX_ARMS], narms = 0;
   long steps = 0, limit = 8L * (k->n + 16);
   fsim_status rc = FSIM_OK;
   while (pc < k->n && rc == FSIM_OK) {
     if (++steps > limit) {
       rc = FSIM_ERR(e, FSIM_EINVAL, "line %d: control flow the reader cannot follow (wave %d)", k->inst[pc].line, wave);
       break;
+    }
+    for (int q = 0; q < narms;) {
+      if (pc >= arm_to[q] || pc < arm_from[q]) {
+        if (pc >= arm_to[q])
+          for (int i = arm_from[q]; i < arm_to[q]; i++) forget_writes(&st, &k->inst[i]);
+        arm_from[q] = arm_from[narms - 1], arm_to[q] = arm_to[narms - 1];
+        narms--;
+      } else {
+        q++;
+      }
     }
     for (int l = 0; l < k->nloops && rc == FSIM_OK; l++)
       if (k->loops[l].begin == pc && sp < FSIM_ASM_MAX_LOOPS) {
@@ -1824,6 +1842,8 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
         br[pc] |= BR_GUARD; /* taken, into the guarded loop */
       } else {
         br[pc] |= leaves ? BR_EXIT : BR_UNDECIDED;
+        if (!leaves && in->target > pc + 1 && narms < MAX_ARMS)
+          arm_from[narms] = pc + 1, arm_to[narms] = in->target, narms++;
         pc++;
         continue;
       }
@@ -1835,9 +1855,13 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
       continue;
     }
     int top = sp > 0 ? stack[sp - 1] : -1;
-    if (top >= 0 && in->target == k->loops[top].begin) {
+    if (top >= 0 && in->target >= k->loops[top].begin && in->target <= pc) {
       /* a jump back to the top of the loop from inside its body: the rest of the body is
-       * skipped in every iteration (ping-pong's second group skipping its s_setprio 0) */
+       * skipped in every iteration (ping-pong's second group skipping its s_setprio 0); and a
+       * jump back to a block of the body above it, which the walk of this iteration passed at
+       * its top: clang's latch blocks placed above a loop's header, branched back to from the
+       * end of an if's arm (the walk ran the body again from there until its step limit, and
+       * refused the kernel: an audit, gfx1201 and -O0 code) */
       if (path_add(pa, PATH_END(top))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
       sp--;
       pc = k->loops[top].end + 1;
