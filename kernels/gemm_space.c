@@ -924,10 +924,12 @@ static fsim_status key_example(const fsim_gemm_problem *pr, const fsim_gemm_conf
   fsim_err why;
   fsim_err_clear(&why);
   if (fsim_gemm_config_parse(legal_text, &c, &why) != FSIM_OK) return FSIM_OK; /* defended: the format parses */
+  const fsim_gemm_config legal_cfg = c;
   for (int k = 0; k < KEY_COUNT; k++) {
     fsim_gemm_config keep = c;
     if (!copy_key(fixed, k, &c, text, sizeof text)) c = keep; /* a key left free keeps the legal config's value */
   }
+  if (c.bk == 0) c.bk = legal_cfg.bk; /* tile=BMxBN leaves BK free (it was copied as 0: "an incomplete config") */
   fsim_schedule *s = malloc(sizeof *s);
   fsim_gemm_plan *p = malloc(sizeof *p);
   if (s == NULL || p == NULL) {

@@ -2203,6 +2203,13 @@ START_TEST(test_cli_config_errors) {
        "it; e.g. tile=16x16x32,waves=1x1,stages=1,mfma=16x16x32,splitk=2,path=direct,c=direct,remap=1,groupm=0,"
        "kind=plain: [tile] split_k: 2 slices of a grouped GEMM are not simulated (the wave program's addresses are "
        "linear in the workgroup's grid coordinates, and z would be group x 2 + slice); use split_k = 1\n"},
+      /* tile=BMxBN leaves BK to the legal config (a review: the example's BK was 0, "an incomplete
+       * config") */
+      {"predict grouped-gemm 4096x4096x4096 --groups 4 --arch mi355x --db /nonexistent --config tile=64x64,splitk=2",
+       "flysim predict: --config tile=64x64,splitk=2: no legal configuration of grouped-gemm 4096x4096x4096 bf16 on "
+       "MI355X has splitk=2; e.g. tile=64x64x32,waves=1x1,stages=1,mfma=16x16x32,splitk=2,path=direct,c=lds,remap=1,"
+       "groupm=0,kind=plain: [tile] split_k: 2 slices of a grouped GEMM are not simulated (the wave program's "
+       "addresses are linear in the workgroup's grid coordinates, and z would be group x 2 + slice); use split_k = 1\n"},
       /* nothing at all is legal: the keys are not named as the reason (they once were, with an
        * example that contradicted them) */
       {"predict gemm 256x256x256 --arch mi355x --db /nonexistent --config tile=64x64x64,waves=2x2 --set "
