@@ -108,11 +108,12 @@ int fsim_cli_getopt(int argc, char **argv, const char *optstring, const struct o
   last_opts = opts;
   int c = getopt_long(argc, argv, optstring, opts, &idx);
   if (c == -1 || c == '?' || c == ':') return c;
-  /* `--timeline --json`, `-o --json`: getopt takes the next flag as the value, and the run
-   * wrote a file named "--json" (an audit); a value of its own token that reads as a long flag
-   * is the value left out, as the whole-number options already say */
-  if (optarg != NULL && optind >= 1 && optarg == argv[optind - 1] && optarg[0] == '-' && optarg[1] == '-' &&
-      isalpha((unsigned char)optarg[2])) {
+  /* `--timeline --json`, `-o --json`, `--output -o`: getopt takes the next flag as the value,
+   * and the run wrote a file named "--json" (an audit); a value of its own token that reads as
+   * a flag (-x, --xy) is the value left out, as the whole-number options already say ("-" for
+   * standard output and negative numbers are values) */
+  if (optarg != NULL && optind >= 1 && optarg == argv[optind - 1] && optarg[0] == '-' &&
+      (isalpha((unsigned char)optarg[1]) || (optarg[1] == '-' && isalpha((unsigned char)optarg[2])))) {
     if (idx >= 0) snprintf(missing_flag, sizeof missing_flag, "--%s", opts[idx].name);
     else snprintf(missing_flag, sizeof missing_flag, "-%c", c);
     missing_next = optarg;

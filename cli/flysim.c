@@ -138,6 +138,10 @@ static int finish(int rc) {
 /* The help of the command or operator `name` (`flysim help NAME`, `flysim --help NAME`, `via`
  * saying which), or exit 2 when it is neither. */
 static int named_help(const char *via, char *name) {
+  if (strcmp(name, "help") == 0) { /* help's own: this usage */
+    usage(stdout);
+    return finish(FSIM_EXIT_OK);
+  }
   for (size_t i = 0; i < N_COMMANDS; i++)
     if (strcmp(name, commands[i].name) == 0) {
       char *args[] = {name, "--help", NULL};

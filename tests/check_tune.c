@@ -1744,6 +1744,8 @@ START_TEST(test_cli_errors) {
                                               "--json)\n"},
       {"emit gemm 64x64x64 --arch mi355x -o --json",
        "flysim emit: -o: missing its value (the next argument is the flag --json)\n"},
+      {"emit gemm 64x64x64 --arch mi355x --output -o",
+       "flysim emit: --output: missing its value (the next argument is the flag -o)\n"},
       /* an operator where a command goes (design.md: each OP documents its own in 'flysim OP --help') */
       {"gemm --m 64", "flysim: 'gemm' is an operator, not a command (see 'flysim gemm --help')\n"},
       {"predict gemm 64x64x64 --arch mi355x --mode model --waves",
@@ -2997,6 +2999,7 @@ START_TEST(test_cli_help) {
                                          {"--help tune extra", "usage: flysim tune "},
                                          {"--help tune --json", "usage: flysim tune "},
                                          {"--help --json", "usage: flysim COMMAND "},
+                                         {"--help help", "usage: flysim COMMAND "},
                                          {"attention -h", "usage: flysim schedule check|print FILE"}};
   for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
     r = tu_flysim(lines[i][0]);
