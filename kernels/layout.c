@@ -865,6 +865,16 @@ static fsim_status product_named(fsim_layout *out, const fsim_layout *a, const f
 static fsim_status product1(fsim_layout *out, const fsim_layout *a, const fsim_layout *t, fsim_err *e) {
   return product_named(out, a, t, "logical_product", e);
 }
+/* the same for the products built on logical_product, so that their errors name them */
+static fsim_status product1_zipped(fsim_layout *out, const fsim_layout *a, const fsim_layout *t, fsim_err *e) {
+  return product_named(out, a, t, "zipped_product", e);
+}
+static fsim_status product1_tiled(fsim_layout *out, const fsim_layout *a, const fsim_layout *t, fsim_err *e) {
+  return product_named(out, a, t, "tiled_product", e);
+}
+static fsim_status product1_flat(fsim_layout *out, const fsim_layout *a, const fsim_layout *t, fsim_err *e) {
+  return product_named(out, a, t, "flat_product", e);
+}
 
 typedef fsim_status (*mode_op)(fsim_layout *, const fsim_layout *, const fsim_layout *, fsim_err *);
 
@@ -959,21 +969,27 @@ fsim_status fsim_layout_logical_product(fsim_layout *out, const fsim_layout *a, 
   return by_mode(out, a, t, product1, "logical_product", e);
 }
 
-fsim_status fsim_layout_zipped_product(fsim_layout *out, const fsim_layout *a, const fsim_tiler *t, fsim_err *e) {
+/* logical_product then zipped, its errors naming `name` through `op` */
+static fsim_status zipped_as(fsim_layout *out, const fsim_layout *a, const fsim_tiler *t, mode_op op, const char *name,
+                             fsim_err *e) {
   fsim_layout l;
-  fsim_status st = fsim_layout_logical_product(&l, a, t, e);
-  return st != FSIM_OK ? st : zip2(out, &l, t->rank, "zipped_product", e);
+  fsim_status st = by_mode(&l, a, t, op, name, e);
+  return st != FSIM_OK ? st : zip2(out, &l, t->rank, name, e);
+}
+
+fsim_status fsim_layout_zipped_product(fsim_layout *out, const fsim_layout *a, const fsim_tiler *t, fsim_err *e) {
+  return zipped_as(out, a, t, product1_zipped, "zipped_product", e);
 }
 
 fsim_status fsim_layout_tiled_product(fsim_layout *out, const fsim_layout *a, const fsim_tiler *t, fsim_err *e) {
   fsim_layout z;
-  fsim_status st = fsim_layout_zipped_product(&z, a, t, e);
+  fsim_status st = zipped_as(&z, a, t, product1_tiled, "tiled_product", e);
   return st != FSIM_OK ? st : unpack(out, &z, 0, "tiled_product", e);
 }
 
 fsim_status fsim_layout_flat_product(fsim_layout *out, const fsim_layout *a, const fsim_tiler *t, fsim_err *e) {
   fsim_layout z;
-  fsim_status st = fsim_layout_zipped_product(&z, a, t, e);
+  fsim_status st = zipped_as(&z, a, t, product1_flat, "flat_product", e);
   return st != FSIM_OK ? st : unpack(out, &z, 1, "flat_product", e);
 }
 

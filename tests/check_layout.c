@@ -414,13 +414,19 @@ START_TEST(test_capacity) {
              "expression 'size((4294967296,4294967296))': position 1: the size overflows 64 bits");
   expr_fails("complement(4:1,(4294967296,4294967297))", FSIM_ERANGE,
              "expression 'complement(4:1,(4294967296,4294967297))': position 1: the size overflows 64 bits");
-  /* a product's overflow names the function called (blocked and raked products once named
-   * logical_product) */
+  /* a product's overflow names the function called (blocked, raked, zipped, tiled and flat
+   * products once named logical_product) */
   expr_fails("blocked_product(4:1,4611686018427387904:1)", FSIM_ERANGE,
              "expression 'blocked_product(4:1,4611686018427387904:1)': position 1: blocked_product: size(A)*cosize(B) "
              "overflows 64 bits");
   expr_fails("raked_product(4:1,4611686018427387904:1)", FSIM_ERANGE,
              "expression 'raked_product(4:1,4611686018427387904:1)': position 1: raked_product: size(A)*cosize(B) "
+             "overflows 64 bits");
+  expr_fails("zipped_product(4:1,4611686018427387904:1)", FSIM_ERANGE,
+             "expression 'zipped_product(4:1,4611686018427387904:1)': position 1: zipped_product: size(A)*cosize(B) "
+             "overflows 64 bits");
+  expr_fails("flat_product(4:1,4611686018427387904:1)", FSIM_ERANGE,
+             "expression 'flat_product(4:1,4611686018427387904:1)': position 1: flat_product: size(A)*cosize(B) "
              "overflows 64 bits");
   expr_fails("logical_product(4:1,4611686018427387904:1)", FSIM_ERANGE,
              "expression 'logical_product(4:1,4611686018427387904:1)': position 1: logical_product: size(A)*cosize(B) "
