@@ -339,6 +339,13 @@ static int has_carry_out(const char *mn) {
   return 0;
 }
 
+/* VALU instructions that accumulate into their destination, reading it (v_fmac_f32 v2, v5, v6
+ * is v2 += v5 * v6) */
+static int reads_own_dst(const char *mn) {
+  return strstr(mn, "fmac") != NULL || strstr(mn, "v_mac_") != NULL || strstr(mn, "_mac_") != NULL ||
+         strstr(mn, "dot2c") != NULL || strstr(mn, "dot4c") != NULL || strstr(mn, "dot8c") != NULL;
+}
+
 /* Fills op, width, flags and the register operands; returns 0 if the mnemonic is unknown
  * (it is then a VALU). */
 static int classify(fsim_asm_inst *in, const char *ops) {
@@ -363,6 +370,7 @@ static int classify(fsim_asm_inst *in, const char *ops) {
     if (starts(mn, "v_cmp") && strstr(mn, "_e32") && !(nr > 0 && regs[0].file == 'c'))
       has_dst = 0;
     if (starts(mn, "v_nop")) has_dst = 0;
+    if (reads_own_dst(mn)) reads_dst = 1; /* v_fmac_f32 v2, v5, v6 reads v2 (it was a source of nothing) */
     /* a second destination, the carry-out (v_add_co_u32_e32 v2, vcc, v0, v1; v_mad_u64_u32
      * v[8:9], s[6:7], v1, v2, v[8:9]; v_div_scale_f32 v1, vcc, v2, v2, v3): not a source (it
      * was, and it pushed the last real source out of the three kept); the wave program keeps
@@ -459,11 +467,13 @@ static int classify(fsim_asm_inst *in, const char *ops) {
      * source, and pushed Y's own sources out).  The wave program keeps one destination: X's,
      * widened to Y's when they are neighbours (the ISA puts one in an even and the other in an
      * odd VGPR), else Y's is not tracked */
-    char xops[512];
+    char xops[512], ymn[48];
     snprintf(xops, sizeof xops, "%.*s", (int)(dual - ops), ops);
     const char *yops = dual + 2;
     yops += strspn(yops, " \t");
-    yops += strcspn(yops, " \t"); /* Y's mnemonic */
+    size_t yl = strcspn(yops, " \t");
+    snprintf(ymn, sizeof ymn, "%.*s", (int)yl, yops);
+    yops += yl; /* Y's mnemonic */
     fsim_asm_reg xr[4], yr[4];
     int nx = operand_regs(xops, xr, 4), ny = operand_regs(yops, yr, 4);
     if (nx > 0) {
@@ -472,10 +482,15 @@ static int classify(fsim_asm_inst *in, const char *ops) {
           (yr[0].first == xr[0].first + 1 || yr[0].first == xr[0].first - 1)) {
         in->dst.first = xr[0].first < yr[0].first ? xr[0].first : yr[0].first;
         in->dst.count = 2;
+      } else if (ny > 0) {
+        in->dst2 = yr[0];
       }
     }
+    /* each op's sources, then its destination where it accumulates into it (v_dual_fmac_f32) */
     for (int i = 1; i < nx && in->nsrc < FSIM_WP_MAX_SRC; i++) in->src[in->nsrc++] = xr[i];
+    if (nx > 0 && reads_own_dst(mn) && in->nsrc < FSIM_WP_MAX_SRC) in->src[in->nsrc++] = xr[0];
     for (int i = 1; i < ny && in->nsrc < FSIM_WP_MAX_SRC; i++) in->src[in->nsrc++] = yr[i];
+    if (ny > 0 && reads_own_dst(ymn) && in->nsrc < FSIM_WP_MAX_SRC) in->src[in->nsrc++] = yr[0];
     return known;
   }
   if (in->op == FSIM_OP_MFMA) {
@@ -725,8 +740,8 @@ static fsim_status add_inst(parser *p, char *body, const char *text, int line) {
     fsim_status st = add_branch(p, s, text + (s - body), target, line, ms);
     if (st != FSIM_OK) return st;
   }
-  for (int i = 0; i <= in->nsrc; i++) {
-    const fsim_asm_reg *r = i == 0 ? &in->dst : &in->src[i - 1];
+  for (int i = -1; i <= in->nsrc; i++) {
+    const fsim_asm_reg *r = i < 0 ? &in->dst2 : i == 0 ? &in->dst : &in->src[i - 1];
     int top = r->first + r->count;
     if (r->file == 'v' && top > k->max_vgpr) k->max_vgpr = top;
     if (r->file == 'a' && top > k->max_agpr) k->max_agpr = top;

@@ -84,6 +84,8 @@ typedef struct fsim_asm_inst {
   int arg;             /* setprio: priority; nop: cycles; scaled MFMA: the A format (cbsz, 0 = fp8) */
   int target;          /* branch: index of the target instruction (n: the final s_endpgm; -1: none found) */
   fsim_asm_reg dst;
+  fsim_asm_reg dst2;   /* a VOPD pair's Y destination when it does not widen dst: counted in the
+                          kernel's registers, its value not tracked */
   fsim_asm_reg src[FSIM_WP_MAX_SRC]; /* an MFMA's A, B, C and then its scale registers; 3 at most for the others */
   int nsrc;
   fsim_asm_opnd opnd[FSIM_ASM_MAX_OPNDS]; /* the first operands, in order, for the evaluator */
