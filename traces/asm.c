@@ -342,7 +342,7 @@ static int has_carry_out(const char *mn) {
 /* VALU instructions that accumulate into their destination, reading it (v_fmac_f32 v2, v5, v6
  * is v2 += v5 * v6) */
 static int reads_own_dst(const char *mn) {
-  return strstr(mn, "fmac") != NULL || strstr(mn, "v_mac_") != NULL || strstr(mn, "_mac_") != NULL ||
+  return strstr(mn, "fmac") != NULL || strstr(mn, "_mac_") != NULL ||
          strstr(mn, "dot2c") != NULL || strstr(mn, "dot4c") != NULL || strstr(mn, "dot8c") != NULL;
 }
 
