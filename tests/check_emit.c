@@ -535,18 +535,20 @@ static void check_loops(void) {
     const char *text;
     int nloops, begin, end; /* the first loop */
   } cases[] = {
-      /* the cold-path shape, as small as it comes: .LBB0_4 jumps back to .LBB0_3 */
+      /* the cold-path shape, as small as it comes: .LBB0_4 jumps back to .LBB0_3 (the loop
+       * runs to the end of .LBB0_4, the last block of its natural loop) */
       {"k:\n.LBB0_1:\n\tv_add_u32_e32 v1, v1, v1\n\ts_cbranch_execz .LBB0_3\n\ts_branch .LBB0_4\n.LBB0_3:\n"
        "\ts_cbranch_execnz .LBB0_1\n\ts_branch .LBB0_5\n.LBB0_4:\n\tv_add_u32_e32 v2, v2, v2\n\ts_branch .LBB0_3\n"
        ".LBB0_5:\n\ts_endpgm\n",
-       1, 0, 3},
-      /* clang-22 -O3 for gfx950: a loop with `if (__builtin_expect(v > 1000.0f, 0))` in it */
+       1, 0, 6},
+      /* clang-22 -O3 for gfx950: a loop with `if (__builtin_expect(v > 1000.0f, 0))` in it (the
+       * loop runs to the end of the cold block, the last of its natural loop) */
       {"k:\n\ts_mov_b64 s[2:3], 0x400\n.LBB0_5:\n\tglobal_load_dword v6, v[2:3], off\n\ts_waitcnt vmcnt(0)\n"
        "\tv_cmp_lt_f32_e32 vcc, s11, v6\n\ts_and_saveexec_b64 s[8:9], vcc\n\ts_cbranch_execnz .LBB0_7\n.LBB0_6:\n"
        "\ts_or_b64 exec, exec, s[8:9]\n\ts_add_i32 s10, s10, -1\n\ts_cmp_eq_u32 s10, 0\n\ts_cbranch_scc0 .LBB0_5\n"
        "\ts_branch .LBB0_8\n.LBB0_7:\n\tv_sqrt_f32_e32 v7, v6\n\tglobal_store_dword v1, v7, s[6:7]\n"
        "\ts_branch .LBB0_6\n.LBB0_8:\n\ts_endpgm\n",
-       1, 1, 9},
+       1, 1, 13},
       /* a rotated loop entered in the middle: still one */
       {"k:\n\ts_branch .L2\n.L1:\n\tv_add_u32_e32 v1, v1, v1\n.L2:\n\ts_cmp_eq_u32 s0, 0\n\ts_cbranch_scc0 .L1\n"
        "\ts_endpgm\n",

@@ -511,6 +511,103 @@ START_TEST(test_asm_out_of_line_block) {
 }
 END_TEST
 
+/* Simulates the assembly `text` with its loops run `trips` times ("N,N..."); returns the
+ * wave instructions. */
+static long long asm_count(const char *text, const char *trips) {
+  char args[512];
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %s --json", tu_write_temp(text, ".s"), trips);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  long long n = json_integer_value(json_object_get(j, "wave_instructions"));
+  json_decref(j);
+  tu_run_free(&r);
+  return n;
+}
+
+/* Loop nests as clang lays them out, which the reader refused or misread (an audit): a loop's
+ * range ended at its last backward branch, before blocks of its natural loop placed after it.
+ * Each kernel is read as its nest, so its count is A + n (B + m (C + ...)) with the blocks of
+ * each level counted by hand:
+ * - clang-22 -O3 (gfx950) of a three-deep `for` nest: the middle loop's latch branches to the
+ *   outer latch placed above the outer header, and the middle loop ran past the outer range
+ *   ("loops overlap without nesting", exit 2).  25 + n (9 + m (9 + 10 p)).
+ * - the same compiler's two-deep nest with a `break` in the inner loop: refused the same way.
+ *   20 + n (11 + 22 m).
+ * - clang -O0's shape (hand-written, as small as it comes): each loop's latch right after its
+ *   header, the body after it, jumping back to it; the inner loop lay past the outer one's last
+ *   backward branch and was never walked (8 + 6 (n - 1) instructions whatever m was).  Now
+ *   2 + n (9 + 8 m): the outer header's 3, the inner loop's exit jump, the block after the
+ *   inner loop (2) and the outer latch's 3; the inner header's 3, body's 2 and latch's 3.
+ * - a block placed after the s_endpgm that a branch in the loop reaches (clang -O0 puts the
+ *   exit path of a `break` there): it was cut as padding, the branch went nowhere and the
+ *   loop's only backward branch (from that block) with it: no loop at all.  2 + 7 n. */
+START_TEST(test_asm_loop_nests) {
+  static const char nest3[] =
+      "k3:\n\ts_load_dwordx4 s[4:7], s[0:1], 0x10\n\ts_load_dwordx2 s[8:9], s[0:1], 0x8\n"
+      "\ts_waitcnt lgkmcnt(0)\n\ts_cmp_lt_i32 s4, 1\n\ts_cbranch_scc1 .LBB0_9\n"
+      "\ts_load_dwordx2 s[10:11], s[0:1], 0x0\n\ts_cmp_gt_i32 s5, 0\n\ts_cselect_b64 s[0:1], -1, 0\n"
+      "\ts_cmp_gt_i32 s6, 0\n\ts_cselect_b64 s[2:3], -1, 0\n\tv_cndmask_b32_e64 v2, 0, 1, s[0:1]\n"
+      "\ts_mul_i32 s12, s6, s5\n\tv_cmp_ne_u32_e64 s[0:1], 1, v2\n\tv_cndmask_b32_e64 v2, 0, 1, s[2:3]\n"
+      "\ts_mov_b32 s7, 0\n\ts_lshl_b32 s12, s12, 6\n\ts_lshl_b32 s13, s6, 6\n\tv_mov_b32_e32 v1, 0\n"
+      "\tv_cmp_ne_u32_e64 s[2:3], 1, v2\n\tv_mov_b32_e32 v4, v0\n\ts_branch .LBB0_3\n.LBB0_2:\n"
+      "\ts_add_i32 s7, s7, 1\n\ts_cmp_eq_u32 s7, s4\n\tv_add_u32_e32 v4, s12, v4\n"
+      "\ts_cbranch_scc1 .LBB0_10\n.LBB0_3:\n\ts_and_b64 vcc, exec, s[0:1]\n\ts_cbranch_vccnz .LBB0_2\n"
+      "\ts_mov_b32 s14, 0\n\tv_mov_b32_e32 v5, v4\n\ts_branch .LBB0_6\n.LBB0_5:\n\ts_add_i32 s14, s14, 1\n"
+      "\ts_cmp_eq_u32 s14, s5\n\tv_add_u32_e32 v5, s13, v5\n\ts_cbranch_scc1 .LBB0_2\n.LBB0_6:\n"
+      "\ts_and_b64 vcc, exec, s[2:3]\n\ts_cbranch_vccnz .LBB0_5\n\tv_mov_b32_e32 v2, v5\n"
+      "\ts_mov_b32 s15, s6\n.LBB0_8:\n\tv_ashrrev_i32_e32 v3, 31, v2\n\ts_waitcnt lgkmcnt(0)\n"
+      "\tv_lshl_add_u64 v[6:7], v[2:3], 2, s[10:11]\n\tglobal_load_dword v3, v[6:7], off\n"
+      "\ts_add_i32 s15, s15, -1\n\ts_cmp_eq_u32 s15, 0\n\tv_add_u32_e32 v2, 64, v2\n\ts_waitcnt vmcnt(0)\n"
+      "\tv_add_f32_e32 v1, v1, v3\n\ts_cbranch_scc0 .LBB0_8\n\ts_branch .LBB0_5\n.LBB0_9:\n"
+      "\tv_mov_b32_e32 v1, 0\n.LBB0_10:\n\tv_lshlrev_b32_e32 v0, 2, v0\n"
+      "\tglobal_store_dword v0, v1, s[8:9]\n\ts_endpgm\n";
+
+  static const char brk[] =
+      "brk:\n\ts_load_dwordx4 s[4:7], s[0:1], 0x8\n\tv_mov_b32_e32 v3, 0\n\tv_mov_b32_e32 v1, 0\n"
+      "\ts_waitcnt lgkmcnt(0)\n\ts_cmp_lt_i32 s6, 1\n\ts_cbranch_scc1 .LBB2_9\n"
+      "\ts_load_dwordx2 s[2:3], s[0:1], 0x0\n\ts_cmp_gt_i32 s7, 0\n\ts_cselect_b64 s[0:1], -1, 0\n"
+      "\tv_cndmask_b32_e64 v1, 0, 1, s[0:1]\n\ts_mov_b32 s14, 0\n\ts_lshl_b32 s15, s7, 6\n"
+      "\tv_cmp_ne_u32_e64 s[0:1], 1, v1\n\ts_mov_b32 s16, 0x42c80000\n\tv_mov_b32_e32 v4, v0\n"
+      "\tv_mov_b32_e32 v1, 0\n\ts_branch .LBB2_4\n.LBB2_2:\n\ts_or_b64 exec, exec, s[8:9]\n.LBB2_3:\n"
+      "\ts_add_i32 s14, s14, 1\n\ts_cmp_eq_u32 s14, s6\n\tv_add_u32_e32 v4, s15, v4\n"
+      "\ts_cbranch_scc1 .LBB2_9\n.LBB2_4:\n\ts_and_b64 vcc, exec, s[0:1]\n\ts_cbranch_vccnz .LBB2_3\n"
+      "\ts_mov_b64 s[8:9], 0\n\tv_mov_b32_e32 v2, v4\n\ts_mov_b32 s17, s7\n\ts_branch .LBB2_7\n.LBB2_6:\n"
+      "\ts_or_b64 exec, exec, s[12:13]\n\ts_and_b64 s[12:13], exec, s[10:11]\n"
+      "\ts_or_b64 s[8:9], s[12:13], s[8:9]\n\ts_andn2_b64 exec, exec, s[8:9]\n\ts_cbranch_execz .LBB2_2\n"
+      ".LBB2_7:\n\ts_waitcnt lgkmcnt(0)\n\tv_lshl_add_u64 v[6:7], v[2:3], 2, s[2:3]\n"
+      "\tglobal_load_dword v5, v[6:7], off\n\ts_or_b64 s[10:11], s[10:11], exec\n\ts_waitcnt vmcnt(0)\n"
+      "\tv_cmp_nlt_f32_e32 vcc, s16, v5\n\ts_and_saveexec_b64 s[12:13], vcc\n\ts_cbranch_execz .LBB2_6\n"
+      "\ts_add_i32 s17, s17, -1\n\ts_cmp_eq_u32 s17, 0\n\ts_cselect_b64 s[18:19], -1, 0\n"
+      "\ts_andn2_b64 s[10:11], s[10:11], exec\n\ts_and_b64 s[18:19], s[18:19], exec\n"
+      "\tv_add_f32_e32 v1, v1, v5\n\tv_add_u32_e32 v2, 64, v2\n\ts_or_b64 s[10:11], s[10:11], s[18:19]\n"
+      "\ts_branch .LBB2_6\n.LBB2_9:\n\tv_lshlrev_b32_e32 v0, 2, v0\n\tglobal_store_dword v0, v1, s[4:5]\n"
+      "\ts_endpgm\n";
+
+  static const char o0[] =
+      "k:\n.L1:\n\tv_add_u32_e32 v1, v1, v1\n\ts_cbranch_execz .L3\n\ts_branch .L4\n.L3:\n"
+      "\ts_add_i32 s4, s4, 1\n\ts_cmp_eq_u32 s4, s5\n\ts_cbranch_scc0 .L1\n\ts_branch .L11\n.L4:\n"
+      "\tv_add_u32_e32 v2, v2, v2\n\ts_cbranch_execz .L6\n\ts_branch .L7\n.L6:\n\ts_add_i32 s6, s6, 1\n"
+      "\ts_cmp_eq_u32 s6, s7\n\ts_cbranch_scc0 .L4\n\ts_branch .L8\n.L7:\n"
+      "\tglobal_load_dword v3, v[4:5], off\n\ts_branch .L6\n.L8:\n\tv_add_u32_e32 v1, v1, v2\n"
+      "\ts_branch .L3\n.L11:\n\ts_endpgm\n";
+
+  static const char after[] =
+      "k:\n.L1:\n\tv_add_u32_e32 v1, v1, v1\n\ts_branch .Lcold\n.L2:\n\ts_add_i32 s4, s4, 1\n"
+      "\ts_cmp_eq_u32 s4, s5\n\ts_cbranch_scc0 .L1\n\tglobal_store_dword v[2:3], v1, off\n\ts_endpgm\n"
+      ".Lcold:\n\tv_mul_f32_e32 v1, v1, v1\n\ts_branch .L2\n";
+
+  ck_assert_int_eq(asm_count(nest3, "1,1,1"), 53);
+  ck_assert_int_eq(asm_count(nest3, "2,3,4"), 25 + 2 * (9 + 3 * (9 + 10 * 4)));
+  ck_assert_int_eq(asm_count(brk, "1,1"), 53);
+  ck_assert_int_eq(asm_count(brk, "3,5"), 20 + 3 * (11 + 22 * 5));
+  ck_assert_int_eq(asm_count(o0, "1,1"), 19);
+  ck_assert_int_eq(asm_count(o0, "3,5"), 2 + 3 * (9 + 8 * 5));
+  ck_assert_int_eq(asm_count(after, "3"), 2 + 7 * 3);
+  ck_assert_int_eq(asm_count(after, "10"), 2 + 7 * 10);
+}
+END_TEST
+
 /* A kernel with a C++ mangled name of 48 characters or more could not be simulated ("kernel
  * name '...' too long", exit 2, with no file or line), and --kernel with a name past 127
  * characters found no kernel: the name was cut there.  The report names the kernel by its
@@ -2823,6 +2920,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_asm_scaled_formats_and_registers);
   tcase_add_test(tc, test_asm_loop_guard);
   tcase_add_test(tc, test_asm_out_of_line_block);
+  tcase_add_test(tc, test_asm_loop_nests);
   tcase_add_test(tc, test_asm_long_kernel_name);
   tcase_add_test(tc, test_asm_loops_too_deep);
   tcase_add_test(tc, test_sampled_unsteady_rounds);

@@ -3,7 +3,8 @@
  * The parser is line-oriented.  A kernel starts at "name:" in column 0 (clang -S; one that a
  * branch names is a label of the kernel) or at "ADDR <name>:" (llvm-objdump) and runs to the
  * next one, or to a .Lfunc_end label; whatever
- * follows its last s_endpgm (objdump's s_nop padding) is dropped.  Comments (';', '//') are
+ * follows its last s_endpgm (objdump's s_nop padding) is dropped, but for blocks there that a
+ * branch before it reaches (resolve).  Comments (';', '//') are
  * removed after the objdump address has been read from them.  Branch targets are labels
  * (clang -S) or <name+0xOFFSET> (objdump); a branch to an earlier block closes a loop when it is
  * a back edge of a natural loop (the blocks' dominators decide: struct cfg).
@@ -531,6 +532,7 @@ typedef struct parser {
   int addr_cap;
   long long func_addr;   /* objdump: the kernel symbol's address; -2: its first instruction's, not yet seen */
   int pending_labels;    /* labels seen since the last instruction */
+  int nall;              /* instructions parsed, padding after the end included (k->n: to the end) */
 } parser;
 
 static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$'; }
@@ -769,11 +771,16 @@ typedef struct cfg {
   int *order;     /* per block: reverse postorder number from the entry, -1 when unreachable */
   int *tin, *tout; /* per block: entry and exit numbers in the dominator tree, -1 when unreachable */
   char *head;     /* per block: 1 for a loop header (an edge into it from a block it dominates) */
+  int *pred_at;   /* per block: its first entry in pred; nb + 1 entries */
+  int *pred;      /* predecessors, by block */
   char *seen;     /* search scratch */
   int *stack;
 } cfg;
 
 static int is_uncond(const fsim_asm_inst *in) { return strncmp(in->mnemonic, "s_branch", 8) == 0; }
+/* An s_endpgm before the end (an early return, or the end of the code before blocks placed
+ * past it): the wave ends there, its block has no successor. */
+static int is_end(const fsim_asm_inst *in) { return strcmp(in->mnemonic, "s_endpgm") == 0; }
 static int is_branch(const fsim_asm_inst *in) {
   return strncmp(in->mnemonic, "s_branch", 8) == 0 || strncmp(in->mnemonic, "s_cbranch", 9) == 0;
 }
@@ -825,6 +832,8 @@ static int cfg_dominators(cfg *g) {
   size_t nb = (size_t)g->nb + 1;
   int *rpo = malloc(nb * sizeof *rpo), *first = calloc(nb + 1, sizeof *first), *pred = malloc(2 * nb * sizeof *pred);
   if (rpo == NULL || first == NULL || pred == NULL) return free(rpo), free(first), free(pred), -1;
+  g->pred_at = first; /* cfg_free frees them */
+  g->pred = pred;
   /* predecessors: those of block b are pred[first[b] .. first[b + 1]) */
   for (int b = 0; b < g->nb; b++)
     for (int q = 0; q < 2; q++)
@@ -845,7 +854,7 @@ static int cfg_dominators(cfg *g) {
       if (nd != g->idom[b]) g->idom[b] = nd, changed = 1;
     }
   }
-  free(rpo), free(first), free(pred);
+  free(rpo);
   return 0;
 }
 
@@ -909,7 +918,7 @@ static int cfg_build(const fsim_asm_kernel *k, cfg *g) {
     return free(leader), -1;
   if (n > 0) leader[0] = 1;
   for (int i = 0; i < n; i++)
-    if (is_branch(&k->inst[i])) {
+    if (is_branch(&k->inst[i]) || is_end(&k->inst[i])) {
       if (i + 1 < n) leader[i + 1] = 1;
       if (k->inst[i].target >= 0 && k->inst[i].target < n) leader[k->inst[i].target] = 1;
     }
@@ -922,7 +931,7 @@ static int cfg_build(const fsim_asm_kernel *k, cfg *g) {
     const fsim_asm_inst *in = &k->inst[(b + 1 < g->nb ? g->start[b + 1] : n) - 1];
     int ns = 0;
     g->succ[b][0] = g->succ[b][1] = -1;
-    if (!(is_branch(in) && is_uncond(in)) && b + 1 < g->nb) g->succ[b][ns++] = b + 1;
+    if (!(is_branch(in) && is_uncond(in)) && !is_end(in) && b + 1 < g->nb) g->succ[b][ns++] = b + 1;
     if (is_branch(in) && in->target >= 0 && in->target < n) g->succ[b][ns++] = g->block_of[in->target];
   }
   return cfg_dominators(g) != 0 ? -1 : cfg_tree(g);
@@ -972,7 +981,29 @@ static int closes_loop(cfg *g, int from, int to) {
   return g->nb + to; /* no loop through a header encloses it: irreducible */
 }
 
+/* Marks in g->seen the blocks of the natural loop of header h: h and the blocks from which a
+ * path through blocks h dominates returns to it, found backwards from its back edges (a
+ * block's predecessors, not passing h). */
+static void natural_loop(cfg *g, int h) {
+  memset(g->seen, 0, (size_t)g->nb);
+  int sp = 0;
+  g->seen[h] = 1;
+  for (int j = g->pred_at[h]; j < g->pred_at[h + 1]; j++) {
+    int u = g->pred[j];
+    if (dominates(g, h, u) && !g->seen[u]) g->seen[u] = 1, g->stack[sp++] = u;
+  }
+  while (sp > 0) {
+    int b = g->stack[--sp];
+    for (int j = g->pred_at[b]; j < g->pred_at[b + 1]; j++) {
+      int u = g->pred[j];
+      if (!g->seen[u] && dominates(g, h, u)) g->seen[u] = 1, g->stack[sp++] = u;
+    }
+  }
+}
+
 static void cfg_free(cfg *g) {
+  free(g->pred_at);
+  free(g->pred);
   free(g->start);
   free(g->block_of);
   free(g->succ);
@@ -1007,13 +1038,14 @@ static fsim_status resolve(parser *p) {
       snprintf(why, sizeof why, "a label defined twice (first on line %d): ", p->labels[j - 1].line);
       return perr_n(p, p->labels[j].line, why, p->labels[j].name, p->labels[j].len);
     }
+  /* targets over all the instructions parsed: -2 for a label the kernel does not define */
+  int *tgt = malloc(((size_t)p->npend + 1) * sizeof *tgt);
+  if (tgt == NULL) return FSIM_ERR(p->e, FSIM_ENOMEM, "out of memory");
   for (int i = 0; i < p->npend; i++) {
-    pending *pd = &p->pend[i];
-    if (pd->inst >= k->n) continue; /* after the last s_endpgm */
+    const pending *pd = &p->pend[i];
     int t = -1;
-    /* the last s_endpgm (index k->n, cut from the program) is a target too: the end */
     if (pd->addr >= 0) {
-      for (int j = 0; j <= k->n && t < 0; j++)
+      for (int j = 0; j < p->nall && t < 0; j++)
         if (p->addr[j] == pd->addr) t = j;
     } else if (pd->label) {
       int lo = 0, hi = p->nlabels; /* the first label not before the target's name */
@@ -1022,14 +1054,38 @@ static fsim_status resolve(parser *p) {
         if (name_cmp(p->labels[mid].name, p->labels[mid].len, pd->label, pd->label_len) < 0) lo = mid + 1;
         else hi = mid;
       }
-      if (lo < p->nlabels && name_cmp(p->labels[lo].name, p->labels[lo].len, pd->label, pd->label_len) == 0)
-        t = p->labels[lo].inst;
-      if (t < 0)
-        return perr_n(p, k->inst[pd->inst].line, "a branch to a label the kernel does not define: ", pd->label,
-                      pd->label_len);
+      t = lo < p->nlabels && name_cmp(p->labels[lo].name, p->labels[lo].len, pd->label, pd->label_len) == 0
+              ? p->labels[lo].inst
+              : -2;
     }
-    k->inst[pd->inst].target = t <= k->n ? t : -1;
+    tgt[i] = t;
   }
+  /* Blocks past the last s_endpgm that a branch before the end reaches are code, not padding
+   * (clang -O0 places the block of a loop's `break` there; the branch to it was read as
+   * leaving the kernel): the program runs on to the first s_endpgm or s_branch after them. */
+  for (int grew = 1; grew;) {
+    grew = 0;
+    for (int i = 0; i < p->npend; i++) {
+      int t = tgt[i];
+      if (p->pend[i].inst >= k->n || t < k->n || t >= p->nall || (t == k->n && is_end(&k->inst[t]))) continue;
+      int j = t;
+      while (j < p->nall && strcmp(k->inst[j].mnemonic, "s_endpgm") != 0 && !is_uncond(&k->inst[j])) j++;
+      k->n = j < p->nall && is_uncond(&k->inst[j]) ? j + 1 : j; /* an s_endpgm at j ends it, cut as before */
+      grew = 1;
+    }
+  }
+  for (int i = 0; i < p->npend; i++) {
+    const pending *pd = &p->pend[i];
+    if (pd->inst >= k->n) continue; /* padding after the end */
+    if (tgt[i] == -2) {
+      free(tgt);
+      return perr_n(p, k->inst[pd->inst].line, "a branch to a label the kernel does not define: ", pd->label,
+                    pd->label_len);
+    }
+    /* the end (index k->n, a cut s_endpgm) is a target too */
+    k->inst[pd->inst].target = tgt[i] <= k->n ? tgt[i] : -1;
+  }
+  free(tgt);
   cfg g;
   if (cfg_build(k, &g) != 0) {
     cfg_free(&g);
@@ -1062,17 +1118,75 @@ static fsim_status resolve(parser *p) {
     k->loops[k->nloops].end = i;
     k->nloops++;
   }
-  cfg_free(&g);
-  /* sort by begin (outer first on ties), then check nesting */
+  /* A loop's range: clang can place blocks of a natural loop past its last backward branch
+   * (the inner loop of a three-deep nest whose middle loop returns to the outer latch, placed
+   * above the outer header; a `break` or `return` in the inner loop of a two-deep nest; every
+   * -O0 nest, and its latch blocks), which then fell outside the range, so that the loops
+   * overlapped and the kernel was refused as irreducible, or the inner loop was read as a loop
+   * of its own after the outer one and not walked (an audit).  So the range covers every
+   * block of the natural loop, unless that would reach a loop whose header lies outside it
+   * (a cold block placed past the next loop); then it grows only to hold the loops whose
+   * headers lie inside it. */
+  {
+    char inside[FSIM_ASM_MAX_LOOPS][FSIM_ASM_MAX_LOOPS]; /* [l][m]: m's header is in l's natural loop */
+    int lo[FSIM_ASM_MAX_LOOPS], hi[FSIM_ASM_MAX_LOOPS];
+    for (int l = 0; l < k->nloops; l++) {
+      k->loops[l].head = key[l] < g.nb ? g.start[key[l]] : k->loops[l].begin;
+      lo[l] = k->loops[l].begin, hi[l] = k->loops[l].end;
+      if (key[l] < g.nb) {
+        natural_loop(&g, key[l]);
+        for (int b = 0; b < g.nb; b++)
+          if (g.seen[b]) {
+            int last = (b + 1 < g.nb ? g.start[b + 1] : k->n) - 1;
+            if (g.start[b] < lo[l]) lo[l] = g.start[b];
+            if (last > hi[l]) hi[l] = last;
+          }
+      }
+      for (int m = 0; m < k->nloops; m++) inside[l][m] = key[l] < g.nb && m != l && key[m] < g.nb && g.seen[key[m]];
+    }
+    for (int l = 0; l < k->nloops; l++) {
+      int clash = 0;
+      for (int m = 0; m < k->nloops; m++) /* a loop that holds l's natural loop holds its blocks */
+        clash |= m != l && !inside[l][m] && !inside[m][l] && k->loops[m].begin <= hi[l] && k->loops[m].end >= lo[l] &&
+                 !(k->loops[m].begin <= lo[l] && k->loops[m].end >= hi[l]);
+      if (!clash) k->loops[l].begin = lo[l], k->loops[l].end = hi[l];
+    }
+    for (int grew = 1; grew;) {
+      grew = 0;
+      for (int l = 0; l < k->nloops; l++)
+        for (int m = 0; m < k->nloops; m++) {
+          fsim_asm_loop *x = &k->loops[l];
+          const fsim_asm_loop *y = &k->loops[m];
+          if (!inside[l][m] || (y->begin >= x->begin && y->end <= x->end)) continue;
+          if (y->begin < x->begin) x->begin = y->begin;
+          if (y->end > x->end) x->end = y->end;
+          grew = 1;
+        }
+    }
+  }
+  /* sort by begin (outer first on ties), the keys along, then check nesting */
   for (int i = 1; i < k->nloops; i++) {
     fsim_asm_loop x = k->loops[i];
-    int j = i;
+    int kx = key[i], j = i;
     while (j > 0 && (k->loops[j - 1].begin > x.begin || (k->loops[j - 1].begin == x.begin && k->loops[j - 1].end < x.end))) {
       k->loops[j] = k->loops[j - 1];
+      key[j] = key[j - 1];
       j--;
     }
     k->loops[j] = x;
+    key[j] = kx;
   }
+  for (int i = 0; i < k->n; i++) k->inst[i].natural = 0;
+  for (int l = 0; l < k->nloops; l++) {
+    if (key[l] < g.nb) {
+      natural_loop(&g, key[l]);
+      for (int i = 0; i < k->n; i++)
+        if (g.seen[g.block_of[i]]) k->inst[i].natural |= (uint16_t)(1u << l);
+    } else {
+      for (int i = k->loops[l].begin; i <= k->loops[l].end; i++) k->inst[i].natural |= (uint16_t)(1u << l);
+    }
+  }
+  cfg_free(&g);
   for (int i = 0; i < k->nloops; i++)
     for (int j = i + 1; j < k->nloops; j++) {
       const fsim_asm_loop *a = &k->loops[i], *b = &k->loops[j];
@@ -1190,8 +1304,9 @@ fsim_status fsim_asm_parse(fsim_asm_kernel *k, const char *text, const char *sou
     int last = -1;
     for (int i = 0; i < k->n; i++)
       if (strcmp(k->inst[i].mnemonic, "s_endpgm") == 0) last = i;
+    p.nall = k->n;
     if (last < 0) st = perr(&p, line, "the kernel has no s_endpgm", NULL);
-    else k->n = last; /* s_endpgm itself ends the program */
+    else k->n = last; /* s_endpgm itself ends the program (resolve keeps blocks past it that branches reach) */
   }
   if (st == FSIM_OK) st = resolve(&p);
   if (st == FSIM_OK) st = descriptor_lds(&p, text, k->name, &k->lds_bytes);
@@ -1739,10 +1854,12 @@ static int in_loop(const fsim_asm_kernel *k, int l, int i) { return i >= k->loop
 
 /* Whether a branch from `from` to `to` keeps the loops' structure: every loop holds both or
  * neither, except that `to` may be the first instruction of a loop that does not hold `from`
- * (entering it at its top).  A jump back to the top of a loop that holds it is a latch. */
+ * (entering it at its top).  A jump back to the top of a loop that holds it is a latch.  A
+ * loop holds an instruction in its range that lies in its natural loop: its exits placed
+ * inside its range (a latch's fall-through that jumps on past the loop) are not in it. */
 static int keeps_loops(const fsim_asm_kernel *k, int from, int to) {
   for (int l = 0; l < k->nloops; l++) {
-    int a = in_loop(k, l, from), b = in_loop(k, l, to);
+    int a = (k->inst[from].natural >> l) & 1, b = in_loop(k, l, to) && to < k->n && ((k->inst[to].natural >> l) & 1);
     if (a && b && to == k->loops[l].begin) return 0;
     if (a == b) continue;
     if (!a && b && to == k->loops[l].begin) continue;
@@ -1798,6 +1915,13 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
     return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   }
   int stack[FSIM_ASM_MAX_LOOPS], sp = 0, pc = 0;
+  int it_start[FSIM_ASM_MAX_LOOPS]; /* per open loop: where its iteration's walk starts in the path */
+  int *walked = malloc(((size_t)k->n + 1) * sizeof *walked); /* per instruction: its last place in the path */
+  if (walked == NULL) {
+    ev_free(&st);
+    return FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+  }
+  for (int i = 0; i <= k->n; i++) walked[i] = -1;
   /* the fall-through arms of undecided branches being walked: [arm_from, arm_to) ends where
    * the taken path starts.  Once the walk reaches or passes arm_to, the paths have joined, and
    * what the arm wrote is no longer known: clang's two-step loop guard (`s_cbranch_scc1 .L2`
@@ -1825,6 +1949,7 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
     }
     for (int l = 0; l < k->nloops && rc == FSIM_OK; l++)
       if (k->loops[l].begin == pc && sp < FSIM_ASM_MAX_LOOPS) {
+        it_start[sp] = pa->n;
         stack[sp++] = l;
         if (path_add(pa, PATH_BEGIN(l))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
         /* one iteration stands for all: what the body writes is unknown at its top */
@@ -1837,6 +1962,33 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
     if (path_add(pa, pc)) {
       rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
       break;
+    }
+    walked[pc] = pa->n - 1;
+    if (sp > 0 && is_branch(in) && in->target >= 0) {
+      const int top = stack[sp - 1], tk = branch_taken(&st, in);
+      const fsim_asm_loop *lp = &k->loops[top];
+      if (tk != 0 && pc != lp->end && (in->target == lp->head || in->target == lp->begin) && pc + 1 < k->n &&
+          !(k->inst[pc + 1].natural & (1u << top))) {
+        /* a latch inside the range (its natural loop's blocks run on past it: a cold `if`'s
+         * body placed after it, clang -O0's latch above the body): a branch back to the top
+         * whose fall-through leaves the loop ends the iteration, as every iteration but the
+         * last takes it, and the walk goes on where the last falls through to (the walk went
+         * on past it, into the loop's exit and the blocks after) */
+        if (tk < 0) br[pc] |= BR_EXIT; /* a loop exit test, read as staying in */
+        if (path_add(pa, PATH_END(top))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+        sp--;
+        pc++;
+        continue;
+      }
+      if (tk > 0 && in->target >= lp->begin && in->target < pc && walked[in->target] < it_start[sp - 1]) {
+        /* back to a block of the body that this iteration jumped over: a latch block placed
+         * above (clang -O0 puts a loop's latch right after its header, the body after it and
+         * jumps back to it; a cold `if`'s body jumps back to the latch it was placed past);
+         * it is walked, and its branch to the header ends the iteration (above) */
+        if (!is_uncond(in)) br[pc] |= BR_DECIDED;
+        pc = in->target;
+        continue;
+      }
     }
     int closed = 0;
     while (sp > 0 && k->loops[stack[sp - 1]].end == pc) {
@@ -1897,6 +2049,7 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
   while (sp > 0 && rc == FSIM_OK)
     if (path_add(pa, PATH_END(stack[--sp]))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
   ev_free(&st);
+  free(walked);
   return rc;
 }
 

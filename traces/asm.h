@@ -83,6 +83,8 @@ typedef struct fsim_asm_inst {
   int vmcnt, lgkmcnt;  /* waitcnt: the counts waited for, -1 = that counter is not waited on */
   int arg;             /* setprio: priority; nop: cycles; scaled MFMA: the A format (cbsz, 0 = fp8) */
   int target;          /* branch: index of the target instruction (n: the final s_endpgm; -1: none found) */
+  uint16_t natural;    /* bit l: the instruction lies in loop l's natural loop (its range, for a loop
+                          without a header) */
   fsim_asm_reg dst;
   fsim_asm_reg dst2;   /* a VOPD pair's Y destination when it does not widen dst: counted in the
                           kernel's registers, its value not tracked */
@@ -92,9 +94,11 @@ typedef struct fsim_asm_inst {
   int nopnd;
 } fsim_asm_inst;
 
-/* A loop: instructions [begin, end], `end` being the backward branch to `begin`. */
+/* A loop: instructions [begin, end], which hold the blocks of its natural loop where that
+ * swallows no other loop (else its backward branches and the loops inside it), `head` being
+ * the first instruction of its header (`begin` where clang placed no block above it). */
 typedef struct fsim_asm_loop {
-  int begin, end;
+  int begin, end, head;
 } fsim_asm_loop;
 
 typedef struct fsim_asm_kernel {
