@@ -247,6 +247,7 @@ int fsim_cmd_sim(int argc, char **argv) {
     if (is_asm) {
       json_t *ai = json_object();
       json_object_set_new(ai, "loops_without_trip", json_integer(ainfo.loops_without_trip));
+      json_object_set_new(ai, "loops_not_walked", json_integer(ainfo.loops_not_walked));
       json_object_set_new(ai, "synthetic_addresses", json_integer(ainfo.synthetic));
       json_object_set_new(ai, "unknown_mnemonics", json_integer(unknown));
       json_object_set_new(ai, "branches_undecided", json_integer(ainfo.branches_undecided));
@@ -284,12 +285,16 @@ int fsim_cmd_sim(int argc, char **argv) {
       snprintf(br + l, sizeof br - l, "; %d taken branch(es) out of a loop sideways read as falling through",
                ainfo.branches_kept_straight);
     }
-    printf("assembly     one wave of one workgroup; %d loop(s)%s; %d memory instruction(s) at synthetic addresses%s%s\n",
+    char nw[160] = "";
+    if (ainfo.loops_not_walked > 0)
+      snprintf(nw, sizeof nw, "; %d loop(s) on no wave's path (in an if's arm read the other way: its trip count changes nothing)",
+               ainfo.loops_not_walked);
+    printf("assembly     one wave of one workgroup; %d loop(s)%s; %d memory instruction(s) at synthetic addresses%s%s%s\n",
            ainfo.loops_without_trip > 0 ? ainfo.loops_without_trip : ntrips,
            ainfo.loops_without_trip > 0 ? " run once for want of --trips"
            : ntrips > 0                  ? " at the given trip counts"
                                          : "",
-           ainfo.synthetic, unk, br);
+           ainfo.synthetic, unk, br, nw);
   }
   fsim_cli_sim_print(stdout, &r);
   if (waves) fsim_cli_sim_print_waves(stdout, &r);

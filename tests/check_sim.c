@@ -608,6 +608,49 @@ START_TEST(test_asm_loop_nests) {
 }
 END_TEST
 
+/* A loop in the arm of an `if` the walk does not take (its condition unknown: clang-22 -O3,
+ * gfx950, `if (f > 3)` on a kernel argument around a loop, in a loop) is on no wave's path, so
+ * its trip count changes nothing; the report says so (loops_not_walked, and a clause of the
+ * text's assembly line), where before it said nothing. */
+START_TEST(test_asm_loop_not_walked) {
+  static const char ifloop[] =
+      "ifloop:\n\ts_load_dwordx4 s[4:7], s[0:1], 0x10\n\ts_load_dwordx2 s[8:9], s[0:1], 0x8\n"
+      "\tv_mov_b32_e32 v3, 0\n\ts_waitcnt lgkmcnt(0)\n\ts_cmp_lt_i32 s4, 1\n\ts_cbranch_scc1 .LBB1_11\n"
+      "\ts_load_dwordx2 s[10:11], s[0:1], 0x0\n\ts_cmp_lt_i32 s6, 4\n\ts_cselect_b64 s[0:1], -1, 0\n"
+      "\ts_cmp_gt_i32 s5, 0\n\ts_cselect_b64 s[2:3], -1, 0\n\tv_cndmask_b32_e64 v2, 0, 1, s[2:3]\n"
+      "\ts_mov_b32 s14, 0\n\tv_mov_b32_e32 v1, 0\n\ts_and_b64 s[0:1], exec, s[0:1]\n"
+      "\tv_cmp_ne_u32_e64 s[2:3], 1, v2\n\ts_mov_b64 s[6:7], 0x100\n\tv_mov_b32_e32 v2, v0\n"
+      "\ts_branch .LBB1_4\n.LBB1_2:\n\tv_mov_b32_e32 v1, v4\n.LBB1_3:\n\ts_add_i32 s14, s14, 1\n"
+      "\ts_cmp_eq_u32 s14, s4\n\tv_add_u32_e32 v2, 64, v2\n\ts_cbranch_scc1 .LBB1_10\n.LBB1_4:\n"
+      "\ts_mov_b64 vcc, s[0:1]\n\ts_cbranch_vccz .LBB1_6\n\tv_lshl_add_u32 v4, s14, 6, v0\n"
+      "\tv_mov_b32_e32 v5, v3\n\ts_waitcnt lgkmcnt(0)\n\tv_lshl_add_u64 v[4:5], v[4:5], 2, s[10:11]\n"
+      "\tglobal_load_dword v4, v[4:5], off\n\ts_waitcnt vmcnt(0)\n\tv_add_f32_e32 v4, v1, v4\n"
+      "\ts_cbranch_execnz .LBB1_2\n\ts_branch .LBB1_7\n.LBB1_6:\n.LBB1_7:\n\ts_and_b64 vcc, exec, s[2:3]\n"
+      "\ts_cbranch_vccnz .LBB1_3\n\ts_waitcnt lgkmcnt(0)\n\tv_lshl_add_u64 v[4:5], v[2:3], 2, s[10:11]\n"
+      "\ts_mov_b32 s12, s5\n.LBB1_9:\n\tglobal_load_dword v6, v[4:5], off\n\ts_add_i32 s12, s12, -1\n"
+      "\tv_lshl_add_u64 v[4:5], v[4:5], 0, s[6:7]\n\ts_cmp_eq_u32 s12, 0\n\ts_waitcnt vmcnt(0)\n"
+      "\tv_add_f32_e32 v1, v1, v6\n\ts_cbranch_scc0 .LBB1_9\n\ts_branch .LBB1_3\n.LBB1_10:\n"
+      "\tv_mov_b32_e32 v3, v1\n.LBB1_11:\n\tv_lshlrev_b32_e32 v0, 2, v0\n"
+      "\tglobal_store_dword v0, v3, s[8:9]\n\ts_endpgm\n";
+  char args[512];
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips 4,8 --json", tu_write_temp(ifloop, ".s"));
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "assembly"), "loops_not_walked")), 1);
+  json_decref(j);
+  tu_run_free(&r);
+  ck_assert_int_eq(asm_count(ifloop, "4,8"), asm_count(ifloop, "4,100"));
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips 4,8", tu_write_temp(ifloop, ".s"));
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  ck_assert_msg(strstr(r.out, "; 1 loop(s) on no wave's path (in an if's arm read the other way: its trip count "
+                              "changes nothing)\n") != NULL,
+                "%s", r.out);
+  tu_run_free(&r);
+}
+END_TEST
+
 /* A kernel with a C++ mangled name of 48 characters or more could not be simulated ("kernel
  * name '...' too long", exit 2, with no file or line), and --kernel with a name past 127
  * characters found no kernel: the name was cut there.  The report names the kernel by its
@@ -2921,6 +2964,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_asm_loop_guard);
   tcase_add_test(tc, test_asm_out_of_line_block);
   tcase_add_test(tc, test_asm_loop_nests);
+  tcase_add_test(tc, test_asm_loop_not_walked);
   tcase_add_test(tc, test_asm_long_kernel_name);
   tcase_add_test(tc, test_asm_loops_too_deep);
   tcase_add_test(tc, test_sampled_unsteady_rounds);

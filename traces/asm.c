@@ -2375,6 +2375,12 @@ fsim_status fsim_asm_to_wprog(const fsim_asm_kernel *k, const fsim_arch *a, cons
     if (br[i] & BR_GUARD) info->loop_guards++;
   }
   info->paths = npaths;
+  for (int l = 0; st == FSIM_OK && l < k->nloops; l++) {
+    int on = 0;
+    for (int q = 0; q < npaths && !on; q++)
+      for (int x = 0; x < paths[rep[q]].n && !on; x++) on = paths[rep[q]].e[x] == PATH_BEGIN(l);
+    info->loops_not_walked += !on;
+  }
   int nprog = npaths > 0 ? npaths : 1, fallback = 0;
   if (st == FSIM_OK && npaths == 1 && t && o && o->drop_setprio_for_second_half && t->nprograms >= 2) {
     nprog = 2; /* the old reading: the template's program 1 runs the code without s_setprio */
