@@ -422,21 +422,38 @@ START_TEST(test_asm_scaled_formats_and_registers) {
 }
 END_TEST
 
+/* Simulates the assembly `text` with its loops run `trips` times ("N,N..."); returns the
+ * JSON report. */
+static json_t *asm_json(const char *text, const char *trips) {
+  char args[512];
+  snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %s --json", tu_write_temp(text, ".s"), trips);
+  tu_run r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  json_t *j = tu_json(&r);
+  tu_run_free(&r);
+  return j;
+}
+
+/* The same, returning the wave instructions. */
+static long long asm_count(const char *text, const char *trips) {
+  json_t *j = asm_json(text, trips);
+  long long n = json_integer_value(json_object_get(j, "wave_instructions"));
+  json_decref(j);
+  return n;
+}
+
 /* Simulates the assembly `text` with its loop run `trips` times; returns the wave
  * instructions and sets *guards to the loop guards the reader took and *undecided to the
  * branches it read as falling through on unknown conditions. */
 static long long asm_trips(const char *text, int trips, long long *guards, long long *undecided) {
-  char args[512];
-  snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %d --json", tu_write_temp(text, ".s"), trips);
-  tu_run r = tu_flysim(args);
-  ck_assert_msg(r.status == 0, "%s", r.err);
-  json_t *j = tu_json(&r);
+  char t[32];
+  snprintf(t, sizeof t, "%d", trips);
+  json_t *j = asm_json(text, t);
   long long n = json_integer_value(json_object_get(j, "wave_instructions"));
   json_t *as = json_object_get(j, "assembly");
   *guards = json_integer_value(json_object_get(as, "loop_guards"));
   *undecided = json_integer_value(json_object_get(as, "branches_undecided"));
   json_decref(j);
-  tu_run_free(&r);
   return n;
 }
 
@@ -510,20 +527,6 @@ START_TEST(test_asm_out_of_line_block) {
   tu_run_free(&r);
 }
 END_TEST
-
-/* Simulates the assembly `text` with its loops run `trips` times ("N,N..."); returns the
- * wave instructions. */
-static long long asm_count(const char *text, const char *trips) {
-  char args[512];
-  snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips %s --json", tu_write_temp(text, ".s"), trips);
-  tu_run r = tu_flysim(args);
-  ck_assert_msg(r.status == 0, "%s", r.err);
-  json_t *j = tu_json(&r);
-  long long n = json_integer_value(json_object_get(j, "wave_instructions"));
-  json_decref(j);
-  tu_run_free(&r);
-  return n;
-}
 
 /* Loop nests as clang lays them out, which the reader refused or misread (an audit): a loop's
  * range ended at its last backward branch, before blocks of its natural loop placed after it.
@@ -632,17 +635,13 @@ START_TEST(test_asm_loop_not_walked) {
       "\tv_add_f32_e32 v1, v1, v6\n\ts_cbranch_scc0 .LBB1_9\n\ts_branch .LBB1_3\n.LBB1_10:\n"
       "\tv_mov_b32_e32 v3, v1\n.LBB1_11:\n\tv_lshlrev_b32_e32 v0, 2, v0\n"
       "\tglobal_store_dword v0, v3, s[8:9]\n\ts_endpgm\n";
-  char args[512];
-  snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips 4,8 --json", tu_write_temp(ifloop, ".s"));
-  tu_run r = tu_flysim(args);
-  ck_assert_msg(r.status == 0, "%s", r.err);
-  json_t *j = tu_json(&r);
+  json_t *j = asm_json(ifloop, "4,8");
   ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "assembly"), "loops_not_walked")), 1);
   json_decref(j);
-  tu_run_free(&r);
   ck_assert_int_eq(asm_count(ifloop, "4,8"), asm_count(ifloop, "4,100"));
+  char args[512];
   snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips 4,8", tu_write_temp(ifloop, ".s"));
-  r = tu_flysim(args);
+  tu_run r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
   ck_assert_msg(strstr(r.out, "; 1 loop(s) on no wave's path (in an if's arm read the other way: its trip count "
                               "changes nothing)\n") != NULL,

@@ -1967,13 +1967,13 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
     if (sp > 0 && is_branch(in) && in->target >= 0) {
       const int top = stack[sp - 1], tk = branch_taken(&st, in);
       const fsim_asm_loop *lp = &k->loops[top];
-      if (tk != 0 && pc != lp->end && (in->target == lp->head || in->target == lp->begin) && pc + 1 < k->n &&
-          !(k->inst[pc + 1].natural & (1u << top))) {
+      if (tk != 0 && !is_uncond(in) && pc != lp->end && (in->target == lp->head || in->target == lp->begin) &&
+          pc + 1 < k->n && !(k->inst[pc + 1].natural & (1u << top))) {
         /* a latch inside the range (its natural loop's blocks run on past it: a cold `if`'s
-         * body placed after it, clang -O0's latch above the body): a branch back to the top
-         * whose fall-through leaves the loop ends the iteration, as every iteration but the
-         * last takes it, and the walk goes on where the last falls through to (the walk went
-         * on past it, into the loop's exit and the blocks after) */
+         * body placed after it, clang -O0's latch above the body): a conditional branch back
+         * to the top whose fall-through leaves the loop ends the iteration, as every iteration
+         * but the last takes it, and the walk goes on where the last falls through to (the
+         * walk went on past it, into the loop's exit and the blocks after) */
         if (tk < 0) br[pc] |= BR_EXIT; /* a loop exit test, read as staying in */
         if (path_add(pa, PATH_END(top))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
         sp--;
