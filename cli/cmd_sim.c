@@ -287,7 +287,7 @@ int fsim_cmd_sim(int argc, char **argv) {
     }
     char nw[160] = "";
     if (ainfo.loops_not_walked > 0)
-      snprintf(nw, sizeof nw, "; %d loop(s) on no wave's path (in an if's arm read the other way: its trip count changes nothing)",
+      snprintf(nw, sizeof nw, "; %d loop(s) on no wave's path (behind a branch read the other way: its trip count changes nothing)",
                ainfo.loops_not_walked);
     printf("assembly     one wave of one workgroup; %d loop(s)%s; %d memory instruction(s) at synthetic addresses%s%s%s\n",
            ainfo.loops_without_trip > 0 ? ainfo.loops_without_trip : ntrips,

@@ -600,6 +600,19 @@ START_TEST(test_asm_loop_nests) {
       "\ts_cmp_eq_u32 s4, s5\n\ts_cbranch_scc0 .L1\n\tglobal_store_dword v[2:3], v1, off\n\ts_endpgm\n"
       ".Lcold:\n\tv_mul_f32_e32 v1, v1, v1\n\ts_branch .L2\n";
 
+  /* three deep, the middle loop's latch an s_branch back to its top above the end of the
+   * ranges (widened to the cold block): the code after the outer loop runs once, not once per
+   * outer iteration (an audit: 5,1,1 counted 113, 2,3,4 counted 269) */
+  static const char cold3[] =
+      "k:\n\ts_mov_b32 s4, 0\n\ts_branch .LO\n.LOL:\n\ts_add_i32 s4, s4, 1\n\ts_cmp_eq_u32 s4, s5\n"
+      "\ts_cbranch_scc1 .LEND\n.LO:\n\tv_add_u32_e32 v1, v1, v1\n\ts_mov_b32 s6, 0\n\ts_branch .LM\n"
+      ".LML:\n\ts_add_i32 s6, s6, 1\n\ts_cmp_eq_u32 s6, s7\n\ts_cbranch_scc1 .LOL\n.LM:\n"
+      "\tv_add_u32_e32 v2, v2, v2\n\ts_mov_b32 s8, s9\n.LI:\n\tglobal_load_dword v9, v[2:3], off\n"
+      "\ts_waitcnt vmcnt(0)\n\tv_cmp_lt_f32_e32 vcc, s14, v9\n\ts_and_saveexec_b64 s[10:11], vcc\n"
+      "\ts_cbranch_execnz .LCOLD\n.LIL:\n\ts_or_b64 exec, exec, s[10:11]\n\ts_add_i32 s8, s8, -1\n"
+      "\ts_cmp_eq_u32 s8, 0\n\ts_cbranch_scc0 .LI\n\ts_branch .LML\n.LCOLD:\n\tv_mul_f32_e32 v5, v5, v5\n"
+      "\ts_branch .LIL\n.LEND:\n\tglobal_store_dword v[0:1], v1, off\n\ts_endpgm\n";
+
   ck_assert_int_eq(asm_count(nest3, "1,1,1"), 53);
   ck_assert_int_eq(asm_count(nest3, "2,3,4"), 25 + 2 * (9 + 3 * (9 + 10 * 4)));
   ck_assert_int_eq(asm_count(brk, "1,1"), 53);
@@ -608,6 +621,8 @@ START_TEST(test_asm_loop_nests) {
   ck_assert_int_eq(asm_count(o0, "3,5"), 2 + 3 * (9 + 8 * 5));
   ck_assert_int_eq(asm_count(after, "3"), 2 + 7 * 3);
   ck_assert_int_eq(asm_count(after, "10"), 2 + 7 * 10);
+  ck_assert_int_eq(asm_count(cold3, "5,1,1"), 4 + 5 * (6 + 1 * (6 + 9 * 1)));
+  ck_assert_int_eq(asm_count(cold3, "2,3,4"), 4 + 2 * (6 + 3 * (6 + 9 * 4)));
 }
 END_TEST
 
@@ -643,7 +658,7 @@ START_TEST(test_asm_loop_not_walked) {
   snprintf(args, sizeof args, "sim '%s' --arch mi355x --trips 4,8", tu_write_temp(ifloop, ".s"));
   tu_run r = tu_flysim(args);
   ck_assert_msg(r.status == 0, "%s", r.err);
-  ck_assert_msg(strstr(r.out, "; 1 loop(s) on no wave's path (in an if's arm read the other way: its trip count "
+  ck_assert_msg(strstr(r.out, "; 1 loop(s) on no wave's path (behind a branch read the other way: its trip count "
                               "changes nothing)\n") != NULL,
                 "%s", r.out);
   tu_run_free(&r);

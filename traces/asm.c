@@ -1144,11 +1144,15 @@ static fsim_status resolve(parser *p) {
       }
       for (int m = 0; m < k->nloops; m++) inside[l][m] = key[l] < g.nb && m != l && key[m] < g.nb && g.seen[key[m]];
     }
+    /* each loop's widening is weighed against the others' ranges as found, not as widened
+     * earlier in this pass, so that the order of the loops changes nothing (an audit) */
+    int ob[FSIM_ASM_MAX_LOOPS], oe[FSIM_ASM_MAX_LOOPS];
+    for (int l = 0; l < k->nloops; l++) ob[l] = k->loops[l].begin, oe[l] = k->loops[l].end;
     for (int l = 0; l < k->nloops; l++) {
       int clash = 0;
       for (int m = 0; m < k->nloops; m++) /* a loop that holds l's natural loop holds its blocks */
-        clash |= m != l && !inside[l][m] && !inside[m][l] && k->loops[m].begin <= hi[l] && k->loops[m].end >= lo[l] &&
-                 !(k->loops[m].begin <= lo[l] && k->loops[m].end >= hi[l]);
+        clash |= m != l && !inside[l][m] && !inside[m][l] && ob[m] <= hi[l] && oe[m] >= lo[l] &&
+                 !(ob[m] <= lo[l] && oe[m] >= hi[l]);
       if (!clash) k->loops[l].begin = lo[l], k->loops[l].end = hi[l];
     }
     for (int grew = 1; grew;) {
@@ -2032,6 +2036,12 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
       if (path_add(pa, PATH_END(top))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
       sp--;
       pc = k->loops[top].end + 1;
+      /* an enclosing loop whose range ends there too (its range widened to a cold block at
+       * the end) is done as well: the walk would go on past its end without closing it, and
+       * count what follows it once per iteration of it (an audit: a three-deep nest whose
+       * middle loop's latch jumps back to its top) */
+      while (sp > 0 && rc == FSIM_OK && k->loops[stack[sp - 1]].end < pc)
+        if (path_add(pa, PATH_END(stack[--sp]))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
       continue;
     }
     if (in->target >= 0 && keeps_loops(k, pc, in->target)) {

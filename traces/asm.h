@@ -152,8 +152,9 @@ typedef struct fsim_asm_wprog_opts {
 typedef struct fsim_asm_wprog_info {
   int matched_by_loop;     /* 1: addresses matched loop by loop; 0: over the whole program */
   int loops_without_trip;  /* loops that ran once for want of a trip count */
-  int loops_not_walked;    /* loops on no wave's path (in the arm of an if read the other way):
-                              their trip counts change nothing */
+  int loops_not_walked;    /* loops on no wave's path (behind a branch read the other way: an
+                              if's other arm, a loop guard read as skipping the loop): their
+                              trip counts change nothing */
   int synthetic;           /* memory instructions given a synthetic address */
   int paths;               /* distinct paths the waves of a workgroup take (wave programs made) */
   int branches_decided;    /* conditional branches met on the waves' paths whose condition
