@@ -222,7 +222,7 @@ int fsim_cmd_db(int argc, char **argv) {
   }
   if (optind < argc) return fsim_cli_usage_error(CMD, "%s: unexpected argument '%s'", verb, argv[optind]);
   if (g.m > 0 || g.n > 0 || g.k > 0 || g.config || g.schedule_path || g.dtype || g.b_dtype || g.c_dtype || g.layout ||
-      g.groups > 1)
+      g.groups_given)
     return fsim_cli_usage_error(CMD, "%s: the shape flags go with show", verb);
   if (strcmp(verb, "export") == 0 && (g.arch || g.sets.n > 0))
     return fsim_cli_usage_error(CMD, "export writes every entry; --arch and --set go with list and show");

@@ -504,7 +504,7 @@ int fsim_cmd_tune(int argc, char **argv) {
     entries = fsim_suite_find(suite, &nentries);
     if (entries == NULL) return fsim_cli_usage_error(CMD, "--suite '%s': no such suite (default)", suite);
     if (g.m > 0 || g.n > 0 || g.k > 0 || g.dtype || g.b_dtype || g.c_dtype || g.layout || g.schedule_path ||
-        g.groups > 1)
+        g.groups_given)
       return fsim_cli_usage_error(CMD, "--suite: the suite gives the shapes; drop the shape flags");
     int rc = fsim_cli_load_arch(CMD, g.arch, &g.sets, &g.a);
     if (rc) return rc;
@@ -544,20 +544,24 @@ int fsim_cmd_tune(int argc, char **argv) {
                                   top_given ? "--top" : "--refine");
     return agreement(&g, entries, nentries, &ta);
   }
-  /* inputs are valid: an existing database is opened (and checked) now; a new one is created
-   * only when there is a winner to store, so a run that fails leaves no empty file behind */
+  /* inputs are valid: an existing database is checked now, as a reader checks it, and not
+   * written; it is opened for writing (its tables created, a WAL file turned to the rollback
+   * journal) only when there are winners to store, as a new one is created only then, so a
+   * run that fails leaves the file as it was (an audit found an empty file given the tables,
+   * and a WAL file converted, by runs that then exited 2) */
   const char *db_path = fsim_cli_db_path(g.db);
   fsim_db *db = NULL;
   if (ta.no_db && g.db) return fsim_cli_usage_error(CMD, "--no-db and --db %s: store nothing, or store there?", g.db);
   if (!ta.no_db) {
     if (fsim_db_check_path(db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
     int exists = access(db_path, F_OK) == 0;
-    if (exists && fsim_db_open(&db, db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+    if (exists && access(db_path, W_OK) != 0)
+      return fsim_cli_usage_error(CMD, "--db %s: cannot write: %s", db_path, strerror(errno));
+    if (exists && fsim_db_open(&db, db_path, 0, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+    fsim_db_close(db);
+    db = NULL;
     int rc = folder_writable(db_path, exists);
-    if (rc) {
-      fsim_db_close(db);
-      return rc;
-    }
+    if (rc) return rc;
   }
   outcome *outs = calloc((size_t)nentries, sizeof *outs);
   if (outs == NULL) {
@@ -591,15 +595,17 @@ int fsim_cmd_tune(int argc, char **argv) {
     else if (entries) suite_problem_err(&e, &entries[i]);
   }
   if (bar) progress(nentries, nentries, "");
-  if (st != FSIM_OK && fsim_status_exit_code(st) == FSIM_EXIT_USAGE) {
-    fsim_db_close(db);
+  if (st != FSIM_OK) {
+    /* a problem that fails stops the run with nothing stored or printed, whatever the
+     * failure: invalid input (2), or the work failing (1; an audit found a suite that ran
+     * out of memory at its ninth problem storing and printing the eight before) */
     free(outs);
     return fsim_cli_report(CMD, &e);
   }
   /* the winners in one transaction: a run killed while storing them leaves none stored, as a
    * run stopped earlier does (an audit's kill -9 there left 1 to 13 of the suite's 15) */
   fsim_status sst = FSIM_OK;
-  if (tuned > 0 && !ta.no_db && db == NULL) sst = fsim_db_open(&db, db_path, 1, &e);
+  if (tuned > 0 && !ta.no_db) sst = fsim_db_open(&db, db_path, 1, &e);
   if (sst == FSIM_OK && db) sst = fsim_db_begin(db, &e);
   for (int i = 0; i < tuned && sst == FSIM_OK; i++) {
     if (db) sst = store(db, &g.a, &outs[i], &e);

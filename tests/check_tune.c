@@ -2796,6 +2796,155 @@ static tu_run run_on_fifo(const char *text, const char *fmt_args) {
   return r;
 }
 
+/* A file's bytes (NULL when it cannot be read), for comparing a database before and after. */
+static unsigned char *file_bytes(const char *path, long *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return NULL;
+  unsigned char *b = NULL;
+  if (fseek(f, 0, SEEK_END) == 0 && (*len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+      (b = malloc((size_t)*len + 1)) != NULL && fread(b, 1, (size_t)*len, f) != (size_t)*len) {
+    free(b);
+    b = NULL;
+  }
+  fclose(f);
+  return b;
+}
+
+static void expect_same_file(const unsigned char *was, long was_len, const char *path) {
+  long len = -1;
+  unsigned char *now = file_bytes(path, &len);
+  ck_assert_msg(now != NULL && len == was_len && memcmp(now, was, (size_t)len) == 0, "%s changed", path);
+  free(now);
+}
+
+/* An audit of the tuning database (2026-12-02), each found on the code before it:
+ * - a tune that exited 2 had already opened an existing file for writing: an empty file got
+ *   flysim's tables, a WAL-mode file (flysim 0.1's) was turned to the rollback journal;
+ * - a suite that failed with exit 1 part-way (out of memory at a later problem) stored and
+ *   printed the problems before it;
+ * - a winners table with flysim's number of columns but another name or key was taken for
+ *   flysim's, and failed at a read or write with exit 1;
+ * - --groups 1 was taken with --suite and by db list, which refuse every other shape flag;
+ * - a file with flysim's meta table and no winners table was refused by readers, and tune
+ *   wrote into it. */
+START_TEST(test_db_audit_third) {
+  char dir[] = "/tmp/check-tune-audit3-XXXXXX", db[96], args[1024];
+  ck_assert(mkdtemp(dir) != NULL);
+  static const char bad_suite[] = "tune --suite default --arch mi355x --db %s --refine 1 --quiet --config "
+                                  "mfma=16x16x16,splitk=128";
+  /* an empty file stays empty */
+  snprintf(db, sizeof db, "%s/empty.db", dir);
+  FILE *f = fopen(db, "w");
+  ck_assert(f != NULL && fclose(f) == 0);
+  snprintf(args, sizeof args, bad_suite, db);
+  tu_run r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  tu_run_free(&r);
+  struct stat sb;
+  ck_assert(stat(db, &sb) == 0 && sb.st_size == 0);
+  /* a WAL-mode flysim file is left as it was, byte for byte */
+  snprintf(db, sizeof db, "%s/wal.db", dir);
+  snprintf(args, sizeof args, "tune gemm 64x64x64 --arch mi355x --db %s --refine 1 --quiet", db);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  tu_run_free(&r);
+  sqlite3 *h = NULL;
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "PRAGMA journal_mode=WAL;", NULL, NULL, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_close(h), SQLITE_OK);
+  long wal_len = -1;
+  unsigned char *wal = file_bytes(db, &wal_len);
+  ck_assert(wal != NULL && wal_len > 100 && wal[18] == 2 && wal[19] == 2);
+  snprintf(args, sizeof args, bad_suite, db);
+  r = tu_flysim(args);
+  ck_assert_int_eq(r.status, 2);
+  tu_run_free(&r);
+  expect_same_file(wal, wal_len, db);
+  free(wal);
+  /* a meta table and no winners: refused by tune as by readers, and left as it was */
+  snprintf(db, sizeof db, "%s/meta.db", dir);
+  ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_exec(h, "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL); INSERT INTO meta "
+                                   "VALUES ('format', 'flysim-tuning'), ('schema', '2');", NULL, NULL, NULL), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_close(h), SQLITE_OK);
+  long meta_len = -1;
+  unsigned char *meta = file_bytes(db, &meta_len);
+  ck_assert(meta != NULL);
+  snprintf(args, sizeof args, "db list --db %s", db);
+  tu_expect_err(args, 2, "flysim db: --db %s: not a flysim tuning database (it has no winners table)\n", db);
+  snprintf(args, sizeof args, "tune gemm 64x64x64 --arch mi355x --db %s --refine 1 --quiet", db);
+  tu_expect_err(args, 2, "flysim tune: --db %s: not a flysim tuning database (it has no winners table)\n", db);
+  expect_same_file(meta, meta_len, db);
+  free(meta);
+  /* a winners table of 17 columns that are not flysim's: a renamed column, no primary key */
+  static const struct {
+    const char *name, *sql, *why;
+  } other[] = {
+      {"renamed.db", "ALTER TABLE winners RENAME COLUMN version TO ver;", "its winners table's column 16 is 'ver', not 'version'"},
+      {"nokey.db",
+       "DROP TABLE winners; CREATE TABLE winners (arch TEXT NOT NULL, op TEXT NOT NULL, m INTEGER NOT NULL, n INTEGER NOT "
+       "NULL, k INTEGER NOT NULL, groups INTEGER NOT NULL, a_type TEXT NOT NULL, b_type TEXT NOT NULL, c_type TEXT NOT "
+       "NULL, layout TEXT NOT NULL, config TEXT NOT NULL, time_us REAL NOT NULL, tflops REAL, model_us REAL, backend "
+       "TEXT NOT NULL, version TEXT NOT NULL, compiled_us REAL);",
+       "its winners table's primary key differs from flysim's at column 'arch'"},
+  };
+  for (size_t i = 0; i < sizeof other / sizeof other[0]; i++) {
+    snprintf(db, sizeof db, "%s/%s", dir, other[i].name);
+    snprintf(args, sizeof args, "tune gemm 64x64x64 --arch mi355x --db %s --refine 1 --quiet", db);
+    r = tu_flysim(args);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    tu_run_free(&r);
+    ck_assert_int_eq(sqlite3_open(db, &h), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_exec(h, other[i].sql, NULL, NULL, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_close(h), SQLITE_OK);
+    const char *verbs[] = {"db list", "db show gemm 64x64x64 --arch mi355x", "predict gemm 64x64x64 --arch mi355x",
+                           "tune gemm 64x64x64 --arch mi355x --refine 1 --quiet"};
+    for (size_t v = 0; v < sizeof verbs / sizeof verbs[0]; v++) {
+      snprintf(args, sizeof args, "%s --db %s", verbs[v], db);
+      char cmd[16];
+      snprintf(cmd, sizeof cmd, "%.*s", (int)strcspn(verbs[v], " "), verbs[v]);
+      tu_expect_err(args, 2, "flysim %s: --db %s: not a flysim tuning database (%s)\n", cmd, db, other[i].why);
+    }
+  }
+  /* --groups 1 is a shape flag like the others */
+  tu_expect_err("tune --suite default --arch mi355x --groups 1 --no-db", 2,
+                "flysim tune: --suite: the suite gives the shapes; drop the shape flags\n");
+  tu_expect_err("db list --groups 1", 2, "flysim db: list: the shape flags go with show\n");
+  /* a suite that runs out of memory part-way stores and prints nothing: the limit on address
+   * space that stops it after its first problem is looked for (it depends on the build) */
+  snprintf(db, sizeof db, "%s/oom.db", dir);
+  int seen = 0;
+  for (long kib = 40000; kib <= 400000 && !seen; kib += 20000) {
+    char prefix[96];
+    snprintf(prefix, sizeof prefix, "ulimit -v %ld; FLYSIM_THREADS=1", kib);
+    snprintf(args, sizeof args, "tune --suite default --arch mi355x --db %s --refine 1 --quiet", db);
+    r = tu_flysim_via(prefix, args);
+    if (r.status == 0) { /* enough memory for the whole suite: no later limit fails */
+      tu_run_free(&r);
+      break;
+    }
+    /* flysim's own report of a later problem (a sanitizer build's runtime fails on its own) */
+    static const char first[] = "flysim tune: suite problem llama3-8b.qkv.m1 ";
+    if (r.status == 1 && strncmp(r.err, "flysim tune: suite problem ", 27) == 0 && strstr(r.err, "out of memory") != NULL &&
+        strncmp(r.err, first, sizeof first - 1) != 0) {
+      seen = 1;
+      ck_assert_msg(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "%s", r.err);
+      ck_assert_str_eq(r.out, "");
+      ck_assert_int_ne(access(db, F_OK), 0);
+    }
+    tu_run_free(&r);
+  }
+  if (!seen) fprintf(stderr, "check_tune: a suite out of memory part-way not checked: no limit stopped it there\n");
+  unlink(db);
+  static const char *const made[] = {"empty.db", "wal.db", "meta.db", "renamed.db", "nokey.db"};
+  for (size_t i = 0; i < sizeof made / sizeof made[0]; i++) {
+    snprintf(db, sizeof db, "%s/%s", dir, made[i]);
+    ck_assert_int_eq(unlink(db), 0);
+  }
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* A second audit of the command line (2026-12-01), each found on the code before it:
  * - tune --suite stored and printed the first problem's winner, then exited 2 on a --config
  *   key the second problem refuses; it did not check a what-if part's memory per problem;
@@ -3059,6 +3208,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_model_launch_bound);
   tcase_add_test(tc, test_cli_audit_inputs);
   tcase_add_test(tc, test_cli_audit_second);
+  tcase_add_test(tc, test_db_audit_third);
   tcase_add_test(tc, test_file_out_write_error);
   tcase_add_test(tc, test_model_copy_lead_latency);
   tcase_add_test(tc, test_cli_op_from_schedule);

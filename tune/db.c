@@ -112,6 +112,41 @@ static int has_winners(fsim_db *db) {
   return strcmp(v, "winners") == 0;
 }
 
+/* The winners table's columns, in order, and its primary key (the first ten, in order), as
+ * the schema makes them; schema 1 lacks the last column.  A table with the right number of
+ * columns but another name or key was taken for flysim's and failed later, at a read or a
+ * write, with exit 1 (an audit): it is refused at the open, as a file that is not flysim's. */
+static const char *const winners_columns[] = {"arch",    "op",     "m",       "n",        "k",      "groups",
+                                              "a_type",  "b_type", "c_type",  "layout",   "config", "time_us",
+                                              "tflops",  "model_us", "backend", "version", "compiled_us"};
+enum { N_WINNERS_KEY = 10 };
+
+static fsim_status check_columns(fsim_db *db, fsim_err *e) {
+  const int want = db->schema == 1 ? 16 : 17;
+  sqlite3_stmt *q = NULL;
+  int n = 0;
+  char why[160] = "";
+  if (sqlite3_prepare_v2(db->h, "SELECT name, pk FROM pragma_table_info('winners') ORDER BY cid;", -1, &q, NULL) !=
+      SQLITE_OK) {
+    snprintf(why, sizeof why, "its winners table cannot be read: %s", sqlite3_errmsg(db->h));
+  } else {
+    for (; sqlite3_step(q) == SQLITE_ROW && why[0] == '\0'; n++) {
+      const char *name = (const char *)sqlite3_column_text(q, 0);
+      int pk = sqlite3_column_int(q, 1), want_pk = n < N_WINNERS_KEY ? n + 1 : 0;
+      if (n >= want) continue; /* counted below */
+      if (name == NULL || strcmp(name, winners_columns[n]) != 0)
+        snprintf(why, sizeof why, "its winners table's column %d is '%.40s', not '%s'", n + 1, name ? name : "",
+                 winners_columns[n]);
+      else if (pk != want_pk)
+        snprintf(why, sizeof why, "its winners table's primary key differs from flysim's at column '%s'", name);
+    }
+  }
+  sqlite3_finalize(q);
+  if (why[0] == '\0' && n != want) snprintf(why, sizeof why, "its winners table has %d columns, not %d", n, want);
+  if (why[0]) return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (%s)", db->path, why);
+  return FSIM_OK;
+}
+
 /* A flysim database of a schema this flysim reads: the meta table names the format and schema
  * 1 or 2 (db->schema), and the winners table is there with that schema's columns (16 or 17).
  * with_winners 0 checks the version only (before creating tables). */
@@ -126,12 +161,7 @@ static fsim_status check_flysim(fsim_db *db, int with_winners, fsim_err *e) {
   db->schema = v[0] - '0';
   if (with_winners && !has_winners(db))
     return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (it has no winners table)", db->path);
-  query_text(db->h, "SELECT count(*) FROM pragma_table_info('winners');", v, sizeof v);
-  const char *want = db->schema == 1 ? "16" : "17";
-  if (with_winners && strcmp(v, want) != 0)
-    return FSIM_ERR(e, FSIM_EINVAL, "--db %s: not a flysim tuning database (its winners table has %s columns, not %s)",
-                    db->path, v, want);
-  return FSIM_OK;
+  return with_winners ? check_columns(db, e) : FSIM_OK;
 }
 
 /* A schema-1 file gets the compiled_us column (NULL in every row: nothing in it was verified)
