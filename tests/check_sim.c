@@ -613,6 +613,22 @@ START_TEST(test_asm_loop_nests) {
       "\ts_cmp_eq_u32 s8, 0\n\ts_cbranch_scc0 .LI\n\ts_branch .LML\n.LCOLD:\n\tv_mul_f32_e32 v5, v5, v5\n"
       "\ts_branch .LIL\n.LEND:\n\tglobal_store_dword v[0:1], v1, off\n\ts_endpgm\n";
 
+  /* gfx1201's shape of the same nest (clang-22 -O1 to -O3): the inner loop's guard jumps to its
+   * header, below the cold block placed at the loop's top, and its fall-through is an s_branch
+   * back to the middle loop's latch; the guard was read as skipping the loop, which no wave
+   * walked (an audit: 1,1,1 trips counted 17) */
+  static const char header_guard[] =
+      "k:\n\ts_mov_b32 s3, 0\n\ts_branch .LO\n.LOL:\n\ts_add_i32 s3, s3, 1\n\ts_cmp_eq_u32 s3, s8\n"
+      "\ts_cbranch_scc1 .LEND\n.LO:\n\ts_mov_b32 s13, 0\n\ts_branch .LM\n.LML:\n"
+      "\ts_add_i32 s13, s13, 1\n\ts_cmp_eq_u32 s13, s9\n\ts_cbranch_scc1 .LOL\n.LM:\n"
+      "\tv_mov_b32_e32 v3, v9\n\ts_andn2_b64 vcc, exec, s[2:3]\n\ts_mov_b32 s14, s10\n"
+      "\ts_cbranch_vccz .LI\n\ts_branch .LML\n.LCOLD:\n\tv_mul_f32_e32 v10, v4, v4\n"
+      "\tglobal_store_dword v[5:6], v10, off\n\ts_branch .LIL\n.LI:\n"
+      "\tglobal_load_dword v4, v[10:11], off\n\ts_waitcnt vmcnt(0)\n\tv_cmpx_lt_f32_e32 vcc, s18, v4\n"
+      "\ts_cbranch_execnz .LCOLD\n.LIL:\n\ts_or_b64 exec, exec, s[16:17]\n\ts_add_i32 s14, s14, -1\n"
+      "\ts_cmp_eq_u32 s14, 0\n\ts_cbranch_scc0 .LI\n\ts_branch .LML\n.LEND:\n"
+      "\tglobal_store_dword v[0:1], v1, off\n\ts_endpgm\n";
+
   ck_assert_int_eq(asm_count(nest3, "1,1,1"), 53);
   ck_assert_int_eq(asm_count(nest3, "2,3,4"), 25 + 2 * (9 + 3 * (9 + 10 * 4)));
   ck_assert_int_eq(asm_count(brk, "1,1"), 53);
@@ -623,6 +639,13 @@ START_TEST(test_asm_loop_nests) {
   ck_assert_int_eq(asm_count(after, "10"), 2 + 7 * 10);
   ck_assert_int_eq(asm_count(cold3, "5,1,1"), 4 + 5 * (6 + 1 * (6 + 9 * 1)));
   ck_assert_int_eq(asm_count(cold3, "2,3,4"), 4 + 2 * (6 + 3 * (6 + 9 * 4)));
+  ck_assert_int_eq(asm_count(header_guard, "1,1,1"), 4 + 1 * (5 + 1 * (8 + 8 * 1)));
+  ck_assert_int_eq(asm_count(header_guard, "2,3,4"), 4 + 2 * (5 + 3 * (8 + 8 * 4)));
+  json_t *j = asm_json(header_guard, "2,3,4");
+  json_t *as = json_object_get(j, "assembly");
+  ck_assert_int_eq(json_integer_value(json_object_get(as, "loops_not_walked")), 0);
+  ck_assert_int_eq(json_integer_value(json_object_get(as, "loop_guards")), 1);
+  json_decref(j);
 }
 END_TEST
 

@@ -1895,6 +1895,33 @@ static int guards_loop(const fsim_asm_kernel *k, int from, int to) {
   return 0;
 }
 
+/* The loop whose guard an undecided conditional branch from `from` to `to` is, entered at its
+ * header below a block of its own placed above it, or -1.  clang-22 for gfx1201 lays out the
+ * inner loop of a three-deep nest with a cold `if` so: the guard jumps to the header, its
+ * fall-through is an s_branch out of the loop (the zero-trip path, to the middle loop's
+ * latch), and the `if`'s body lies between the two, at the loop's top.  guards_loop does not
+ * take it (the zero-trip path jumps back, and the loop starts before `to`), and the loop was
+ * never walked (an audit). */
+static int guards_header(const fsim_asm_kernel *k, int from, int to) {
+  if (to <= from + 2 || to >= k->n || !is_uncond(&k->inst[from + 1])) return -1;
+  const int skip = k->inst[from + 1].target;
+  int found = -1;
+  for (int l = 0; l < k->nloops; l++) {
+    const fsim_asm_loop *lp = &k->loops[l];
+    if (lp->begin > from && lp->begin < to) {
+      if (found >= 0 || lp->head != to || lp->begin < from + 2 || (skip >= lp->begin && skip <= lp->end)) return -1;
+      /* its latch at its end, a conditional branch back to the header: an iteration entered
+       * there ends there.  A loop whose latch block lies above the header, jumped back to from
+       * the end (gfx1201's if3 of the audit's kernels), is not walked from its header: the walk
+       * would run the header's blocks twice an iteration */
+      const fsim_asm_inst *end = &k->inst[lp->end];
+      if (!is_branch(end) || is_uncond(end) || end->target != to) return -1;
+      found = l;
+    }
+  }
+  return found;
+}
+
 /* A wave's path: instruction indices, with loop markers. */
 #define PATH_BEGIN(l) (-1 - (l))
 #define PATH_END(l) (-1 - FSIM_ASM_MAX_LOOPS - (l))
@@ -2009,8 +2036,18 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
        * but the last does */
       int leaves = 0;
       for (int q = 0; q < sp; q++) leaves |= in->target < 0 || !in_loop(k, stack[q], in->target);
+      int gh = leaves ? -1 : guards_header(k, pc, in->target);
       if (!leaves && guards_loop(k, pc, in->target) && keeps_loops(k, pc, in->target)) {
         br[pc] |= BR_GUARD; /* taken, into the guarded loop */
+      } else if (gh >= 0 && sp < FSIM_ASM_MAX_LOOPS) {
+        /* taken, into the guarded loop at its header: the loop is entered there */
+        br[pc] |= BR_GUARD;
+        it_start[sp] = pa->n;
+        stack[sp++] = gh;
+        if (path_add(pa, PATH_BEGIN(gh))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
+        for (int i = k->loops[gh].begin; i <= k->loops[gh].end; i++) forget_writes(&st, &k->inst[i]);
+        pc = in->target;
+        continue;
       } else {
         br[pc] |= leaves ? BR_EXIT : BR_UNDECIDED;
         if (!leaves && in->target > pc + 1 && narms < MAX_ARMS)
