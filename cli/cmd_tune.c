@@ -555,11 +555,13 @@ int fsim_cmd_tune(int argc, char **argv) {
   if (!ta.no_db) {
     if (fsim_db_check_path(db_path, 1, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
     int exists = access(db_path, F_OK) == 0;
-    if (exists && access(db_path, W_OK) != 0)
-      return fsim_cli_usage_error(CMD, "--db %s: cannot write: %s", db_path, strerror(errno));
-    if (exists && fsim_db_open(&db, db_path, 0, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
-    fsim_db_close(db);
-    db = NULL;
+    if (exists) {
+      if (access(db_path, W_OK) != 0)
+        return fsim_cli_usage_error(CMD, "--db %s: cannot write: %s", db_path, strerror(errno));
+      fsim_db *probe = NULL;
+      if (fsim_db_open(&probe, db_path, 0, &e) != FSIM_OK) return fsim_cli_report(CMD, &e);
+      fsim_db_close(probe);
+    }
     int rc = folder_writable(db_path, exists);
     if (rc) return rc;
   }

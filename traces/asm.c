@@ -1938,6 +1938,16 @@ static int path_add(path *p, int x) {
 
 enum { BR_DECIDED = 1, BR_UNDECIDED = 2, BR_STRAIGHT = 4, BR_EXIT = 8, BR_ENTER = 16, BR_GUARD = 32 };
 
+/* Opens loop l on the walk's stack (its iteration's walk starts at the path's end) and puts its
+ * begin marker in the path: one iteration stands for all, so what the body writes is unknown
+ * at its top.  -1 when out of memory. */
+static int enter_loop(const fsim_asm_kernel *k, int l, evs *st, path *pa, int *stack, int *it_start, int *sp) {
+  it_start[*sp] = pa->n;
+  stack[(*sp)++] = l;
+  for (int i = k->loops[l].begin; i <= k->loops[l].end; i++) forget_writes(st, &k->inst[i]);
+  return path_add(pa, PATH_BEGIN(l));
+}
+
 /* Walks the code as wave `wave` of the workgroup would (asm.h). */
 static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path *pa, uint8_t *br, fsim_err *e) {
   evs st;
@@ -1979,13 +1989,8 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
       }
     }
     for (int l = 0; l < k->nloops && rc == FSIM_OK; l++)
-      if (k->loops[l].begin == pc && sp < FSIM_ASM_MAX_LOOPS) {
-        it_start[sp] = pa->n;
-        stack[sp++] = l;
-        if (path_add(pa, PATH_BEGIN(l))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-        /* one iteration stands for all: what the body writes is unknown at its top */
-        for (int i = k->loops[l].begin; i <= k->loops[l].end; i++) forget_writes(&st, &k->inst[i]);
-      }
+      if (k->loops[l].begin == pc && sp < FSIM_ASM_MAX_LOOPS && enter_loop(k, l, &st, pa, stack, it_start, &sp))
+        rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
     if (rc != FSIM_OK) break;
     const fsim_asm_inst *in = &k->inst[pc];
     if (strcmp(in->mnemonic, "s_endpgm") == 0) break; /* an early end */
@@ -2036,16 +2041,13 @@ static fsim_status walk(const fsim_asm_kernel *k, int wave, int wave_size, path 
        * but the last does */
       int leaves = 0;
       for (int q = 0; q < sp; q++) leaves |= in->target < 0 || !in_loop(k, stack[q], in->target);
-      int gh = leaves ? -1 : guards_header(k, pc, in->target);
+      int gh = -1;
       if (!leaves && guards_loop(k, pc, in->target) && keeps_loops(k, pc, in->target)) {
         br[pc] |= BR_GUARD; /* taken, into the guarded loop */
-      } else if (gh >= 0 && sp < FSIM_ASM_MAX_LOOPS) {
+      } else if (!leaves && sp < FSIM_ASM_MAX_LOOPS && (gh = guards_header(k, pc, in->target)) >= 0) {
         /* taken, into the guarded loop at its header: the loop is entered there */
         br[pc] |= BR_GUARD;
-        it_start[sp] = pa->n;
-        stack[sp++] = gh;
-        if (path_add(pa, PATH_BEGIN(gh))) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
-        for (int i = k->loops[gh].begin; i <= k->loops[gh].end; i++) forget_writes(&st, &k->inst[i]);
+        if (enter_loop(k, gh, &st, pa, stack, it_start, &sp)) rc = FSIM_ERR(e, FSIM_ENOMEM, "out of memory");
         pc = in->target;
         continue;
       } else {
