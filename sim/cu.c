@@ -892,7 +892,7 @@ void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {
     w->wg = (int16_t)wi;
     w->wave_in_wg = (int16_t)i;
     w->prog = &g->xprogs[wp->wave_program[i]];
-    w->age = g->age++;
+    w->age = cu->age++;
     w->start = t;
     /* the next SIMD in turn, or after it the first with room: workgroups that end out of
      * order can leave the turn's SIMD full (the occupancy leaves room for the whole workgroup) */
@@ -918,28 +918,43 @@ void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {
  * the same requests in the same order; only the waves learn the times later.  That is exact
  * while every op completes at or after the window's end: gpu.c uses the mode only when the
  * shortest memory latency is at least the window. */
-void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m) {
-  for (int i = 0; i < g->nops; i++) {
-    const fsim__vmop *o = &g->ops[i];
-    fsim__cu *cu = &g->cus[o->cu];
-    fsim__wave *w = &cu->waves[o->wave];
-    const uint64_t *lines = &g->op_lines[o->lines_at];
-    double d = o->op == FSIM_OP_STORE ? fsim__vmem_store(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t,
-                                                         o->atomic, o->shared)
-                                      : fsim__vmem_load(&cu->vmem, m, cu->xcd, lines, o->nlines, (double)o->t, o->shared);
-    /* the wave slot changed hands since the op was queued: only the memory system sees the
-     * op.  Defended, not expected: a wave with ops outstanding waits for them at its end
-     * (end_wait), so its slot is not reused before they are drained. */
-    if ((uint32_t)w->age != o->age) continue;
-    int64_t done = ceil_cycle(d);
-    if (o->prev >= 0 && w->vm_done[o->prev] > done) done = w->vm_done[o->prev]; /* in-order completion */
-    w->vm_done[o->slot] = done;
-    const int64_t code = FSIM__PEND + i;
-    for (int q = 0; q < o->reg_count; q++) {
-      fsim__reg *r = &w->reg[o->reg_first + q];
-      if (r->ready == code) r->ready = done; /* unless a later instruction wrote it */
-    }
+/* Op i's completion, done (ceil of the memory system's time), to its wave: its counter entry
+ * (in issue order) and its destination registers. */
+static inline void apply_op(fsim__gpu *g, int i, int64_t done) {
+  const fsim__vmop *o = &g->ops[i];
+  fsim__wave *w = &g->cus[o->cu].waves[o->wave];
+  /* the wave slot changed hands since the op was queued: only the memory system sees the
+   * op.  Defended, not expected: a wave with ops outstanding waits for them at its end
+   * (end_wait), so its slot is not reused before they are drained. */
+  if ((uint32_t)w->age != o->age) return;
+  if (o->prev >= 0 && w->vm_done[o->prev] > done) done = w->vm_done[o->prev]; /* in-order completion */
+  w->vm_done[o->slot] = done;
+  const int64_t code = FSIM__PEND + i;
+  for (int q = 0; q < o->reg_count; q++) {
+    fsim__reg *r = &w->reg[o->reg_first + q];
+    if (r->ready == code) r->ready = done; /* unless a later instruction wrote it */
   }
+}
+
+void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m, int apply) {
+  for (int i = 0; i < g->nops; i++) {
+    fsim__vmop *o = &g->ops[i];
+    fsim__vmem *v = &g->cus[o->cu].vmem;
+    const int x = o->cu / g->cus_per_xcd; /* its CU's XCD, without reading the CU's lines (gpu.c) */
+    const uint64_t *lines = &g->op_lines[o->lines_at];
+    double d = o->op == FSIM_OP_STORE
+                   ? fsim__vmem_store(v, m, x, lines, o->nlines, (double)o->t, o->atomic, o->shared)
+                   : fsim__vmem_load(v, m, x, lines, o->nlines, (double)o->t, o->shared);
+    if (apply)
+      apply_op(g, i, ceil_cycle(d));
+    else
+      o->done = ceil_cycle(d);
+  }
+  if (apply) g->nops = g->nop_lines = 0;
+}
+
+void fsim__cu_apply_ops(fsim__gpu *g) {
+  for (int i = 0; i < g->nops; i++) apply_op(g, i, g->ops[i].done);
   g->nops = g->nop_lines = 0;
 }
 

@@ -278,33 +278,75 @@ static void reset_queues(fsim__gpu *g, int64_t total, int64_t t0) {
 
 /* ---- threads ---------------------------------------------------------------------------------
  * In deferred mode the XCDs' windows can run on several host threads with the results
- * unchanged.  XCD x goes to thread x mod n.  A thread runs its XCDs' CUs through the window;
- * the memory phases (fsim__cu_drain_ops) then run one XCD at a time in XCD order, passed on by
- * a token, so that the shared memory system sees exactly the single-threaded sequence of
- * requests; a thread runs one XCD's CUs while another's memory phase is under way.  Each
- * thread other than the caller's works on a copy of the fsim__gpu holding its own queues,
- * pattern memo, counters and result sums; the CUs, the dispatch queues of its XCDs and the
- * memory system are shared.  Waits spin briefly and then yield, so that more threads than
- * free host cores slow the run rather than stall it. */
+ * unchanged.  A window of an XCD has two phases: its CUs run the window with their vector-
+ * memory ops queued (the CU phase), then the ops go through the memory system (the memory
+ * phase).  The CU phases of different XCDs share nothing, so any thread may run any of them;
+ * the memory phases must run in XCD order, as on one thread, for the shared MALL and DRAM to
+ * see the same sequence of requests.  So thread 0 runs them all, in order, each once its
+ * XCD's CU phase is done, and the CU phases of XCD 0 and of the last XCDs from `split` on;
+ * the other threads run those of XCDs 1 to split - 1, in turn.  Keeping the memory system
+ * (the L1s, L2s, MALL and DRAM, which only memory phases touch) on one host core, and each
+ * XCD's waves on one core from window to window, is what makes threads pay: when the memory
+ * phases went from thread to thread with the XCDs, passed on by a token, they took 1.7x as
+ * long as on one thread, and two threads ran no faster than one; when thread 0 took on
+ * whichever CU phase was free while it waited, the CU phases took 1.4x as long as on one
+ * thread, their waves' host cache lines moving between cores (docs/simulator.md).  For the
+ * same reason a memory phase leaves the ops' times in the queue, and the thread that runs
+ * the XCD's next CU phase writes them to its waves first (fsim__cu_apply_ops), unless a wave
+ * is parked on them: those are decided in the memory phase, as one's wake-up may start the
+ * next window.  `split` starts past the last XCD (thread 0 runs XCD 0's CU phase alone) and
+ * follows the host times: every BALANCE_WINDOWS windows, thread 0 takes on one more XCD when
+ * it waited for the others longer than an XCD's CU phase takes, and gives one back when they
+ * waited for it that long (fsim_sim_opts.shuffle_xcds moves it every window instead, for the
+ * tests: the results do not depend on which thread runs what).  Waves are numbered per CU for
+ * oldest-first arbitration, so the thread that launches them does not matter either.  Each
+ * thread but thread 0 works on a copy of the fsim__gpu with its own pattern memo, counters
+ * and result sums.  Waits spin briefly and then yield, so that more threads than free host
+ * cores slow the run rather than stall it. */
 typedef struct team team;
 typedef struct worker {
   fsim__gpu g;             /* the thread's copy (worker 0 uses the caller's) */
   fsim_sim_result r;       /* its sums of wave results */
-  int64_t next;            /* its earliest wake-up after the window */
   int index;
   pthread_t th;
   team *tm;
 } worker;
 
+/* An XCD's op queue and what its CU phase of the window left for the memory phase. */
+typedef struct xcd_queue {
+  _Alignas(64) _Atomic int64_t done; /* the window generation whose CU phase is done */
+  fsim__vmop *ops;
+  uint64_t *op_lines;
+  int32_t *parked;
+  int nops, nop_lines, nparked;
+  int pending;             /* 1: its ops' times are still to be written to its waves */
+  int64_t next;            /* its CUs' earliest wake-up after the window */
+} xcd_queue;
+
 struct team {
   fsim__gpu *main;
   int n;
   worker *w;
+  xcd_queue *q;            /* per XCD */
   int64_t end;             /* the window's end (written before go) */
-  _Atomic int64_t go;      /* window generation; -1: stop */
-  _Atomic int token;       /* XCDs of the window whose memory phase is done */
-  _Atomic int arrived;     /* threads done with the window */
+  int split;               /* thread 0 runs the CU phases of XCD 0 and of XCDs from split on */
+  /* thread 0's host times (ns) since the last balance: waiting for other threads' CU phases,
+   * their wait for it at the window's end, its own CU phases and how many */
+  double waited, idle, cu_ns;
+  int cu_runs, windows;
+  _Alignas(64) _Atomic int64_t go;      /* window generation; -1: stop */
+  _Alignas(64) _Atomic int arrived;     /* threads other than 0 done with the window */
+  _Atomic int64_t last_arrival;         /* the latest arrival's host time (ns) */
 };
+
+#define BALANCE_WINDOWS 64
+
+/* The host's monotonic clock in ns, for the balance alone. */
+static int64_t host_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* The k-th turn of a wait: a pause for the first 200, then giving the CPU away. */
 static inline void wait_turn(int k) {
@@ -321,21 +363,18 @@ static void spin_until(_Atomic int *v, int want) {
   for (int k = 0; atomic_load_explicit(v, memory_order_acquire) != want; k++) wait_turn(k);
 }
 
-/* Runs thread k's XCDs through the window ending at tm->end (with one thread: all of them);
- * returns their earliest wake-up after it. */
-static int64_t run_share(team *tm, int k, fsim__gpu *g) {
-  fsim__gpu *m = tm->main;
-  int64_t end = tm->end, next = INT64_MAX;
+/* One thread: every XCD's CU phase then its memory phase, in XCD order, through the window
+ * ending at end; returns the earliest wake-up after it. */
+static int64_t run_window_alone(fsim__gpu *g, int64_t end) {
+  int64_t next = INT64_MAX;
   g->win_end = end;
-  for (int x = k; x < m->xcds; x += tm->n) {
-    for (int c = x * m->cus_per_xcd; c < (x + 1) * m->cus_per_xcd; c++) {
+  for (int x = 0; x < g->xcds; x++) {
+    for (int c = x * g->cus_per_xcd; c < (x + 1) * g->cus_per_xcd; c++) {
       int64_t t = fsim__cu_run(g, &g->cus[c], end);
       if (t < next) next = t;
     }
     if (g->defer) {
-      spin_until(&tm->token, x);
-      fsim__cu_drain_ops(g, &m->mem);
-      atomic_store_explicit(&tm->token, x + 1, memory_order_release);
+      fsim__cu_drain_ops(g, &g->mem, 1);
       next = fsim__cu_drain_parked(g, next);
     }
     if (g->fault[0] && g->fault_xcd < 0) g->fault_xcd = x;
@@ -343,22 +382,150 @@ static int64_t run_share(team *tm, int k, fsim__gpu *g) {
   return next;
 }
 
+/* A thread's copy holds the first fault of the XCDs it ran, in XCD order (the threads' are
+ * compared at the window's end): before it runs XCD x's phase, a fault it holds is set aside
+ * so that the phase can record its own, and kept unless the phase found one and x comes first
+ * (thread 0 takes on XCDs out of order). */
+typedef struct fault_hold {
+  int xcd;                 /* the held fault's XCD, -1 if none */
+  char text[sizeof ((fsim__gpu *)0)->fault];
+} fault_hold;
+
+static void hold_fault(fsim__gpu *g, fault_hold *h) {
+  h->xcd = g->fault[0] ? g->fault_xcd : -1;
+  if (h->xcd >= 0) {
+    memcpy(h->text, g->fault, sizeof h->text);
+    g->fault[0] = 0;
+  }
+}
+
+static void keep_first_fault(fsim__gpu *g, const fault_hold *h, int x) {
+  if (g->fault[0] && (h->xcd < 0 || x < h->xcd)) {
+    g->fault_xcd = x;
+  } else if (h->xcd >= 0) {
+    memcpy(g->fault, h->text, sizeof g->fault);
+    g->fault_xcd = h->xcd;
+  }
+}
+
+/* The thread that runs XCD x's CU phases (see above). */
+static inline int xcd_thread(const team *tm, int x) {
+  return x == 0 || x >= tm->split ? 0 : 1 + (x - 1) % (tm->n - 1);
+}
+
+/* Runs XCD x's CU phase of window gen on thread copy g, its ops queued in the XCD's queue. */
+static void run_cus(team *tm, fsim__gpu *g, int x, int64_t gen) {
+  xcd_queue *q = &tm->q[x];
+  g->ops = q->ops;
+  g->op_lines = q->op_lines;
+  g->parked = q->parked;
+  if (q->pending) {
+    g->nops = q->nops;
+    fsim__cu_apply_ops(g);
+    q->pending = 0;
+  }
+  g->nops = g->nop_lines = g->nparked = 0;
+  g->win_end = tm->end;
+  fault_hold h;
+  hold_fault(g, &h);
+  int64_t next = INT64_MAX;
+  for (int c = x * g->cus_per_xcd; c < (x + 1) * g->cus_per_xcd; c++) {
+    int64_t t = fsim__cu_run(g, &g->cus[c], tm->end);
+    if (t < next) next = t;
+  }
+  keep_first_fault(g, &h, x);
+  q->nops = g->nops;
+  q->nop_lines = g->nop_lines;
+  q->nparked = g->nparked;
+  q->next = next;
+  atomic_store_explicit(&q->done, gen, memory_order_release);
+}
+
+/* Runs XCD x's CU phase on thread 0, timed for the balance. */
+static void run_own(team *tm, int x, int64_t gen) {
+  int64_t t = host_ns();
+  run_cus(tm, tm->main, x, gen);
+  tm->cu_ns += (double)(host_ns() - t);
+  tm->cu_runs++;
+}
+
+/* Thread 0's share of window gen: every memory phase, in XCD order, each once its XCD's CU
+ * phase is done, and the CU phases of its XCDs, XCD 0's first and the others' while it waits
+ * for another thread's; returns the earliest wake-up after the window. */
+static int64_t run_window(team *tm, int64_t gen) {
+  fsim__gpu *g = tm->main;
+  int64_t next = INT64_MAX;
+  int mine = tm->split; /* its next XCD from split on whose CU phase is still to run */
+  run_own(tm, 0, gen);
+  for (int x = 0; x < g->xcds; x++) {
+    xcd_queue *q = &tm->q[x];
+    if (x >= mine) {
+      run_own(tm, x, gen);
+      mine = x + 1;
+    }
+    while (atomic_load_explicit(&q->done, memory_order_acquire) != gen) {
+      if (mine < g->xcds) {
+        run_own(tm, mine++, gen);
+        continue;
+      }
+      int64_t t = host_ns();
+      for (int k = 0; atomic_load_explicit(&q->done, memory_order_acquire) != gen; k++) wait_turn(k);
+      tm->waited += (double)(host_ns() - t);
+    }
+    g->ops = q->ops;
+    g->op_lines = q->op_lines;
+    g->parked = q->parked;
+    g->nops = q->nops;
+    g->nop_lines = q->nop_lines;
+    g->nparked = q->nparked;
+    fault_hold h;
+    hold_fault(g, &h);
+    q->pending = q->nparked == 0;
+    fsim__cu_drain_ops(g, &g->mem, !q->pending);
+    next = fsim__cu_drain_parked(g, q->next < next ? q->next : next);
+    keep_first_fault(g, &h, x);
+  }
+  int64_t mine_end = host_ns();
+  spin_until(&tm->arrived, tm->n - 1);
+  int64_t theirs = atomic_load_explicit(&tm->last_arrival, memory_order_relaxed);
+  if (mine_end > theirs) tm->idle += (double)(mine_end - theirs);
+  /* the balance: an XCD's CU phase moves to the thread that waited longer than it takes */
+  if (g->shuffle_xcds) {
+    tm->split = 1 + (int)(gen % g->xcds); /* every split from 1 to xcds, in turn */
+  } else if (++tm->windows == BALANCE_WINDOWS) {
+    double per = tm->cu_ns / tm->cu_runs * BALANCE_WINDOWS;
+    if (tm->waited > per && tm->split > 1)
+      tm->split--;
+    else if (tm->idle > per && tm->split < g->xcds)
+      tm->split++;
+    tm->waited = tm->idle = tm->cu_ns = 0;
+    tm->cu_runs = tm->windows = 0;
+  }
+  return next;
+}
+
 static void *worker_main(void *p) {
   worker *w = p;
   team *tm = w->tm;
+  const int xcds = tm->main->xcds;
   int64_t seen = 0;
   for (;;) {
     int64_t gen;
     for (int k = 0; (gen = atomic_load_explicit(&tm->go, memory_order_acquire)) == seen; k++) wait_turn(k);
     if (gen < 0) break;
     seen = gen;
-    w->next = run_share(tm, w->index, &w->g);
+    for (int x = 0; x < xcds; x++)
+      if (xcd_thread(tm, x) == w->index) run_cus(tm, &w->g, x, gen);
+    int64_t now = host_ns(), was = atomic_load_explicit(&tm->last_arrival, memory_order_relaxed);
+    while (now > was && !atomic_compare_exchange_weak_explicit(&tm->last_arrival, &was, now, memory_order_relaxed,
+                                                                memory_order_relaxed)) {
+    }
     atomic_fetch_add_explicit(&tm->arrived, 1, memory_order_acq_rel);
   }
   return NULL;
 }
 
-/* The copy of g that thread k > 0 works on. */
+/* The copy of g that thread k > 0 works on (its op queues are the XCDs'). */
 static int worker_init(worker *w, fsim__gpu *g, int rows) {
   w->g = *g;
   fsim__gpu *c = &w->g;
@@ -369,14 +536,14 @@ static int worker_init(worker *w, fsim__gpu *g, int rows) {
   c->fault[0] = 0;
   c->fault_xcd = -1;
   c->timeline = NULL;
-  c->ops = malloc((size_t)g->ops_cap * sizeof *c->ops);
-  c->op_lines = malloc((size_t)g->op_lines_cap * sizeof *c->op_lines);
-  c->parked = malloc((size_t)g->parked_cap * sizeof *c->parked);
+  c->ops = NULL;
+  c->op_lines = NULL;
+  c->parked = NULL;
   c->patterns = malloc((size_t)rows * 6 * sizeof *c->patterns);
   c->ua_memo = malloc((size_t)rows * 6 * sizeof *c->ua_memo);
   c->line_pool = malloc((size_t)g->line_pool_cap * sizeof *c->line_pool);
   c->ua_pool = malloc((size_t)g->ua_pool_cap * sizeof *c->ua_pool);
-  if (!c->ops || !c->op_lines || !c->parked || !c->patterns || !c->ua_memo || !c->line_pool || !c->ua_pool) return -1;
+  if (!c->patterns || !c->ua_memo || !c->line_pool || !c->ua_pool) return -1;
   memcpy(c->patterns, g->patterns, (size_t)rows * 6 * sizeof *c->patterns);
   memcpy(c->ua_memo, g->ua_memo, (size_t)rows * 6 * sizeof *c->ua_memo);
   memcpy(c->line_pool, g->line_pool, (size_t)g->line_pool_n * sizeof *c->line_pool);
@@ -386,9 +553,6 @@ static int worker_init(worker *w, fsim__gpu *g, int rows) {
 
 static void worker_free(worker *w) {
   fsim__gpu *c = &w->g;
-  free(c->ops);
-  free(c->op_lines);
-  free(c->parked);
   free(c->patterns);
   free(c->ua_memo);
   free(c->line_pool);
@@ -428,12 +592,34 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
   for (int round = 0; round < g->wgs_per_cu; round++)
     for (int c = 0; c < g->ncus; c++) dispatch_next(g, &g->cus[c], t0);
   int nth = g->defer && g->threads > 1 ? (g->threads < g->xcds ? g->threads : g->xcds) : 1;
-  team tm = {.main = g, .n = nth};
+  team tm = {.main = g, .n = nth, .split = g->xcds};
   int started = 0, rc = 0;
   int64_t now = t0, done = 0, gen = 0;
+  /* the caller's queue, which XCD 0's queue is while threads run */
+  fsim__vmop *own_ops = g->ops;
+  uint64_t *own_op_lines = g->op_lines;
+  int32_t *own_parked = g->parked;
   if (nth > 1) {
     tm.w = calloc((size_t)nth, sizeof *tm.w);
-    if (tm.w == NULL) return -3;
+    tm.q = aligned_alloc(_Alignof(xcd_queue), (size_t)g->xcds * sizeof *tm.q);
+    if (tm.w == NULL || tm.q == NULL) {
+      free(tm.w);
+      free(tm.q);
+      return -3;
+    }
+    memset(tm.q, 0, (size_t)g->xcds * sizeof *tm.q);
+    tm.q[0].ops = own_ops;
+    tm.q[0].op_lines = own_op_lines;
+    tm.q[0].parked = own_parked;
+    for (int x = 1; x < g->xcds; x++) {
+      tm.q[x].ops = malloc((size_t)g->ops_cap * sizeof *g->ops);
+      tm.q[x].op_lines = malloc((size_t)g->op_lines_cap * sizeof *g->op_lines);
+      tm.q[x].parked = malloc((size_t)g->parked_cap * sizeof *g->parked);
+      if (!tm.q[x].ops || !tm.q[x].op_lines || !tm.q[x].parked) {
+        rc = -3;
+        goto out;
+      }
+    }
     int rows = 0;
     for (int i = 0; i < g->wp->nlanes; i++) rows += g->wp->lanes[i].rows;
     if (rows < 1) rows = 1;
@@ -464,18 +650,20 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
       rc = -2;
       break;
     }
-    g->win_end = tm.end = end;
-    atomic_store_explicit(&tm.token, 0, memory_order_relaxed);
-    atomic_store_explicit(&tm.arrived, 0, memory_order_relaxed);
-    if (nth > 1) atomic_store_explicit(&tm.go, ++gen, memory_order_release);
-    int64_t next = run_share(&tm, 0, g);
+    int64_t next;
+    if (nth > 1) {
+      tm.end = end;
+      atomic_store_explicit(&tm.arrived, 0, memory_order_relaxed);
+      atomic_store_explicit(&tm.go, ++gen, memory_order_release);
+      next = run_window(&tm, gen);
+    } else {
+      next = run_window_alone(g, end);
+    }
     done = g->wgs_done;
     if (nth > 1) {
-      spin_until(&tm.arrived, nth - 1);
       int fx = g->fault_xcd;
       for (int k = 1; k < nth; k++) {
         const fsim__gpu *c = &tm.w[k].g;
-        if (tm.w[k].next < next) next = tm.w[k].next;
         done += c->wgs_done;
         if (c->fault[0] && (fx < 0 || c->fault_xcd < fx)) {
           fx = c->fault_xcd;
@@ -503,6 +691,16 @@ out:
       worker_free(&tm.w[k]); /* also one whose set-up failed part way (its pointers NULL) */
     }
     free(tm.w);
+    for (int x = 1; x < g->xcds; x++) {
+      free(tm.q[x].ops);
+      free(tm.q[x].op_lines);
+      free(tm.q[x].parked);
+    }
+    free(tm.q);
+    g->ops = own_ops;
+    g->op_lines = own_op_lines;
+    g->parked = own_parked;
+    g->nops = g->nop_lines = g->nparked = 0;
   }
   return rc;
 }
@@ -538,7 +736,7 @@ static void reset_stats(fsim__gpu *g) {
 
 /* The reference paths a run can be held to (fsim_sim_opts): vector memory answered at issue,
  * every MFMA through the event path. */
-enum { REF_IMMEDIATE = 1, REF_EVENTS = 2 };
+enum { REF_IMMEDIATE = 1, REF_EVENTS = 2, REF_SHUFFLE = 4 };
 
 /* One simulation of wp; only XCD 0 when one_xcd; after an identical warm-up launch when warm;
  * without each XCD's first skip_rounds rounds of workgroups (sampled mode). */
@@ -746,6 +944,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   g.defer = !(ref & REF_IMMEDIATE) && !record_timeline && min_lat >= (double)g.window;
   g.mfma_runs = !(ref & REF_EVENTS);
   g.threads = threads;
+  g.shuffle_xcds = (ref & REF_SHUFFLE) != 0;
   if (g.defer) {
     /* a SIMD issues at most one vector-memory op per slot, of at most two lines per lane */
     int64_t per = (int64_t)g.cus_per_xcd * a->cu.simds * (g.window / g.period + 2);
@@ -1294,7 +1493,8 @@ static fsim_status job_start(const fsim_arch *a, sim_job *j, int record, json_t 
   const fsim_sim_opts *o = j->opts;
   j->tmax = o->timeline_max_events > 0 ? o->timeline_max_events : 200000;
   j->win = o->window > 0 ? o->window : FSIM_SIM_DEFAULT_WINDOW;
-  j->ref = (o->immediate_memory ? REF_IMMEDIATE : 0) | (o->no_mfma_runs ? REF_EVENTS : 0);
+  j->ref = (o->immediate_memory ? REF_IMMEDIATE : 0) | (o->no_mfma_runs ? REF_EVENTS : 0) |
+           (o->shuffle_xcds ? REF_SHUFFLE : 0);
   if (!o->sampled) {
     j->nrun = 1;
     j->run[0] = (par_run){.a = a, .wp = j->wp, .warm = o->warm, .ref = j->ref, .tmax = j->tmax, .win = j->win,

@@ -46,6 +46,7 @@ typedef struct fsim__xprog {
 
 typedef struct fsim__vmop {
   int64_t t;         /* issue cycle */
+  int64_t done;      /* its completion, once the memory system has answered (threads: gpu.c) */
   int32_t cu;        /* CU index */
   int16_t wave;      /* wave slot in the CU */
   int8_t slot;       /* its entry in the wave's vm counter ring */
@@ -86,7 +87,7 @@ typedef struct fsim__wave {
   int32_t loop[FSIM_WP_MAX_DEPTH];
   int64_t iter[FSIM_WP_MAX_DEPTH];
   int64_t issued;
-  int64_t age;       /* dispatch order, for oldest-first arbitration */
+  int64_t age;       /* dispatch order on its CU, for oldest-first arbitration */
   int64_t start;
   double stall[FSIM_STALL_COUNT];
   int64_t lgkm_done[16];
@@ -117,13 +118,17 @@ typedef struct fsim__cu {
   int nwg_slots, wgs_active;
   int wgs_finished;        /* workgroups whose waves all ended, not yet freed */
   int next_simd;           /* rotating start for placing a workgroup's waves */
+  int64_t age;             /* waves launched on it so far: the next one's age (per CU, so that
+                              whichever host thread runs it numbers its waves alike: gpu.c) */
   unsigned sorts;          /* times a SIMD's arbitration order was re-sorted (cu.c) */
   int ph_any;              /* 1: some SIMD may have phantom wake-ups left (cu.c) */
   int64_t store_bytes;     /* bytes its vector stores wrote (active lanes x width) */
   int64_t *phantoms;       /* the SIMDs' phantom wake-up buffers */
   fsim__lds lds;
-  fsim__vmem vmem;
-  fsim__simd simd[FSIM__MAX_SIMDS]; /* the first a->cu.simds are used */
+  /* on host cache lines of its own: with threads, the memory phases (gpu.c) use it on
+   * another host core than the CU's phases, which use the rest */
+  _Alignas(64) fsim__vmem vmem;
+  _Alignas(64) fsim__simd simd[FSIM__MAX_SIMDS]; /* the first a->cu.simds are used */
 } fsim__cu;
 
 /* Per (lane table, row, width class): precomputed costs for an aligned base. */
@@ -179,7 +184,6 @@ typedef struct fsim__gpu {
   int waves_per_simd;
   int64_t wgs_done;
   int64_t end_cycle;
-  int64_t age;
   int64_t wave_instructions;
   double valu_busy;
   fsim__xprog *xprogs;     /* per program of wp */
@@ -217,6 +221,7 @@ typedef struct fsim__gpu {
   int32_t *parked;         /* (CU, wave slot) pairs */
   int nparked, parked_cap;
   int threads;             /* host threads for the XCDs (gpu.c) */
+  int shuffle_xcds;        /* 1: the XCDs change threads every window (fsim_sim_opts) */
   int fault_xcd;           /* the XCD of the fault below (threads), -1 if none */
   char fault[512];         /* the first LDS or global access out of range (cu.c), or the cycle limit; "" if none */
   uint64_t *ua_pool;
@@ -238,9 +243,11 @@ typedef struct fsim__gpu {
 int64_t fsim__cu_run(fsim__gpu *g, fsim__cu *cu, int64_t end);
 void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t);
 /* Deferred mode: runs the window's queued vector-memory ops through the memory system m in
- * issue order and fills in their times; then decides the parked waves' waits, returning the
- * earlier of next and the wake-ups that scheduled. */
-void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m);
+ * issue order and, with apply, fills in their times in the waves (else keeps them in the ops
+ * for fsim__cu_apply_ops); then fsim__cu_drain_parked decides the parked waves' waits,
+ * returning the earlier of next and the wake-ups that scheduled. */
+void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m, int apply);
+void fsim__cu_apply_ops(fsim__gpu *g);
 int64_t fsim__cu_drain_parked(fsim__gpu *g, int64_t next);
 /* gpu.c: sampled mode, the XCDs that read what a workgroup at coord reads, per address
  * pattern (1 for patterns of the LDS and lines no other XCD reads) */

@@ -72,6 +72,8 @@ typedef struct fsim_sim_opts {
                                 skipped tries to; sim/cu.c, mfma_run and block_next_try) */
   int threads;               /* host threads to run the XCDs on (0 or 1: the caller's alone); the
                                 results do not depend on it */
+  int shuffle_xcds;          /* 1: with threads, the XCDs change threads every window, rather than
+                                as the host times balance them (tests: sim/gpu.c) */
 } fsim_sim_opts;
 
 /* One wave's life on CU 0: where it ran, when, and what it waited on, cycle totals by

@@ -2187,10 +2187,15 @@ START_TEST(test_deferred_memory_exact) {
       fsim_sim_result ref = sim_ok(&a, &wp, &io);
       size_t nt = i == 0 && windows[k] != 1 ? sizeof threads / sizeof threads[0] : 2;
       for (size_t t = 0; t < nt; t++) {
-        fsim_sim_opts o = {.window = windows[k], .threads = threads[t]};
-        fsim_sim_result r = sim_ok(&a, &wp, &o);
-        ck_assert_msg(same_result(ref, r), "%s on %s, window %d, %d threads: %lld cycles, %lld answering at issue",
-                      c[i].file, c[i].arch, windows[k], threads[t], (long long)r.cycles, (long long)ref.cycles);
+        /* with threads, also with the XCDs moving between them every window */
+        for (int shuffle = 0; shuffle <= (threads[t] > 1); shuffle++) {
+          fsim_sim_opts o = {.window = windows[k], .threads = threads[t], .shuffle_xcds = shuffle};
+          fsim_sim_result r = sim_ok(&a, &wp, &o);
+          ck_assert_msg(same_result(ref, r),
+                        "%s on %s, window %d, %d threads%s: %lld cycles, %lld answering at issue", c[i].file,
+                        c[i].arch, windows[k], threads[t], shuffle ? " (XCDs shuffled)" : "", (long long)r.cycles,
+                        (long long)ref.cycles);
+        }
       }
     }
     fsim_wprog_free(&wp);
@@ -2210,6 +2215,37 @@ START_TEST(test_deferred_memory_exact) {
   ck_assert_int_eq(fsim_sim_run(&a, &wp, &o3, &r, &e2), FSIM_EINVAL);
   ck_assert_str_eq(e1.msg, e2.msg);
   ck_assert_msg(strstr(e1.msg, "(workgroup 0, wave 0)") != NULL, "%s", e1.msg);
+  fsim_wprog_free(&wp);
+}
+END_TEST
+
+/* The XCDs moving between host threads every window (fsim_sim_opts.shuffle_xcds) give the
+ * results of one thread, on a program whose CUs launch workgroups part way through, so that
+ * waves of different workgroups, launched by different threads, share a SIMD and its
+ * arbitration goes by their ages.  When each thread numbered the waves it launched from its
+ * own count, two threads gave 33,273 cycles and three 33,205 against one thread's 33,298. */
+START_TEST(test_threads_xcds_move) {
+  fsim_arch a = arch_of("mi355x");
+  const char *text = "kernel arb\ngrid 4096\nwaves 4\nresources vgprs=256 agprs=0 sgprs=16 lds=0\n"
+                     "lanes lin = linear 16\naddr src global lanes=lin wave=1024 wg=4096,0,0 iter=0:4194304\n"
+                     "program\n  loop 6\n    load b128 v <- @src\n    waitcnt vmcnt=0\n"
+                     "    mfma v_mfma_f32_16x16x32_bf16 c0 <- v v c0\n    mfma v_mfma_f32_16x16x32_bf16 c1 <- v v c1\n"
+                     "    mfma v_mfma_f32_16x16x32_bf16 c0 <- v v c0\n    mfma v_mfma_f32_16x16x32_bf16 c1 <- v v c1\n"
+                     "  end\n  store b128 <- c0 @src\n";
+  fsim_wprog wp;
+  fsim_err e;
+  fsim_err_clear(&e);
+  ck_assert_msg(fsim_wprog_parse_string(&wp, text, "t", &a, &e) == FSIM_OK, "%s", e.msg);
+  fsim_sim_opts one = {.threads = 1};
+  fsim_sim_result ref = sim_ok(&a, &wp, &one);
+  ck_assert_int_eq(ref.cycles, 33298);
+  ck_assert_int_eq(ref.wave_instructions, 606208);
+  for (int t = 2; t <= 3; t++) {
+    fsim_sim_opts o = {.threads = t, .shuffle_xcds = 1};
+    fsim_sim_result r = sim_ok(&a, &wp, &o);
+    ck_assert_msg(same_result(ref, r), "%d threads, XCDs shuffled: %lld cycles, %lld on one", t, (long long)r.cycles,
+                  (long long)ref.cycles);
+  }
   fsim_wprog_free(&wp);
 }
 END_TEST
@@ -2985,6 +3021,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_window_bound);
   tcase_add_test(tc, test_warm_launch);
   tcase_add_test(tc, test_deferred_memory_exact);
+  tcase_add_test(tc, test_threads_xcds_move);
   tcase_add_test(tc, test_fast_paths_exact);
   tcase_add_test(tc, test_fast_paths_random_programs);
   tcase_add_test(tc, test_cli_threads_same_output);
