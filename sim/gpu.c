@@ -278,49 +278,69 @@ static void reset_queues(fsim__gpu *g, int64_t total, int64_t t0) {
 
 /* ---- threads ---------------------------------------------------------------------------------
  * In deferred mode the XCDs' windows can run on several host threads with the results
- * unchanged.  A window of an XCD has two phases: its CUs run the window with their vector-
+ * unchanged.  An XCD's window has two phases: its CUs run the window with their vector-
  * memory ops queued (the CU phase), then the ops go through the memory system (the memory
- * phase).  The CU phases of different XCDs share nothing, so any thread may run any of them;
- * the memory phases must run in XCD order, as on one thread, for the shared MALL and DRAM to
- * see the same sequence of requests.  So thread 0 runs them all, in order, each once its
- * XCD's CU phase is done, and the CU phases of XCD 0 and of the last XCDs from `split` on;
- * the other threads run those of XCDs 1 to split - 1, in turn.  Keeping the memory system
- * (the L1s, L2s, MALL and DRAM, which only memory phases touch) on one host core, and each
- * XCD's waves on one core from window to window, is what makes threads pay: when the memory
- * phases went from thread to thread with the XCDs, passed on by a token, they took 1.7x as
- * long as on one thread, and two threads ran no faster than one; when thread 0 took on
- * whichever CU phase was free while it waited, the CU phases took 1.4x as long as on one
- * thread, their waves' host cache lines moving between cores (docs/simulator.md).  For the
- * same reason a memory phase leaves the ops' times in the queue, and the thread that runs
- * the XCD's next CU phase writes them to its waves first (fsim__cu_apply_ops), unless a wave
- * is parked on them: those are decided in the memory phase, as one's wake-up may start the
- * next window.  `split` starts past the last XCD (thread 0 runs XCD 0's CU phase alone) and
- * follows the host times: every BALANCE_WINDOWS windows, thread 0 takes on one more XCD when
- * it waited for the others longer than an XCD's CU phase takes, and gives one back when they
- * waited for it that long (fsim_sim_opts.shuffle_xcds moves it every window instead, for the
- * tests: the results do not depend on which thread runs what).  Waves are numbered per CU for
+ * phase).  CU phases of different XCDs share nothing; an XCD's CU phase needs its memory
+ * phase of the window before (the times of the ops its waves wait on) and the window's start;
+ * the memory phases must run in XCD order, window after window, as on one thread, for the
+ * shared MALL and DRAM to see the same sequence of requests.
+ *
+ * So thread 0 runs every memory phase, in that order, each once its XCD's CU phase is done;
+ * the CU phases of XCD 0 and of the XCDs from `split` on are its own too (those past XCD 0
+ * while it would otherwise wait).  The other threads run the CU phases of XCDs 1 to split - 1
+ * in turn, window after window, each as soon as the XCD's memory phase of the window before
+ * is done and the window is known: thread 0 makes the next window known after all of this
+ * one's memory phases, or right after XCD 0's when some wake-up of XCD 0 is at the window's
+ * end (wake-ups are never earlier, so the next window starts there); then a thread can run
+ * XCD 1's next window while thread 0 still runs this one's memory phases.  Should the run stop
+ * at this window (its workgroups all done, or a fault), a CU phase of the next that has run
+ * early did nothing that counts: no wave was left, or the run fails.
+ *
+ * The memory system (the L1s, L2s, MALL and DRAM, which only memory phases touch) stays on
+ * thread 0's host core and each XCD's waves on their thread's: a memory phase leaves the ops'
+ * times in the XCD's queue, and the thread of the XCD's next CU phase writes them to its waves
+ * (fsim__cu_apply_ops), unless a wave is parked on them: those are decided in the memory
+ * phase, as a parked wave's wake-up may start the next window.  When the memory phases went
+ * from thread to thread with the XCDs (passed on in order by a token), they took 1.7x their
+ * one-thread time and two threads ran no faster than one; when thread 0 took on whichever CU
+ * phase was free while it waited, the CU phases took 1.4x theirs, their waves' host cache
+ * lines moving between cores (docs/simulator.md).
+ *
+ * `split` starts past the last XCD (thread 0 runs XCD 0's CU phases alone) and follows the
+ * host times: every BALANCE_WINDOWS windows thread 0 takes on one more XCD when it waited for
+ * the others' CU phases longer than an XCD's CU phase takes, and gives one back when they
+ * waited that long (fsim_sim_opts.shuffle_xcds moves it every window instead, for the tests:
+ * the results do not depend on which thread runs what).  Waves are numbered per CU for
  * oldest-first arbitration, so the thread that launches them does not matter either.  Each
  * thread but thread 0 works on a copy of the fsim__gpu with its own pattern memo, counters
  * and result sums.  Waits spin briefly and then yield, so that more threads than free host
  * cores slow the run rather than stall it. */
+#define BALANCE_WINDOWS 64
+
 typedef struct team team;
 typedef struct worker {
   fsim__gpu g;             /* the thread's copy (worker 0 uses the caller's) */
   fsim_sim_result r;       /* its sums of wave results */
+  _Alignas(64) _Atomic int64_t waited_ns; /* its waits since thread 0 last balanced */
+  _Atomic int64_t seen;    /* the latest window whose end and split it has read */
   int index;
   pthread_t th;
   team *tm;
 } worker;
 
-/* An XCD's op queue and what its CU phase of the window left for the memory phase. */
+/* An XCD's op queue and what its phases of a window left for each other. */
 typedef struct xcd_queue {
-  _Alignas(64) _Atomic int64_t done; /* the window generation whose CU phase is done */
+  _Alignas(64) _Atomic int64_t cu_done;  /* the latest window whose CU phase is done */
+  _Atomic int64_t mem_done; /* the latest window whose memory phase is done */
   fsim__vmop *ops;
   uint64_t *op_lines;
   int32_t *parked;
   int nops, nop_lines, nparked;
   int pending;             /* 1: its ops' times are still to be written to its waves */
-  int64_t next;            /* its CUs' earliest wake-up after the window */
+  int64_t next;            /* its CUs' earliest wake-up after the CU phase's window */
+  int64_t wgs;             /* workgroups that ended in that CU phase */
+  int64_t fault_gen;       /* the window of the fault below, 0 if none */
+  char fault[sizeof ((fsim__gpu *)0)->fault];
 } xcd_queue;
 
 struct team {
@@ -328,18 +348,15 @@ struct team {
   int n;
   worker *w;
   xcd_queue *q;            /* per XCD */
-  int64_t end;             /* the window's end (written before go) */
-  int split;               /* thread 0 runs the CU phases of XCD 0 and of XCDs from split on */
-  /* thread 0's host times (ns) since the last balance: waiting for other threads' CU phases,
-   * their wait for it at the window's end, its own CU phases and how many */
-  double waited, idle, cu_ns;
+  /* windows 1, 2, ...: gen's end and split are at gen & 1, written before published is gen */
+  int64_t end[2];
+  int split[2];
+  _Alignas(64) _Atomic int64_t published; /* the latest window known; -1: stop */
+  /* thread 0's balance: its waits for other threads' CU phases (ns), its own CU phases'
+   * host time and count, and the windows, since it last balanced */
+  double waited, cu_ns;
   int cu_runs, windows;
-  _Alignas(64) _Atomic int64_t go;      /* window generation; -1: stop */
-  _Alignas(64) _Atomic int arrived;     /* threads other than 0 done with the window */
-  _Atomic int64_t last_arrival;         /* the latest arrival's host time (ns) */
 };
-
-#define BALANCE_WINDOWS 64
 
 /* The host's monotonic clock in ns, for the balance alone. */
 static int64_t host_ns(void) {
@@ -359,62 +376,25 @@ static inline void wait_turn(int k) {
   }
 }
 
-static void spin_until(_Atomic int *v, int want) {
-  for (int k = 0; atomic_load_explicit(v, memory_order_acquire) != want; k++) wait_turn(k);
+/* Waits until *v reaches want or goes negative (the team stops); returns the host time
+ * waited in ns (0 when there was no wait). */
+static int64_t wait_for(_Atomic int64_t *v, int64_t want) {
+  int64_t x = atomic_load_explicit(v, memory_order_acquire);
+  if (x >= want || x < 0) return 0;
+  int64_t t = host_ns();
+  for (int k = 0; (x = atomic_load_explicit(v, memory_order_acquire)) < want && x >= 0; k++) wait_turn(k);
+  return host_ns() - t;
 }
 
-/* One thread: every XCD's CU phase then its memory phase, in XCD order, through the window
- * ending at end; returns the earliest wake-up after it. */
-static int64_t run_window_alone(fsim__gpu *g, int64_t end) {
-  int64_t next = INT64_MAX;
-  g->win_end = end;
-  for (int x = 0; x < g->xcds; x++) {
-    for (int c = x * g->cus_per_xcd; c < (x + 1) * g->cus_per_xcd; c++) {
-      int64_t t = fsim__cu_run(g, &g->cus[c], end);
-      if (t < next) next = t;
-    }
-    if (g->defer) {
-      fsim__cu_drain_ops(g, &g->mem, 1);
-      next = fsim__cu_drain_parked(g, next);
-    }
-    if (g->fault[0] && g->fault_xcd < 0) g->fault_xcd = x;
-  }
-  return next;
+/* The thread that runs XCD x's CU phases with split s (see above). */
+static inline int xcd_thread(const team *tm, int s, int x) {
+  return x == 0 || x >= s ? 0 : 1 + (x - 1) % (tm->n - 1);
 }
 
-/* A thread's copy holds the first fault of the XCDs it ran, in XCD order (the threads' are
- * compared at the window's end): before it runs XCD x's phase, a fault it holds is set aside
- * so that the phase can record its own, and kept unless the phase found one and x comes first
- * (thread 0 takes on XCDs out of order). */
-typedef struct fault_hold {
-  int xcd;                 /* the held fault's XCD, -1 if none */
-  char text[sizeof ((fsim__gpu *)0)->fault];
-} fault_hold;
-
-static void hold_fault(fsim__gpu *g, fault_hold *h) {
-  h->xcd = g->fault[0] ? g->fault_xcd : -1;
-  if (h->xcd >= 0) {
-    memcpy(h->text, g->fault, sizeof h->text);
-    g->fault[0] = 0;
-  }
-}
-
-static void keep_first_fault(fsim__gpu *g, const fault_hold *h, int x) {
-  if (g->fault[0] && (h->xcd < 0 || x < h->xcd)) {
-    g->fault_xcd = x;
-  } else if (h->xcd >= 0) {
-    memcpy(g->fault, h->text, sizeof g->fault);
-    g->fault_xcd = h->xcd;
-  }
-}
-
-/* The thread that runs XCD x's CU phases (see above). */
-static inline int xcd_thread(const team *tm, int x) {
-  return x == 0 || x >= tm->split ? 0 : 1 + (x - 1) % (tm->n - 1);
-}
-
-/* Runs XCD x's CU phase of window gen on thread copy g, its ops queued in the XCD's queue. */
-static void run_cus(team *tm, fsim__gpu *g, int x, int64_t gen) {
+/* Runs XCD x's CU phase of window gen, ending at end, on thread copy g: first its waves get
+ * the times of the memory phase before, then its CUs run with their ops queued in the XCD's
+ * queue. */
+static void run_cus(team *tm, fsim__gpu *g, int x, int64_t gen, int64_t end) {
   xcd_queue *q = &tm->q[x];
   g->ops = q->ops;
   g->op_lines = q->op_lines;
@@ -425,37 +405,77 @@ static void run_cus(team *tm, fsim__gpu *g, int x, int64_t gen) {
     q->pending = 0;
   }
   g->nops = g->nop_lines = g->nparked = 0;
-  g->win_end = tm->end;
-  fault_hold h;
-  hold_fault(g, &h);
+  g->win_end = end;
+  g->fault[0] = 0;
+  const int64_t wgs = g->wgs_done;
   int64_t next = INT64_MAX;
   for (int c = x * g->cus_per_xcd; c < (x + 1) * g->cus_per_xcd; c++) {
-    int64_t t = fsim__cu_run(g, &g->cus[c], tm->end);
+    int64_t t = fsim__cu_run(g, &g->cus[c], end);
     if (t < next) next = t;
   }
-  keep_first_fault(g, &h, x);
+  if (g->fault[0]) {
+    memcpy(q->fault, g->fault, sizeof q->fault);
+    q->fault_gen = gen;
+    g->fault[0] = 0;
+  }
   q->nops = g->nops;
   q->nop_lines = g->nop_lines;
   q->nparked = g->nparked;
   q->next = next;
-  atomic_store_explicit(&q->done, gen, memory_order_release);
+  q->wgs = g->wgs_done - wgs;
+  atomic_store_explicit(&q->cu_done, gen, memory_order_release);
 }
 
-/* Runs XCD x's CU phase on thread 0, timed for the balance. */
+/* Thread 0 runs XCD x's CU phase of window gen, timed for the balance. */
 static void run_own(team *tm, int x, int64_t gen) {
   int64_t t = host_ns();
-  run_cus(tm, tm->main, x, gen);
+  run_cus(tm, tm->main, x, gen, tm->end[gen & 1]);
   tm->cu_ns += (double)(host_ns() - t);
   tm->cu_runs++;
 }
 
-/* Thread 0's share of window gen: every memory phase, in XCD order, each once its XCD's CU
- * phase is done, and the CU phases of its XCDs, XCD 0's first and the others' while it waits
- * for another thread's; returns the earliest wake-up after the window. */
-static int64_t run_window(team *tm, int64_t gen) {
+/* Makes window gen + 1, starting at now, known to the other threads, with the split the
+ * balance gives. */
+static void publish(team *tm, int64_t gen, int64_t now) {
   fsim__gpu *g = tm->main;
+  int s = tm->split[gen & 1];
+  if (g->shuffle_xcds) {
+    s = 1 + (int)((gen + 1) % g->xcds); /* every split from 1 to xcds, in turn */
+  } else if (++tm->windows == BALANCE_WINDOWS) {
+    double per = tm->cu_ns / tm->cu_runs * BALANCE_WINDOWS, theirs = 0;
+    for (int k = 1; k < tm->n; k++) {
+      double w = (double)atomic_exchange_explicit(&tm->w[k].waited_ns, 0, memory_order_relaxed);
+      if (w > theirs) theirs = w;
+    }
+    if (tm->waited > per && s > 1)
+      s--;
+    else if (theirs > per && s < g->xcds)
+      s++;
+    tm->waited = tm->cu_ns = 0;
+    tm->cu_runs = tm->windows = 0;
+  }
+  /* the slot of window gen + 1 held gen - 1's: every thread has read that one */
+  for (int k = 1; k < tm->n; k++) wait_for(&tm->w[k].seen, gen - 1);
+  tm->end[(gen + 1) & 1] = now + g->window;
+  tm->split[(gen + 1) & 1] = s;
+  atomic_store_explicit(&tm->published, gen + 1, memory_order_release);
+}
+
+/* Thread 0's share of window gen: every memory phase, in XCD order, each once its XCD's CU
+ * phase is done, and its own CU phases, XCD 0's first and the others' while it would wait
+ * for another thread's.  Returns the earliest wake-up after the window, adds the workgroups
+ * that ended in it to *wgs and sets *published when it made the next window known (at XCD 0's
+ * end).  The first fault of the window, in XCD order, goes to the caller's copy.  What the CU
+ * phases left in an XCD's queue is read before its memory phase is marked done: from then on
+ * another thread may run its next CU phase. */
+static int64_t run_window(team *tm, int64_t gen, int64_t *wgs, int *published) {
+  fsim__gpu *g = tm->main;
+  const int64_t end = tm->end[gen & 1];
+  const int split = tm->split[gen & 1];
   int64_t next = INT64_MAX;
-  int mine = tm->split; /* its next XCD from split on whose CU phase is still to run */
+  int mine = split; /* its next XCD from split on whose CU phase is still to run */
+  char first[sizeof g->fault] = ""; /* the window's first fault */
+  *published = 0;
   run_own(tm, 0, gen);
   for (int x = 0; x < g->xcds; x++) {
     xcd_queue *q = &tm->q[x];
@@ -463,14 +483,11 @@ static int64_t run_window(team *tm, int64_t gen) {
       run_own(tm, x, gen);
       mine = x + 1;
     }
-    while (atomic_load_explicit(&q->done, memory_order_acquire) != gen) {
-      if (mine < g->xcds) {
+    while (atomic_load_explicit(&q->cu_done, memory_order_acquire) < gen) {
+      if (mine < g->xcds)
         run_own(tm, mine++, gen);
-        continue;
-      }
-      int64_t t = host_ns();
-      for (int k = 0; atomic_load_explicit(&q->done, memory_order_acquire) != gen; k++) wait_turn(k);
-      tm->waited += (double)(host_ns() - t);
+      else
+        tm->waited += (double)wait_for(&q->cu_done, gen);
     }
     g->ops = q->ops;
     g->op_lines = q->op_lines;
@@ -478,49 +495,44 @@ static int64_t run_window(team *tm, int64_t gen) {
     g->nops = q->nops;
     g->nop_lines = q->nop_lines;
     g->nparked = q->nparked;
-    fault_hold h;
-    hold_fault(g, &h);
+    g->win_end = end;
+    g->fault[0] = 0;
     q->pending = q->nparked == 0;
     fsim__cu_drain_ops(g, &g->mem, !q->pending);
-    next = fsim__cu_drain_parked(g, q->next < next ? q->next : next);
-    keep_first_fault(g, &h, x);
+    int64_t nx = fsim__cu_drain_parked(g, q->next);
+    if (nx < next) next = nx;
+    if (!first[0]) /* the CU phase's fault comes before the memory phase's */
+      memcpy(first, q->fault_gen == gen ? q->fault : g->fault, sizeof first);
+    *wgs += q->wgs;
+    const int faulted = q->fault_gen == gen || g->fault[0];
+    atomic_store_explicit(&q->mem_done, gen, memory_order_release);
+    /* every wake-up is at or after the window's end: one of XCD 0's there starts the next */
+    if (x == 0 && nx == end && end + g->window <= FSIM__CYCLE_LIMIT && !faulted) {
+      publish(tm, gen, end);
+      *published = 1;
+    }
   }
-  int64_t mine_end = host_ns();
-  spin_until(&tm->arrived, tm->n - 1);
-  int64_t theirs = atomic_load_explicit(&tm->last_arrival, memory_order_relaxed);
-  if (mine_end > theirs) tm->idle += (double)(mine_end - theirs);
-  /* the balance: an XCD's CU phase moves to the thread that waited longer than it takes */
-  if (g->shuffle_xcds) {
-    tm->split = 1 + (int)(gen % g->xcds); /* every split from 1 to xcds, in turn */
-  } else if (++tm->windows == BALANCE_WINDOWS) {
-    double per = tm->cu_ns / tm->cu_runs * BALANCE_WINDOWS;
-    if (tm->waited > per && tm->split > 1)
-      tm->split--;
-    else if (tm->idle > per && tm->split < g->xcds)
-      tm->split++;
-    tm->waited = tm->idle = tm->cu_ns = 0;
-    tm->cu_runs = tm->windows = 0;
-  }
+  memcpy(g->fault, first, sizeof g->fault);
   return next;
 }
 
+/* A worker thread: the CU phases of its share of the XCDs, window after window. */
 static void *worker_main(void *p) {
   worker *w = p;
   team *tm = w->tm;
-  const int xcds = tm->main->xcds;
-  int64_t seen = 0;
-  for (;;) {
-    int64_t gen;
-    for (int k = 0; (gen = atomic_load_explicit(&tm->go, memory_order_acquire)) == seen; k++) wait_turn(k);
-    if (gen < 0) break;
-    seen = gen;
-    for (int x = 0; x < xcds; x++)
-      if (xcd_thread(tm, x) == w->index) run_cus(tm, &w->g, x, gen);
-    int64_t now = host_ns(), was = atomic_load_explicit(&tm->last_arrival, memory_order_relaxed);
-    while (now > was && !atomic_compare_exchange_weak_explicit(&tm->last_arrival, &was, now, memory_order_relaxed,
-                                                                memory_order_relaxed)) {
+  for (int64_t gen = 1;; gen++) {
+    int64_t waited = wait_for(&tm->published, gen);
+    if (atomic_load_explicit(&tm->published, memory_order_acquire) < 0) break;
+    const int64_t end = tm->end[gen & 1];
+    const int split = tm->split[gen & 1];
+    atomic_store_explicit(&w->seen, gen, memory_order_release); /* its slot may be reused for gen + 2 */
+    for (int x = 1; x < split; x++) {
+      if (xcd_thread(tm, split, x) != w->index) continue;
+      waited += wait_for(&tm->q[x].mem_done, gen - 1);
+      if (atomic_load_explicit(&tm->published, memory_order_acquire) < 0) break;
+      run_cus(tm, &w->g, x, gen, end);
     }
-    atomic_fetch_add_explicit(&tm->arrived, 1, memory_order_acq_rel);
+    atomic_fetch_add_explicit(&w->waited_ns, waited, memory_order_relaxed);
   }
   return NULL;
 }
@@ -534,7 +546,6 @@ static int worker_init(worker *w, fsim__gpu *g, int rows) {
   c->wgs_done = 0;
   c->wave_instructions = 0;
   c->fault[0] = 0;
-  c->fault_xcd = -1;
   c->timeline = NULL;
   c->ops = NULL;
   c->op_lines = NULL;
@@ -568,7 +579,126 @@ static void worker_merge(fsim__gpu *g, const fsim__gpu *c) {
   r->issue_cycles += q->issue_cycles;
   r->waves += q->waves;
   g->wave_instructions += c->wave_instructions;
+  g->wgs_done += c->wgs_done;
   if (c->end_cycle > g->end_cycle) g->end_cycle = c->end_cycle;
+}
+
+/* Records that a window ending at end would pass the cycles the caches' time stamps allow;
+ * returns 1 if so. */
+static int past_cycle_limit(fsim__gpu *g, int64_t end) {
+  if (end <= FSIM__CYCLE_LIMIT) return 0;
+  snprintf(g->fault, sizeof g->fault,
+           "%s: the run reaches cycle %lld, past the %lld that the simulated caches' 31-bit time stamps allow "
+           "(a sampled run shortens its main loop alone: the loops inside it still run in full)",
+           g->wp->name, (long long)end, (long long)FSIM__CYCLE_LIMIT);
+  return 1;
+}
+
+/* run_kernel on nth threads (see above); returns as it does, or -3 when the threads cannot
+ * be set up. */
+static int run_threads(fsim__gpu *g, int64_t t0, int nth) {
+  team tm = {.main = g, .n = nth};
+  int started = 0, rc = 0;
+  /* the caller's queue is XCD 0's */
+  fsim__vmop *own_ops = g->ops;
+  uint64_t *own_op_lines = g->op_lines;
+  int32_t *own_parked = g->parked;
+  tm.w = aligned_alloc(_Alignof(worker), (size_t)nth * sizeof *tm.w);
+  tm.q = aligned_alloc(_Alignof(xcd_queue), (size_t)g->xcds * sizeof *tm.q);
+  if (tm.w == NULL || tm.q == NULL) {
+    free(tm.w);
+    free(tm.q);
+    return -3;
+  }
+  memset(tm.w, 0, (size_t)nth * sizeof *tm.w);
+  memset(tm.q, 0, (size_t)g->xcds * sizeof *tm.q);
+  tm.q[0].ops = own_ops;
+  tm.q[0].op_lines = own_op_lines;
+  tm.q[0].parked = own_parked;
+  for (int x = 1; x < g->xcds; x++) {
+    tm.q[x].ops = malloc((size_t)g->ops_cap * sizeof *g->ops);
+    tm.q[x].op_lines = malloc((size_t)g->op_lines_cap * sizeof *g->op_lines);
+    tm.q[x].parked = malloc((size_t)g->parked_cap * sizeof *g->parked);
+    if (!tm.q[x].ops || !tm.q[x].op_lines || !tm.q[x].parked) rc = -3;
+  }
+  int rows = 0;
+  for (int i = 0; i < g->wp->nlanes; i++) rows += g->wp->lanes[i].rows;
+  if (rows < 1) rows = 1;
+  for (int k = 1; k < nth && rc == 0; k++) {
+    tm.w[k].index = k;
+    tm.w[k].tm = &tm;
+    if (worker_init(&tm.w[k], g, rows) != 0) rc = -3;
+  }
+  for (int k = 1; k < nth && rc == 0; k++) {
+    if (pthread_create(&tm.w[k].th, NULL, worker_main, &tm.w[k]) != 0) {
+      rc = -3;
+      break;
+    }
+    started = k;
+  }
+  int64_t done = 0;
+  if (rc == 0 && g->nwg > 0) {
+    if (past_cycle_limit(g, t0 + g->window)) {
+      rc = -2;
+    } else {
+      tm.end[1] = t0 + g->window;
+      tm.split[1] = g->xcds;
+      atomic_store_explicit(&tm.published, 1, memory_order_release);
+    }
+  }
+  for (int64_t gen = 1; rc == 0 && done < g->nwg; gen++) {
+    const int64_t end = tm.end[gen & 1];
+    int published;
+    int64_t next = run_window(&tm, gen, &done, &published);
+    if (g->fault[0]) {
+      rc = -2;
+    } else if (done < g->nwg && next == INT64_MAX) {
+      rc = -1;
+    } else if (done < g->nwg && !published) {
+      int64_t now = next > end ? next : end;
+      if (past_cycle_limit(g, now + g->window))
+        rc = -2;
+      else
+        publish(&tm, gen, now);
+    }
+  }
+  /* a CU phase of a window the run stopped before did nothing that counts (see above) */
+  atomic_store_explicit(&tm.published, -1, memory_order_release);
+  for (int k = 1; k <= started; k++) pthread_join(tm.w[k].th, NULL);
+  for (int k = 1; k < nth; k++) {
+    if (rc != -3) worker_merge(g, &tm.w[k].g);
+    worker_free(&tm.w[k]); /* also one whose set-up failed part way (its pointers NULL) */
+  }
+  free(tm.w);
+  for (int x = 1; x < g->xcds; x++) {
+    free(tm.q[x].ops);
+    free(tm.q[x].op_lines);
+    free(tm.q[x].parked);
+  }
+  free(tm.q);
+  g->ops = own_ops;
+  g->op_lines = own_op_lines;
+  g->parked = own_parked;
+  g->nops = g->nop_lines = g->nparked = 0;
+  return rc;
+}
+
+/* One thread: every XCD's CU phase then its memory phase, in XCD order, through the window
+ * ending at end; returns the earliest wake-up after it. */
+static int64_t run_window_alone(fsim__gpu *g, int64_t end) {
+  int64_t next = INT64_MAX;
+  g->win_end = end;
+  for (int x = 0; x < g->xcds; x++) {
+    for (int c = x * g->cus_per_xcd; c < (x + 1) * g->cus_per_xcd; c++) {
+      int64_t t = fsim__cu_run(g, &g->cus[c], end);
+      if (t < next) next = t;
+    }
+    if (g->defer) {
+      fsim__cu_drain_ops(g, &g->mem, 1);
+      next = fsim__cu_drain_parked(g, next);
+    }
+  }
+  return next;
 }
 
 /* Dispatches every workgroup from t0 and runs until the last ends (0) or nothing is left to
@@ -581,7 +711,6 @@ static void worker_merge(fsim__gpu *g, const fsim__gpu *c) {
 static int run_kernel(fsim__gpu *g, int64_t t0) {
   const int simds = g->a->cu.simds;
   g->simds = simds;
-  g->fault_xcd = -1;
   for (int c = 0; c < g->ncus; c++) {
     for (int s = 0; s < simds; s++) {
       g->cus[c].simd_next[s] = INT64_MAX;
@@ -592,85 +721,16 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
   for (int round = 0; round < g->wgs_per_cu; round++)
     for (int c = 0; c < g->ncus; c++) dispatch_next(g, &g->cus[c], t0);
   int nth = g->defer && g->threads > 1 ? (g->threads < g->xcds ? g->threads : g->xcds) : 1;
-  team tm = {.main = g, .n = nth, .split = g->xcds};
-  int started = 0, rc = 0;
-  int64_t now = t0, done = 0, gen = 0;
-  /* the caller's queue, which XCD 0's queue is while threads run */
-  fsim__vmop *own_ops = g->ops;
-  uint64_t *own_op_lines = g->op_lines;
-  int32_t *own_parked = g->parked;
-  if (nth > 1) {
-    tm.w = calloc((size_t)nth, sizeof *tm.w);
-    tm.q = aligned_alloc(_Alignof(xcd_queue), (size_t)g->xcds * sizeof *tm.q);
-    if (tm.w == NULL || tm.q == NULL) {
-      free(tm.w);
-      free(tm.q);
-      return -3;
-    }
-    memset(tm.q, 0, (size_t)g->xcds * sizeof *tm.q);
-    tm.q[0].ops = own_ops;
-    tm.q[0].op_lines = own_op_lines;
-    tm.q[0].parked = own_parked;
-    for (int x = 1; x < g->xcds; x++) {
-      tm.q[x].ops = malloc((size_t)g->ops_cap * sizeof *g->ops);
-      tm.q[x].op_lines = malloc((size_t)g->op_lines_cap * sizeof *g->op_lines);
-      tm.q[x].parked = malloc((size_t)g->parked_cap * sizeof *g->parked);
-      if (!tm.q[x].ops || !tm.q[x].op_lines || !tm.q[x].parked) {
-        rc = -3;
-        goto out;
-      }
-    }
-    int rows = 0;
-    for (int i = 0; i < g->wp->nlanes; i++) rows += g->wp->lanes[i].rows;
-    if (rows < 1) rows = 1;
-    for (int k = 1; k < nth; k++) {
-      tm.w[k].index = k;
-      tm.w[k].tm = &tm;
-      if (worker_init(&tm.w[k], g, rows) != 0) {
-        rc = -3;
-        goto out;
-      }
-    }
-    for (int k = 1; k < nth; k++) {
-      if (pthread_create(&tm.w[k].th, NULL, worker_main, &tm.w[k]) != 0) break;
-      started = k;
-    }
-    if (started < nth - 1) {
-      rc = -3;
-      goto out;
-    }
-  }
-  while (done < g->nwg) {
+  if (nth > 1) return run_threads(g, t0, nth);
+  int rc = 0;
+  int64_t now = t0;
+  while (g->wgs_done < g->nwg) {
     int64_t end = now + g->window;
-    if (end > FSIM__CYCLE_LIMIT) {
-      snprintf(g->fault, sizeof g->fault,
-               "%s: the run reaches cycle %lld, past the %lld that the simulated caches' 31-bit time stamps allow "
-               "(a sampled run shortens its main loop alone: the loops inside it still run in full)",
-               g->wp->name, (long long)end, (long long)FSIM__CYCLE_LIMIT);
+    if (past_cycle_limit(g, end)) {
       rc = -2;
       break;
     }
-    int64_t next;
-    if (nth > 1) {
-      tm.end = end;
-      atomic_store_explicit(&tm.arrived, 0, memory_order_relaxed);
-      atomic_store_explicit(&tm.go, ++gen, memory_order_release);
-      next = run_window(&tm, gen);
-    } else {
-      next = run_window_alone(g, end);
-    }
-    done = g->wgs_done;
-    if (nth > 1) {
-      int fx = g->fault_xcd;
-      for (int k = 1; k < nth; k++) {
-        const fsim__gpu *c = &tm.w[k].g;
-        done += c->wgs_done;
-        if (c->fault[0] && (fx < 0 || c->fault_xcd < fx)) {
-          fx = c->fault_xcd;
-          memcpy(g->fault, c->fault, sizeof g->fault); /* the first in XCD order, as one thread finds it */
-        }
-      }
-    }
+    int64_t next = run_window_alone(g, end);
     if (g->fault[0]) {
       rc = -2;
       break;
@@ -678,30 +738,7 @@ static int run_kernel(fsim__gpu *g, int64_t t0) {
     if (next == INT64_MAX) break;
     now = next > end ? next : end;
   }
-  if (rc == 0 && done < g->nwg) rc = -1;
-out:
-  if (nth > 1) {
-    atomic_store_explicit(&tm.go, -1, memory_order_release);
-    for (int k = 1; k <= started; k++) pthread_join(tm.w[k].th, NULL);
-    for (int k = 1; k < nth; k++) {
-      if (rc != -3) {
-        worker_merge(g, &tm.w[k].g);
-        g->wgs_done += tm.w[k].g.wgs_done;
-      }
-      worker_free(&tm.w[k]); /* also one whose set-up failed part way (its pointers NULL) */
-    }
-    free(tm.w);
-    for (int x = 1; x < g->xcds; x++) {
-      free(tm.q[x].ops);
-      free(tm.q[x].op_lines);
-      free(tm.q[x].parked);
-    }
-    free(tm.q);
-    g->ops = own_ops;
-    g->op_lines = own_op_lines;
-    g->parked = own_parked;
-    g->nops = g->nop_lines = g->nparked = 0;
-  }
+  if (rc == 0 && g->wgs_done < g->nwg) rc = -1;
   return rc;
 }
 

@@ -222,7 +222,6 @@ typedef struct fsim__gpu {
   int nparked, parked_cap;
   int threads;             /* host threads for the XCDs (gpu.c) */
   int shuffle_xcds;        /* 1: the XCDs change threads every window (fsim_sim_opts) */
-  int fault_xcd;           /* the XCD of the fault below (threads), -1 if none */
   char fault[512];         /* the first LDS or global access out of range (cu.c), or the cycle limit; "" if none */
   uint64_t *ua_pool;
   int ua_pool_n, ua_pool_cap;
