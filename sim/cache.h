@@ -24,7 +24,9 @@ typedef struct fsim__cache_way {
 } fsim__cache_way;
 
 typedef struct fsim__cache {
-  int64_t sets;        /* power of two is not required */
+  /* on host cache lines of its own: the L2s of different XCDs sit side by side and take
+   * their private passes (memsys.h) on different host threads */
+  _Alignas(64) int64_t sets; /* power of two is not required */
   int64_t set_mask;    /* sets - 1 when a power of two, else -1 */
   int ways;
   int line_shift;      /* log2(line bytes) */

@@ -936,25 +936,22 @@ static inline void apply_op(fsim__gpu *g, int i, int64_t done) {
   }
 }
 
-void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m, int apply) {
+void fsim__cu_mem_private(fsim__gpu *g, fsim__memsys *m, fsim__mpass *p) {
   for (int i = 0; i < g->nops; i++) {
     fsim__vmop *o = &g->ops[i];
     fsim__vmem *v = &g->cus[o->cu].vmem;
-    const int x = o->cu / g->cus_per_xcd; /* its CU's XCD, without reading the CU's lines (gpu.c) */
+    const int x = o->cu / g->cus_per_xcd;
     const uint64_t *lines = &g->op_lines[o->lines_at];
-    double d = o->op == FSIM_OP_STORE
-                   ? fsim__vmem_store(v, m, x, lines, o->nlines, (double)o->t, o->atomic, o->shared)
-                   : fsim__vmem_load(v, m, x, lines, o->nlines, (double)o->t, o->shared);
-    if (apply)
-      apply_op(g, i, ceil_cycle(d));
-    else
-      o->done = ceil_cycle(d);
+    o->done = o->op == FSIM_OP_STORE
+                  ? fsim__vmem_store_p(v, m, p, x, lines, o->nlines, (double)o->t, o->atomic, o->shared)
+                  : fsim__vmem_load_p(v, m, p, x, lines, o->nlines, (double)o->t, o->shared);
   }
-  if (apply) g->nops = g->nop_lines = 0;
 }
 
-void fsim__cu_apply_ops(fsim__gpu *g) {
-  for (int i = 0; i < g->nops; i++) apply_op(g, i, g->ops[i].done);
+void fsim__cu_apply_ops(fsim__gpu *g, fsim__mpass *p) {
+  fsim__memsys_resolve(p);
+  for (int i = 0; i < g->nops; i++) apply_op(g, i, fsim__mpass_time(p, g->ops[i].done));
+  fsim__mpass_clear(p);
   g->nops = g->nop_lines = 0;
 }
 

@@ -106,6 +106,8 @@ static void gpu_free(fsim__gpu *g) {
   free(g->ops);
   free(g->op_lines);
   free(g->parked);
+  for (int x = 0; g->passes && x < g->xcds; x++) fsim__mpass_free(&g->passes[x]);
+  free(g->passes);
   free(g->row_base);
   free(g->row_active);
   free(g->patterns);
@@ -278,12 +280,14 @@ static void reset_queues(fsim__gpu *g, int64_t total, int64_t t0) {
 
 /* ---- threads ---------------------------------------------------------------------------------
  * In deferred mode the XCDs' windows can run on several host threads with the results
- * unchanged.  An XCD's window has two phases: its CUs run the window with their vector-
- * memory ops queued (the CU phase), then the ops go through the memory system (the memory
- * phase).  CU phases of different XCDs share nothing; an XCD's CU phase needs its memory
- * phase of the window before (the times of the ops its waves wait on) and the window's start;
- * the memory phases must run in XCD order, window after window, as on one thread, for the
- * shared MALL and DRAM to see the same sequence of requests.
+ * unchanged.  An XCD's window has two phases.  In its CU phase its CUs run the window with
+ * their vector-memory ops queued, and the ops then take the memory system's private pass
+ * (memsys.h: the XCD's L1s and L2, with the times the MALL and DRAM decide left as symbols).
+ * In its memory phase the ops' requests to the MALL and DRAM take the shared pass.  CU phases
+ * of different XCDs share nothing; an XCD's CU phase needs its memory phase of the window
+ * before (the times its waves and caches wait on) and the window's start; the memory phases
+ * must run in XCD order, window after window, as on one thread, for the shared MALL and DRAM
+ * to see the same sequence of requests.
  *
  * So thread 0 runs every memory phase, in that order, each once its XCD's CU phase is done;
  * the CU phases of XCD 0 and of the XCDs from `split` on are its own too (those past XCD 0
@@ -296,15 +300,16 @@ static void reset_queues(fsim__gpu *g, int64_t total, int64_t t0) {
  * at this window (its workgroups all done, or a fault), a CU phase of the next that has run
  * early did nothing that counts: no wave was left, or the run fails.
  *
- * The memory system (the L1s, L2s, MALL and DRAM, which only memory phases touch) stays on
- * thread 0's host core and each XCD's waves on their thread's: a memory phase leaves the ops'
- * times in the XCD's queue, and the thread of the XCD's next CU phase writes them to its waves
- * (fsim__cu_apply_ops), unless a wave is parked on them: those are decided in the memory
- * phase, as a parked wave's wake-up may start the next window.  When the memory phases went
- * from thread to thread with the XCDs (passed on in order by a token), they took 1.7x their
- * one-thread time and two threads ran no faster than one; when thread 0 took on whichever CU
- * phase was free while it waited, the CU phases took 1.4x theirs, their waves' host cache
- * lines moving between cores (docs/simulator.md).
+ * The MALL and DRAM stay on thread 0's host core, and each XCD's waves, L1s and L2 on their
+ * thread's: the times the shared pass decides are written to the waves and the caches
+ * (fsim__cu_apply_ops) by the thread of the XCD's next CU phase, unless a wave is parked on
+ * them: those are decided in the memory phase, as a parked wave's wake-up may start the next
+ * window.  When all of the memory system ran in the memory phases, and those went from thread
+ * to thread with the XCDs (passed on in order by a token), they took 1.7x their one-thread time
+ * and two threads ran no faster than one; when thread 0 took on whichever CU phase was free
+ * while it waited, the CU phases took 1.4x theirs, their waves' host cache lines moving between
+ * cores; and with the L1s and L2s in thread 0's memory phases, those were a serial 38% of the
+ * one-thread time (docs/simulator.md).
  *
  * `split` starts past the last XCD (thread 0 runs XCD 0's CU phases alone) and follows the
  * host times: every BALANCE_WINDOWS windows thread 0 takes on one more XCD when it waited for
@@ -386,6 +391,14 @@ static int64_t wait_for(_Atomic int64_t *v, int64_t want) {
   return host_ns() - t;
 }
 
+/* A memory phase whose lists could not grow (sim/memsys.h): the run fails. */
+static void __attribute__((cold)) pass_full(fsim__gpu *g) {
+  if (!g->fault[0])
+    snprintf(g->fault, sizeof g->fault,
+             "%s: out of host memory for a window's memory requests (or past %d symbols in one XCD's window)",
+             g->wp->name, FSIM__SYM_MAX);
+}
+
 /* The thread that runs XCD x's CU phases with split s (see above). */
 static inline int xcd_thread(const team *tm, int s, int x) {
   return x == 0 || x >= s ? 0 : 1 + (x - 1) % (tm->n - 1);
@@ -401,7 +414,7 @@ static void run_cus(team *tm, fsim__gpu *g, int x, int64_t gen, int64_t end) {
   g->parked = q->parked;
   if (q->pending) {
     g->nops = q->nops;
-    fsim__cu_apply_ops(g);
+    fsim__cu_apply_ops(g, &g->passes[x]);
     q->pending = 0;
   }
   g->nops = g->nop_lines = g->nparked = 0;
@@ -413,6 +426,9 @@ static void run_cus(team *tm, fsim__gpu *g, int x, int64_t gen, int64_t end) {
     int64_t t = fsim__cu_run(g, &g->cus[c], end);
     if (t < next) next = t;
   }
+  /* the memory phase's private pass: the XCD's L1s and L2 stay with its CUs' thread */
+  fsim__cu_mem_private(g, &tm->main->mem, &g->passes[x]);
+  if (g->passes[x].full) pass_full(g);
   if (g->fault[0]) {
     memcpy(q->fault, g->fault, sizeof q->fault);
     q->fault_gen = gen;
@@ -497,8 +513,9 @@ static int64_t run_window(team *tm, int64_t gen, int64_t *wgs, int *published) {
     g->nparked = q->nparked;
     g->win_end = end;
     g->fault[0] = 0;
+    fsim__memsys_shared(&g->mem, &g->passes[x]);
     q->pending = q->nparked == 0;
-    fsim__cu_drain_ops(g, &g->mem, !q->pending);
+    if (!q->pending) fsim__cu_apply_ops(g, &g->passes[x]);
     int64_t nx = fsim__cu_drain_parked(g, q->next);
     if (nx < next) next = nx;
     if (!first[0]) /* the CU phase's fault comes before the memory phase's */
@@ -694,7 +711,11 @@ static int64_t run_window_alone(fsim__gpu *g, int64_t end) {
       if (t < next) next = t;
     }
     if (g->defer) {
-      fsim__cu_drain_ops(g, &g->mem, 1);
+      fsim__mpass *p = &g->passes[x];
+      fsim__cu_mem_private(g, &g->mem, p);
+      if (p->full) pass_full(g);
+      fsim__memsys_shared(&g->mem, p);
+      fsim__cu_apply_ops(g, p);
       next = fsim__cu_drain_parked(g, next);
     }
   }
@@ -758,7 +779,7 @@ static void reset_stats(fsim__gpu *g) {
   }
   for (int x = 0; x < g->xcds; x++) memset(&g->mem.l2[x].stats, 0, sizeof g->mem.l2[x].stats);
   memset(&g->mem.mall.stats, 0, sizeof g->mem.mall.stats);
-  memset(&g->mem.stats, 0, sizeof g->mem.stats);
+  fsim__memsys_reset_stats(&g->mem);
   memset(&g->mem.dram.stats, 0, sizeof g->mem.dram.stats);
   fsim_sim_result *r = g->r;
   memset(r->stall, 0, sizeof r->stall);
@@ -969,7 +990,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   }
   /* Deferred vector memory: each XCD's CUs run the window with their vector-memory ops queued,
    * then the ops go through the memory system in the order the CUs issued them (cu.c,
-   * fsim__cu_drain_ops).  The memory system sees what it would have seen at issue, in the same
+   * fsim__cu_mem_private, then memsys.c's shared pass).  The memory system sees what it would have seen at issue, in the same
    * order, and no wave can use a time before the window's end when the shortest memory latency
    * is at least the window, so the results are those of answering at issue (tests/check_sim.c
    * holds the two equal); the batch lets the host overlap the ops' cache misses.  Not with a
@@ -991,7 +1012,8 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     g.ops = malloc((size_t)g.ops_cap * sizeof *g.ops);
     g.op_lines = malloc((size_t)g.op_lines_cap * sizeof *g.op_lines);
     g.parked = malloc((size_t)g.parked_cap * sizeof *g.parked);
-    if (!g.ops || !g.op_lines || !g.parked) goto oom;
+    g.passes = calloc((size_t)g.xcds, sizeof *g.passes); /* empty passes */
+    if (!g.ops || !g.op_lines || !g.parked || !g.passes) goto oom;
   }
   int64_t t0 = 0;
   int dead = 0;
@@ -1054,7 +1076,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
     r->l2_hits += g.mem.l2[x].stats.hits;
     r->l2_misses += g.mem.l2[x].stats.misses;
   }
-  r->util_l2 = g.mem.stats.l2_busy / (cyc * g.xcds * g.mem.l2_channels);
+  r->util_l2 = (double)fsim__memsys_l2_serves(&g.mem) * g.mem.l2_service / (cyc * g.xcds * g.mem.l2_channels);
   if (g.mem.has_mall) {
     r->mall_hits = g.mem.mall.stats.hits;
     r->mall_misses = g.mem.mall.stats.misses;
@@ -1063,7 +1085,7 @@ static fsim_status run_once(const fsim_arch *a, const fsim_wprog *wp, int one_xc
   r->util_dram = g.mem.dram.stats.busy / (cyc * g.mem.dram.channels);
   r->dram_read_bytes = g.mem.dram.stats.read_lines * ((int64_t)1 << g.mem.line_shift);
   r->dram_write_bytes = g.mem.dram.stats.write_lines * ((int64_t)1 << g.mem.line_shift);
-  r->store_line_bytes = g.mem.stats.l2_writes * ((int64_t)1 << g.mem.line_shift);
+  r->store_line_bytes = fsim__memsys_l2_writes(&g.mem) * ((int64_t)1 << g.mem.line_shift);
   if (g.timeline && timeline) {
     *timeline = g.timeline; /* handed to the caller */
     g.timeline = NULL;

@@ -46,7 +46,7 @@ typedef struct fsim__xprog {
 
 typedef struct fsim__vmop {
   int64_t t;         /* issue cycle */
-  int64_t done;      /* its completion, once the memory system has answered (threads: gpu.c) */
+  fsim__atime done;  /* its completion as the private pass of the memory phase gives it (memsys.h) */
   int32_t cu;        /* CU index */
   int16_t wave;      /* wave slot in the CU */
   int8_t slot;       /* its entry in the wave's vm counter ring */
@@ -210,6 +210,7 @@ typedef struct fsim__gpu {
   int64_t share_cap;       /* slots of all classes */
   int share_skipped;       /* 1: XCD 0 alone, but the grid was too large to walk (sim.h) */
   uint8_t *share_block;    /* every workgroup slot's fsim__wg.shared */
+  fsim__mpass *passes;     /* deferred vector memory: per XCD, its memory phase's passes (memsys.h) */
   /* deferred vector memory: the current XCD's ops of this window, their lines, the parked waves */
   int defer;               /* 1: deferred (gpu.c) */
   int mfma_runs;           /* 1: MFMAs may issue in runs (cu.c, mfma_run); 0: all through the event path */
@@ -241,12 +242,13 @@ typedef struct fsim__gpu {
 /* Runs the CU's SIMD wake-ups before `end` in time order; returns the next one (INT64_MAX: none). */
 int64_t fsim__cu_run(fsim__gpu *g, fsim__cu *cu, int64_t end);
 void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t);
-/* Deferred mode: runs the window's queued vector-memory ops through the memory system m in
- * issue order and, with apply, fills in their times in the waves (else keeps them in the ops
- * for fsim__cu_apply_ops); then fsim__cu_drain_parked decides the parked waves' waits,
- * returning the earlier of next and the wake-ups that scheduled. */
-void fsim__cu_drain_ops(fsim__gpu *g, fsim__memsys *m, int apply);
-void fsim__cu_apply_ops(fsim__gpu *g);
+/* Deferred mode: the window's queued vector-memory ops go through the memory system in
+ * issue order: fsim__cu_mem_private runs their private pass (memsys.h) into p, then after the
+ * shared pass (fsim__memsys_shared) fsim__cu_apply_ops writes their times to the waves and
+ * empties the queue; then fsim__cu_drain_parked decides the parked waves' waits, returning the
+ * earlier of next and the wake-ups that scheduled. */
+void fsim__cu_mem_private(fsim__gpu *g, fsim__memsys *m, fsim__mpass *p);
+void fsim__cu_apply_ops(fsim__gpu *g, fsim__mpass *p);
 int64_t fsim__cu_drain_parked(fsim__gpu *g, int64_t next);
 /* gpu.c: sampled mode, the XCDs that read what a workgroup at coord reads, per address
  * pattern (1 for patterns of the LDS and lines no other XCD reads) */

@@ -14,7 +14,8 @@ int fsim__vmem_create(fsim__vmem *v, const fsim_arch *a) {
 
 void fsim__vmem_free(fsim__vmem *v) { fsim__cache_free(&v->l1); }
 
-double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int shared) {
+fsim__atime fsim__vmem_load_p(fsim__vmem *v, fsim__memsys *m, fsim__mpass *p, int x, const uint64_t *lines, int n,
+                             double t, int shared) {
   v->stats.loads++;
   v->stats.lines += n;
   /* the probes below walk sets spread over the host's memory: start them all at once (one
@@ -24,40 +25,50 @@ double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *li
   for (int i = 0; i < nh; i++) {
     hash[i] = fsim__hash_line(lines[i]);
     fsim__cache_prefetch_h(&v->l1, hash[i]);
-    fsim__memsys_prefetch(m, x, hash[i]);
+    fsim__cache_prefetch_h(&m->l2[x], hash[i]);
   }
-  double done = t;
+  fsim__atime done = {t, p->nlist, 0};
   for (int i = 0; i < n; i++) {
     double start = t > v->l1_free ? t : v->l1_free;
     v->l1_free = start + v->l1_service;
-    double ready, d;
+    double ready;
+    fsim__stime d;
     size_t slot;
     uint64_t h = i < nh ? hash[i] : fsim__hash_line(lines[i]);
     if (fsim__cache_probe_h(&v->l1, lines[i], h, &ready, &slot)) {
       v->stats.l1_hits++;
-      d = start + v->l1_latency;
-      if (ready > d) d = ready;
+      d = fsim__mpass_hit(start + v->l1_latency, ready);
     } else {
       v->stats.l1_misses++;
-      d = fsim__memsys_read(m, x, lines[i], h, start, shared);
-      fsim__cache_fill_slot(&v->l1, slot, lines[i], d, 0, NULL);
+      d = fsim__memsys_read_p(m, p, x, lines[i], h, start, shared);
+      fsim__cache_fill_slot(&v->l1, slot, lines[i], fsim__mpass_keep(p, &v->l1, lines[i], h, d), 0, NULL);
     }
-    if (d > done) done = d;
+    fsim__mpass_add(p, &done, d);
   }
   return done;
 }
 
-double fsim__vmem_store(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int atomic,
-                        int shared) {
+fsim__atime fsim__vmem_store_p(fsim__vmem *v, fsim__memsys *m, fsim__mpass *p, int x, const uint64_t *lines, int n,
+                              double t, int atomic, int shared) {
   v->stats.stores++;
   v->stats.lines += n;
-  double done = t;
+  fsim__atime done = {t, p->nlist, 0};
   for (int i = 0; i < n; i++) {
     double start = t > v->l1_free ? t : v->l1_free;
     v->l1_free = start + v->l1_service;
     uint64_t h = fsim__hash_line(lines[i]);
-    double d = atomic ? fsim__memsys_atomic(m, x, lines[i], h, start, shared) : fsim__memsys_write(m, x, lines[i], h, start);
-    if (d > done) done = d;
+    fsim__stime d = atomic ? fsim__memsys_atomic_p(m, p, x, lines[i], h, start, shared)
+                           : fsim__memsys_write_p(m, p, x, lines[i], h, start);
+    fsim__mpass_add(p, &done, d);
   }
   return done;
+}
+
+double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int shared) {
+  return (double)fsim__memsys_at_once(m, fsim__vmem_load_p(v, m, m->now, x, lines, n, t, shared));
+}
+
+double fsim__vmem_store(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int atomic,
+                        int shared) {
+  return (double)fsim__memsys_at_once(m, fsim__vmem_store_p(v, m, m->now, x, lines, n, t, atomic, shared));
 }
