@@ -682,6 +682,15 @@ static int run_threads(fsim__gpu *g, int64_t t0, int nth) {
   /* a CU phase of a window the run stopped before did nothing that counts (see above) */
   atomic_store_explicit(&tm.published, -1, memory_order_release);
   for (int k = 1; k <= started; k++) pthread_join(tm.w[k].th, NULL);
+  /* the times of the last memory phases, into the waves and caches (a warm launch goes on with
+   * the caches as they are) */
+  for (int x = 0; x < g->xcds && rc != -3; x++)
+    if (tm.q[x].pending) {
+      g->ops = tm.q[x].ops;
+      g->nops = tm.q[x].nops;
+      fsim__cu_apply_ops(g, &g->passes[x]);
+      tm.q[x].pending = 0;
+    }
   for (int k = 1; k < nth; k++) {
     if (rc != -3) worker_merge(g, &tm.w[k].g);
     worker_free(&tm.w[k]); /* also one whose set-up failed part way (its pointers NULL) */

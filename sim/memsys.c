@@ -24,6 +24,19 @@ int fsim__memsys_create(fsim__memsys *m, const fsim_arch *a, int xcds, double sh
   memset(m->l2, 0, (size_t)xcds * sizeof *m->l2);
   memset(m->l2_free, 0, (size_t)xcds * m->l2_stride * sizeof *m->l2_free);
   memset(m->xstats, 0, (size_t)xcds * sizeof *m->xstats);
+  /* the pass of one access answered at issue: room for the most a wave's access needs (two
+   * lines a lane; a line takes at most two symbols, two requests, two references and one
+   * entry of the access's list), so that it never grows */
+  {
+    fsim__mpass *p = m->now;
+    const int most = 2 * 2 * FSIM_MAX_WAVE;
+    p->sym = malloc((size_t)most * sizeof *p->sym);
+    p->req = malloc((size_t)most * sizeof *p->req);
+    p->fix = malloc((size_t)most * sizeof *p->fix);
+    p->list = malloc((size_t)most * sizeof *p->list);
+    if (!p->sym || !p->req || !p->fix || !p->list) goto fail;
+    p->sym_cap = p->req_cap = p->fix_cap = p->list_cap = most;
+  }
   for (int x = 0; x < xcds; x++)
     if (fsim__cache_create(&m->l2[x], a->memory.l2_bytes, a->memory.l2_line, a->memory.l2_ways) != 0) goto fail;
   int shift = 0;

@@ -1016,6 +1016,93 @@ START_TEST(test_store_line_ready) {
 }
 END_TEST
 
+/* The memory system's two passes (sim/memsys.h): batches of random loads, stores and atomics
+ * from two CUs on two XCDs, into caches small enough that lines are evicted, written back and
+ * hit while still on their way, give the same completion cycles and leave the same cache
+ * contents whether each access is answered at once (XCD 0's accesses of the batch, then XCD
+ * 1's, the order the simulator's memory phases keep) or the batch takes its private passes in
+ * its own order, the XCDs' interleaved, then the shared passes, then the resolution; with
+ * atomics in the L2 and below it, with and without a MALL. */
+static void cache_same(const fsim__cache *a, const fsim__cache *b, const char *what) {
+  ck_assert_int_eq(a->sets, b->sets);
+  for (int64_t i = 0; i < a->sets * a->ways; i++)
+    ck_assert_msg(a->way[i].tag == b->way[i].tag && a->way[i].ready == b->way[i].ready,
+                  "%s way %lld: tag %u ready %#x at once, tag %u ready %#x in a batch", what, (long long)i,
+                  a->way[i].tag, a->way[i].ready, b->way[i].tag, b->way[i].ready);
+  ck_assert_int_eq(a->stats.hits, b->stats.hits);
+  ck_assert_int_eq(a->stats.misses, b->stats.misses);
+  ck_assert_int_eq(a->stats.dirty_evictions, b->stats.dirty_evictions);
+}
+
+START_TEST(test_memsys_two_passes) {
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 20261203);
+  int64_t refs = 0;
+  for (int variant = 0; variant < 4; variant++) {
+    fsim_arch a = arch_of("mi355x");
+    a.memory.l1_bytes = 4096;
+    a.memory.l2_bytes = 32768;
+    a.memory.mall_bytes = variant & 1 ? 0 : 262144;
+    a.memory.atomics_in_l2 = variant >> 1;
+    fsim__memsys m[2]; /* answered at once, in a batch */
+    fsim__vmem v[2][2]; /* [memsys][CU]: CU c is on XCD c */
+    for (int k = 0; k < 2; k++) {
+      ck_assert_int_eq(fsim__memsys_create(&m[k], &a, 2, 1.0), 0);
+      for (int c = 0; c < 2; c++) ck_assert_int_eq(fsim__vmem_create(&v[k][c], &a), 0);
+    }
+    fsim__mpass pass[2] = {{0}, {0}};
+    enum { BATCHES = 80, BATCH = 50 };
+    for (int batch = 0; batch < BATCHES; batch++) {
+      int cu[BATCH], kind[BATCH], n[BATCH];
+      uint64_t lines[BATCH][8];
+      double t[BATCH];
+      fsim__atime batched[BATCH];
+      for (int i = 0; i < BATCH; i++) {
+        cu[i] = (int)gsl_rng_uniform_int(rng, 2);
+        kind[i] = (int)gsl_rng_uniform_int(rng, 10); /* 0-5 a load, 6-8 a store, 9 an atomic */
+        n[i] = 1 + (int)gsl_rng_uniform_int(rng, 8);
+        for (int j = 0; j < n[i]; j++) lines[i][j] = gsl_rng_uniform_int(rng, 3000);
+        t[i] = 3.0 * (batch * BATCH + i) + 0.5 * (double)gsl_rng_uniform_int(rng, 4);
+        batched[i] = kind[i] < 6 ? fsim__vmem_load_p(&v[1][cu[i]], &m[1], &pass[cu[i]], cu[i], lines[i], n[i], t[i], 1)
+                                 : fsim__vmem_store_p(&v[1][cu[i]], &m[1], &pass[cu[i]], cu[i], lines[i], n[i], t[i],
+                                                      kind[i] == 9, 1);
+      }
+      for (int x = 0; x < 2; x++) {
+        ck_assert(!pass[x].full);
+        refs += pass[x].nfix;
+        fsim__memsys_shared(&m[1], &pass[x]);
+        fsim__memsys_resolve(&pass[x]);
+      }
+      for (int x = 0; x < 2; x++)
+        for (int i = 0; i < BATCH; i++) {
+          if (cu[i] != x) continue;
+          int64_t once = (int64_t)(kind[i] < 6 ? fsim__vmem_load(&v[0][x], &m[0], x, lines[i], n[i], t[i], 1)
+                                               : fsim__vmem_store(&v[0][x], &m[0], x, lines[i], n[i], t[i],
+                                                                  kind[i] == 9, 1));
+          int64_t b = fsim__mpass_time(&pass[x], batched[i]);
+          ck_assert_msg(b == once, "variant %d, access %d: cycle %lld in a batch, %lld at once", variant,
+                        batch * BATCH + i, (long long)b, (long long)once);
+        }
+      fsim__mpass_clear(&pass[0]);
+      fsim__mpass_clear(&pass[1]);
+    }
+    for (int x = 0; x < 2; x++) cache_same(&m[0].l2[x], &m[1].l2[x], "L2");
+    for (int c = 0; c < 2; c++) cache_same(&v[0][c].l1, &v[1][c].l1, "L1");
+    if (a.memory.mall_bytes) cache_same(&m[0].mall, &m[1].mall, "MALL");
+    ck_assert_int_eq(fsim__memsys_l2_serves(&m[0]), fsim__memsys_l2_serves(&m[1]));
+    ck_assert_int_eq(fsim__memsys_l2_writes(&m[0]), fsim__memsys_l2_writes(&m[1]));
+    for (int k = 0; k < 2; k++) {
+      for (int c = 0; c < 2; c++) fsim__vmem_free(&v[k][c]);
+      fsim__memsys_free(&m[k]);
+    }
+    fsim__mpass_free(&pass[0]);
+    fsim__mpass_free(&pass[1]);
+  }
+  ck_assert(refs > 1000); /* the batches did keep symbols in cache ways */
+  gsl_rng_free(rng);
+}
+END_TEST
+
 /* Register scoreboards past 4 GiB are refused before they are allocated, as cache tags are:
  * 65,535 registers in 16-wave workgroups on every CU took 8.4 GB (an audit, 2026-12-02). */
 START_TEST(test_register_scoreboard_limit) {
@@ -3022,6 +3109,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_warm_launch);
   tcase_add_test(tc, test_deferred_memory_exact);
   tcase_add_test(tc, test_threads_xcds_move);
+  tcase_add_test(tc, test_memsys_two_passes);
   tcase_add_test(tc, test_fast_paths_exact);
   tcase_add_test(tc, test_fast_paths_random_programs);
   tcase_add_test(tc, test_cli_threads_same_output);
