@@ -404,16 +404,23 @@ static inline int xcd_thread(const team *tm, int s, int x) {
   return x == 0 || x >= s ? 0 : 1 + (x - 1) % (tm->n - 1);
 }
 
+/* Points g's op queue at XCD queue q's, as its last CU phase left it. */
+static void use_queue(fsim__gpu *g, const xcd_queue *q) {
+  g->ops = q->ops;
+  g->op_lines = q->op_lines;
+  g->parked = q->parked;
+  g->nops = q->nops;
+  g->nop_lines = q->nop_lines;
+  g->nparked = q->nparked;
+}
+
 /* Runs XCD x's CU phase of window gen, ending at end, on thread copy g: first its waves get
  * the times of the memory phase before, then its CUs run with their ops queued in the XCD's
  * queue. */
 static void run_cus(team *tm, fsim__gpu *g, int x, int64_t gen, int64_t end) {
   xcd_queue *q = &tm->q[x];
-  g->ops = q->ops;
-  g->op_lines = q->op_lines;
-  g->parked = q->parked;
+  use_queue(g, q);
   if (q->pending) {
-    g->nops = q->nops;
     fsim__cu_apply_ops(g, &g->passes[x]);
     q->pending = 0;
   }
@@ -505,12 +512,7 @@ static int64_t run_window(team *tm, int64_t gen, int64_t *wgs, int *published) {
       else
         tm->waited += (double)wait_for(&q->cu_done, gen);
     }
-    g->ops = q->ops;
-    g->op_lines = q->op_lines;
-    g->parked = q->parked;
-    g->nops = q->nops;
-    g->nop_lines = q->nop_lines;
-    g->nparked = q->nparked;
+    use_queue(g, q);
     g->win_end = end;
     g->fault[0] = 0;
     fsim__memsys_shared(&g->mem, &g->passes[x]);
@@ -686,8 +688,7 @@ static int run_threads(fsim__gpu *g, int64_t t0, int nth) {
    * the caches as they are) */
   for (int x = 0; x < g->xcds && rc != -3; x++)
     if (tm.q[x].pending) {
-      g->ops = tm.q[x].ops;
-      g->nops = tm.q[x].nops;
+      use_queue(g, &tm.q[x]);
       fsim__cu_apply_ops(g, &g->passes[x]);
       tm.q[x].pending = 0;
     }
