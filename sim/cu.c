@@ -915,9 +915,10 @@ void fsim__cu_launch_wg(fsim__gpu *g, fsim__cu *cu, int64_t id, int64_t t) {
 /* ---- deferred vector memory ------------------------------------------------------------------
  * The ops run through the memory system in the order they were queued, which is the order the
  * immediate mode issues them in (CU by CU, each CU's in time order), so the memory system sees
- * the same requests in the same order; only the waves learn the times later.  That is exact
- * while every op completes at or after the window's end: gpu.c uses the mode only when the
- * shortest memory latency is at least the window. */
+ * the same requests in the same order (its private pass here, its shared pass after: memsys.h);
+ * only the waves learn the times later.  That is exact while every op completes at or after
+ * the window's end: gpu.c uses the mode only when the shortest memory latency is at least the
+ * window. */
 /* Op i's completion, done (ceil of the memory system's time), to its wave: its counter entry
  * (in issue order) and its destination registers. */
 static inline void apply_op(fsim__gpu *g, int i, int64_t done) {

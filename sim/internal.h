@@ -125,8 +125,8 @@ typedef struct fsim__cu {
   int64_t store_bytes;     /* bytes its vector stores wrote (active lanes x width) */
   int64_t *phantoms;       /* the SIMDs' phantom wake-up buffers */
   fsim__lds lds;
-  /* on host cache lines of its own: with threads, the memory phases (gpu.c) use it on
-   * another host core than the CU's phases, which use the rest */
+  /* on host cache lines of its own: the memory passes use it, and with threads a memory phase
+   * on another host core can write times into it (gpu.c) */
   _Alignas(64) fsim__vmem vmem;
   _Alignas(64) fsim__simd simd[FSIM__MAX_SIMDS]; /* the first a->cu.simds are used */
 } fsim__cu;

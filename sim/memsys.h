@@ -152,13 +152,6 @@ static inline fsim__stime fsim__mpass_hit(double t, double ready) {
   return (fsim__stime){ready > t ? ready : t, -1};
 }
 
-/* Starts fetching the host memory that a read from XCD x of a line with hash h
- * (fsim__hash_line) will touch: its L2 set and its MALL set (which a miss in the L2 reads; the
- * MALL's tags are too large for the host's caches, so this hides most of a probe's cost). */
-static inline void fsim__memsys_prefetch(const fsim__memsys *m, int x, uint64_t h) {
-  fsim__cache_prefetch_h(&m->l2[x], h);
-  if (m->has_mall) fsim__cache_prefetch_h(&m->mall, h);
-}
 /* The L2 lines served and written of all XCDs. */
 int64_t fsim__memsys_l2_serves(const fsim__memsys *m);
 int64_t fsim__memsys_l2_writes(const fsim__memsys *m);

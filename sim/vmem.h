@@ -28,8 +28,7 @@ typedef struct fsim__vmem {
 int fsim__vmem_create(fsim__vmem *v, const fsim_arch *a);
 void fsim__vmem_free(fsim__vmem *v);
 /* A load of n lines at t from a CU of XCD x; returns when all data is back (the cycle, both
- * passes of memsys.h run).  shared: as
- * fsim__memsys_read's (1 but in a sampled run). */
+ * passes of memsys.h run).  shared: as fsim__memsys_read's (1 but in a sampled run). */
 double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int shared);
 /* A store of n lines; returns when the last write is acknowledged.  atomic: an atomic
  * read-modify-write (FSIM_IF_ATOMIC), which bypasses the L1 as stores do and is performed where
