@@ -52,7 +52,7 @@ typedef struct fsim__vmop {
   int8_t slot;       /* its entry in the wave's vm counter ring */
   int8_t prev;       /* the entry before it at issue (in-order completion), -1 if none */
   uint8_t op;        /* FSIM_OP_LOAD, _LOAD_LDS or _STORE */
-  uint8_t shared;    /* the XCDs that read its lines (fsim__memsys_read); 1 but in sampled mode */
+  uint8_t shared;    /* the XCDs that read its lines (fsim__memsys_read_p); 1 but in sampled mode */
   uint8_t atomic;    /* a store that is an atomic add (FSIM_IF_ATOMIC) */
   uint16_t reg_first, reg_count; /* a load's destination registers */
   int32_t nlines, lines_at; /* its lines, in the queue's line pool */

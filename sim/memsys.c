@@ -373,21 +373,8 @@ int64_t fsim__memsys_at_once(fsim__memsys *m, fsim__atime x) {
   return t;
 }
 
-/* One line's time in m's own pass, as an access of that line alone. */
-static double line_at_once(fsim__memsys *m, fsim__stime y) {
-  fsim__atime x = {-HUGE_VAL, m->now->nlist, 0};
-  fsim__mpass_add(m->now, &x, y);
-  return (double)fsim__memsys_at_once(m, x);
-}
-
-double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t, int shared) {
-  return line_at_once(m, fsim__memsys_read_p(m, m->now, x, line, h, t, shared));
-}
-
 double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t) {
-  return line_at_once(m, fsim__memsys_write_p(m, m->now, x, line, h, t));
-}
-
-double fsim__memsys_atomic(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t, int shared) {
-  return line_at_once(m, fsim__memsys_atomic_p(m, m->now, x, line, h, t, shared));
+  fsim__atime a = {-HUGE_VAL, m->now->nlist, 0};
+  fsim__mpass_add(m->now, &a, fsim__memsys_write_p(m, m->now, x, line, h, t));
+  return (double)fsim__memsys_at_once(m, a);
 }

@@ -45,7 +45,7 @@ typedef struct fsim__memsys {
     int64_t mall_reads;
     double mall_busy;
   } stats;
-  struct fsim__mpass *now; /* the pass of the answers at issue (fsim__memsys_read and co.) */
+  struct fsim__mpass *now; /* the pass of the answers at issue (fsim__memsys_at_once, fsim__vmem_load) */
 } fsim__memsys;
 
 /* share: 1 for the whole device; 1/xcds when one XCD stands for all (sampled mode), which
@@ -68,8 +68,8 @@ void fsim__memsys_free(fsim__memsys *m);
  * gives the latest of the times rounded up.  A cache way that holds a symbol's time holds
  * FSIM__SYM_REF plus the symbol's index (times never get that far: sim/internal.h stops runs at
  * 2^31 - 2^24), and fsim__memsys_resolve writes the times in once the shared pass is done.  The
- * results are those of answering each request in one go, which fsim__memsys_read and co. do
- * (through a pass of their own). */
+ * results are those of answering each request in one go, which fsim__memsys_at_once does
+ * (with a pass of the memory system's own, for answers at issue). */
 #define FSIM__SYM_REF 0x7fc00000u
 #define FSIM__SYM_MAX 0x3ffff0 /* symbols a pass may hold */
 
@@ -128,12 +128,31 @@ int64_t fsim__mpass_time(const fsim__mpass *p, fsim__atime x);
 static inline void fsim__mpass_clear(fsim__mpass *p) { p->nsym = p->nreq = p->nfix = p->nlist = 0; }
 /* Both passes and the resolution of the requests just made into m's own pass: x's time. */
 int64_t fsim__memsys_at_once(fsim__memsys *m, fsim__atime x);
-/* The private pass of a read, a write and an atomic of a line (as fsim__memsys_read's). */
+/* The private passes of the requests of a line; their times are those of the request
+ * answered in one go (the passes run), rounded up to a cycle.
+ * A line read from XCD x arriving at the L2 at t; h is the line's fsim__hash_line: when the
+ * data reaches the CU.  shared: the XCDs of the real device that read the line (1 in a full
+ * run; the sampled run of XCD 0 alone passes more for lines other XCDs read too: a MALL miss
+ * then goes to DRAM for one XCD in `shared`, chosen by the line's hash, and the others find
+ * the line that XCD brought in, as they would in the full run). */
 fsim__stime fsim__memsys_read_p(fsim__memsys *m, fsim__mpass *p, int x, uint64_t line, uint64_t h, double t,
                                 int shared);
+/* A line write from XCD x at t: when the L2 acknowledges it. */
 fsim__stime fsim__memsys_write_p(fsim__memsys *m, fsim__mpass *p, int x, uint64_t line, uint64_t h, double t);
+/* An atomic read-modify-write on a line from XCD x at t: when it is performed (and the old
+ * value of one that returns it is back).  Where the part performs atomics in the L2
+ * (atomics_in_l2), the L2 needs the line: a miss reads it as a load would, and the line is
+ * then dirty there.  Otherwise (MI300, MI350: every atomic is forwarded to the Infinity
+ * Fabric) it passes its L2 channel without a lookup and the MALL slice fronting its DRAM
+ * channel performs it, reading the line from DRAM where it misses and keeping it dirty (DRAM
+ * itself without a MALL).  Which unit of the fabric performs it is not published; the MALL is
+ * flysim's estimate.  shared: as a read's (split-K's slices on other XCDs update the same
+ * lines). */
 fsim__stime fsim__memsys_atomic_p(fsim__memsys *m, fsim__mpass *p, int x, uint64_t line, uint64_t h, double t,
                                   int shared);
+/* A line write answered in one go, through m's own pass: the cycle of fsim__memsys_write_p's
+ * time. */
+double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t);
 /* Adds line time y to access time *x. */
 void fsim__mpass_add_sym(fsim__mpass *p, fsim__atime *x, int32_t s);
 static inline void fsim__mpass_add(fsim__mpass *p, fsim__atime *x, fsim__stime y) {
@@ -156,24 +175,4 @@ static inline fsim__stime fsim__mpass_hit(double t, double ready) {
 int64_t fsim__memsys_l2_serves(const fsim__memsys *m);
 int64_t fsim__memsys_l2_writes(const fsim__memsys *m);
 void fsim__memsys_reset_stats(fsim__memsys *m);
-/* The requests below are answered in one go (both passes, see above), and their times come
- * rounded up to a cycle.  A line read from XCD x arriving at the L2 at t; h is the line's
- * fsim__hash_line.  Returns when the data reaches the CU.  shared: the XCDs of the real device that read the line (1
- * in a full run; the sampled run of XCD 0 alone passes more for lines other XCDs read too:
- * a MALL miss then goes to DRAM for one XCD in `shared`, chosen by the line's hash, and the
- * others find the line that XCD brought in, as they would in the full run). */
-double fsim__memsys_read(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t, int shared);
-/* A line write from XCD x at t; returns when the L2 acknowledges it. */
-double fsim__memsys_write(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t);
-/* An atomic read-modify-write on a line from XCD x at t; returns when it is performed (and
- * the old value of one that returns it is back).  Where the part performs atomics in the L2
- * (atomics_in_l2), the L2 needs the line: a miss reads it as a load would, and the line is
- * then dirty there.  Otherwise (MI300, MI350: every atomic is forwarded to the Infinity
- * Fabric) it passes its L2 channel without a lookup and the MALL slice fronting its DRAM
- * channel performs it, reading the line from DRAM where it misses and keeping it dirty (DRAM
- * itself without a MALL).  Which unit of the fabric performs it is not published; the MALL is
- * flysim's estimate.  shared: as fsim__memsys_read's (split-K's slices on other XCDs update
- * the same lines). */
-double fsim__memsys_atomic(fsim__memsys *m, int x, uint64_t line, uint64_t h, double t, int shared);
-
 #endif

@@ -28,11 +28,11 @@ typedef struct fsim__vmem {
 int fsim__vmem_create(fsim__vmem *v, const fsim_arch *a);
 void fsim__vmem_free(fsim__vmem *v);
 /* A load of n lines at t from a CU of XCD x; returns when all data is back (the cycle, both
- * passes of memsys.h run).  shared: as fsim__memsys_read's (1 but in a sampled run). */
+ * passes of memsys.h run).  shared: as fsim__memsys_read_p's (1 but in a sampled run). */
 double fsim__vmem_load(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int shared);
 /* A store of n lines; returns when the last write is acknowledged.  atomic: an atomic
  * read-modify-write (FSIM_IF_ATOMIC), which bypasses the L1 as stores do and is performed where
- * fsim__memsys_atomic says (shared: as a load's, for an atomic). */
+ * fsim__memsys_atomic_p says (shared: as a load's, for an atomic). */
 double fsim__vmem_store(fsim__vmem *v, fsim__memsys *m, int x, const uint64_t *lines, int n, double t, int atomic,
                         int shared);
 /* The same as the private pass of a batch (memsys.h): their times, with symbols where the
