@@ -266,7 +266,7 @@ int fsim_cmd_predict(int argc, char **argv) {
     if (!roofline) json_object_set_new(out, "model", estimate_json(&p->est));
     if (p->simulated) {
       json_object_set_new(out, "wave_instructions", json_integer(p->sim.wave_instructions));
-      json_object_set_new(out, "simulation", fsim_cli_sim_json(&p->sim));
+      json_object_set_new(out, "simulation", fsim_cli_sim_json(&p->sim, req.timeline));
     } else if (req.mode == FSIM_MODE_SIM) {
       json_object_set_new(out, "wave_instructions", json_null()); /* a roofline: nothing simulated */
     }

@@ -255,7 +255,7 @@ int fsim_cmd_sim(int argc, char **argv) {
       json_object_set_new(ai, "loop_guards", json_integer(ainfo.loop_guards));
       json_object_set_new(out, "assembly", ai);
     }
-    json_t *res = fsim_cli_sim_json(&r);
+    json_t *res = fsim_cli_sim_json(&r, timeline);
     json_object_update(out, res);
     json_decref(res);
     if (compare) {

@@ -98,6 +98,7 @@ int fsim_cli_load_arch_as(const char *cmd, const char *label, const char *name, 
 
 static const char *abbreviated; /* the last abbreviated option fsim_cli_getopt refused */
 static const struct option *last_opts; /* the table fsim_cli_getopt was last given */
+static const char *last_optstring;      /* and its short options */
 static char missing_flag[64];          /* an option whose value was left out ("" if none) ... */
 static const char *missing_next;       /* ... and the flag that followed it */
 
@@ -106,6 +107,7 @@ int fsim_cli_getopt(int argc, char **argv, const char *optstring, const struct o
   abbreviated = NULL;
   missing_next = NULL;
   last_opts = opts;
+  last_optstring = optstring;
   int c = getopt_long(argc, argv, optstring, opts, &idx);
   if (c == -1 || c == '?' || c == ':') return c;
   /* `--timeline --json`, `-o --json`, `--output -o`: getopt takes the next flag as the value,
@@ -145,8 +147,12 @@ int fsim_cli_bad_option(const char *cmd, int argc, char **argv) {
   if (isdigit((unsigned char)optopt))
     return fsim_cli_usage_error(cmd, "option '-%c': not an option; a negative SHAPE or value? (they are whole numbers "
                                 "from 1)", optopt);
-  if (optopt != 0 && strncmp(arg, "--", 2) != 0)
-    return fsim_cli_usage_error(cmd, "option '-%c': unknown or missing its value (see --help)", optopt);
+  if (optopt != 0 && strncmp(arg, "--", 2) != 0) {
+    const char *known = optopt != ':' && last_optstring ? strchr(last_optstring, optopt) : NULL;
+    if (known != NULL && known[1] == ':') /* it takes a value, and the line ended */
+      return fsim_cli_usage_error(cmd, "option '-%c': missing its value (see --help)", optopt);
+    return fsim_cli_usage_error(cmd, "option '-%c': unknown (see --help)", optopt);
+  }
   /* getopt names the option (optopt) of a known flag given a value it does not take; given
    * abbreviated, the whole name is asked for first, as for the other flags */
   const char *eq = strchr(arg, '=');
@@ -160,7 +166,10 @@ int fsim_cli_bad_option(const char *cmd, int argc, char **argv) {
       }
     return fsim_cli_usage_error(cmd, "option '%.*s' takes no value, not '%s' (see --help)", len, arg, eq + 1);
   }
-  return fsim_cli_usage_error(cmd, "option '%s': unknown or missing its value (see --help)", arg);
+  /* getopt names the option of a known flag whose value the line ended before, and none for a
+   * flag it does not know */
+  if (optopt != 0) return fsim_cli_usage_error(cmd, "option '%s': missing its value (see --help)", arg);
+  return fsim_cli_usage_error(cmd, "option '%s': unknown (see --help)", arg);
 }
 
 int fsim_cli_print_json(json_t *root) {

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
+json_t *fsim_cli_sim_json(const fsim_sim_result *r, const char *timeline_path) {
   json_t *o = json_object();
   json_object_set_new(o, "cycles", json_integer(r->cycles));
   json_object_set_new(o, "time_us", json_real(r->time_us));
@@ -80,8 +80,9 @@ json_t *fsim_cli_sim_json(const fsim_sim_result *r) {
     json_array_append_new(waves, jw);
   }
   json_object_set_new(o, "waves_cu0", waves);
-  if (r->timeline_events > 0 || r->timeline_dropped > 0) {
+  if (timeline_path != NULL || r->timeline_events > 0 || r->timeline_dropped > 0) {
     json_t *tl = json_object();
+    if (timeline_path != NULL) json_object_set_new(tl, "path", fsim_json_text(timeline_path));
     json_object_set_new(tl, "spans", json_integer(r->timeline_events));
     json_object_set_new(tl, "spans_left_out", json_integer(r->timeline_dropped));
     if (r->timeline_dropped > 0) json_object_set_new(tl, "complete_until_cycle", json_integer(r->timeline_cut_cycle));

@@ -7,7 +7,9 @@
 
 #include "sim/sim.h"
 
-json_t *fsim_cli_sim_json(const fsim_sim_result *r);
+/* A result as JSON; timeline_path: where --timeline wrote the run's timeline (its `timeline`
+ * object then names it), or NULL. */
+json_t *fsim_cli_sim_json(const fsim_sim_result *r, const char *timeline_path);
 void fsim_cli_sim_print(FILE *f, const fsim_sim_result *r);
 /* The report's `timeline` line for a timeline written to path: what part of the kernel it
  * shows (a sampled run's CU 0: which share, trips and rounds) and, past the event limit, up to

@@ -1425,6 +1425,28 @@ START_TEST(test_cli_predict) {
     json_decref(j);
     tu_run_free(&r);
   }
+  /* with --timeline the JSON names the file it wrote, as the text report does (only the text
+   * named it before 2026-12-03), and the file holds the spans counted */
+  const char *tl_path = tu_write_temp("", ".json");
+  snprintf(args, sizeof args,
+           "predict gemm 256x256x256 --arch mi355x --db %s --json --timeline %s --config "
+           "tile=128x128x64,waves=2x2,stages=2,mfma=16x16x32,splitk=1,path=direct,c=lds,kind=plain",
+           db, tl_path);
+  r = tu_flysim(args);
+  ck_assert_msg(r.status == 0, "%s", r.err);
+  j = tu_json(&r);
+  json_t *tl = json_object_get(json_object_get(j, "simulation"), "timeline");
+  ck_assert_str_eq(json_string_value(json_object_get(tl, "path")), tl_path);
+  json_error_t tle;
+  json_t *trace = json_load_file(tl_path, 0, &tle);
+  ck_assert_msg(trace != NULL, "%s", tle.text);
+  ck_assert_int_eq(json_integer_value(json_object_get(tl, "spans")),
+                   json_integer_value(json_object_get(json_object_get(trace, "metadata"), "spans")));
+  ck_assert_int_gt(json_integer_value(json_object_get(tl, "spans")), 0);
+  json_decref(trace);
+  json_decref(j);
+  tu_run_free(&r);
+  remove(tl_path);
   /* the model mode */
   snprintf(args, sizeof args, "predict gemm --m 4096 --n 4096 --k 4096 --arch gfx950 --mode model --db %s --json "
            "--config tile=256x256x64", db);
@@ -1767,14 +1789,18 @@ START_TEST(test_cli_errors) {
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --config tile=1x2x3x4",
        "flysim predict: --config tile=1x2x3x4: expected BMxBNxBK or BMxBN, e.g. 256x256x64\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --frobnicate",
-       "flysim predict: option '--frobnicate': unknown or missing its value (see --help)\n"},
-      /* a known flag given a value (it read "unknown or missing its value"); a missing value */
+       "flysim predict: option '--frobnicate': unknown (see --help)\n"},
+      /* a known flag given a value (it read "unknown or missing its value"); a missing value at
+       * the end of the line, and an unknown short flag (both read "unknown or missing its value"
+       * until 2026-12-03, which left the user to guess which) */
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --mode model --json=1",
        "flysim predict: option '--json' takes no value, not '1' (see --help)\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --mode model --js=1",
        "flysim predict: option '--js': give the whole name (see --help)\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --config",
-       "flysim predict: option '--config': unknown or missing its value (see --help)\n"},
+       "flysim predict: option '--config': missing its value (see --help)\n"},
+      {"emit gemm 64x64x64 --arch mi355x -o", "flysim emit: option '-o': missing its value (see --help)\n"},
+      {"emit gemm 64x64x64 --arch mi355x -z", "flysim emit: option '-z': unknown (see --help)\n"},
       {"predict conv --m 64 --n 64 --k 64 --arch mi355x",
        "flysim predict: OP 'conv': expected one of gemm|grouped-gemm|scaled-gemm|attention|rmsnorm|topk\n"},
       {"predict gemm --m 64 --n 64 --k 64 --arch mi355x --mode exact", "flysim predict: --mode 'exact': expected sim or model\n"},
