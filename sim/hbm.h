@@ -30,7 +30,6 @@ static inline int fsim__hbm_channel_h(const fsim__hbm *h, uint64_t hash) {
   return (h->channels & (h->channels - 1)) == 0 ? (int)(x & (uint64_t)(h->channels - 1))
                                                 : (int)(x % (uint64_t)h->channels);
 }
-static inline int fsim__hbm_channel(const fsim__hbm *h, uint64_t line) { return fsim__hbm_channel_h(h, fsim__hash_line(line)); }
 /* A line read arriving at t (hash: the line's fsim__hash_line): returns when its data is back
  * at the requester's cache. */
 double fsim__hbm_read(fsim__hbm *h, uint64_t hash, double t);
